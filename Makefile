@@ -1,0 +1,41 @@
+# Thin wrapper: every target installs missing Debian packages, configures and builds incrementally.
+#   make run    build, then run the default simulation
+#   make test   build, then run the whole test suite (ctest)
+#   make bench  build, then run the benchmarks
+# Variables: BUILD (build directory, default build), SANITIZE=1 (ASan+UBSan), WERROR=1, JOBS.
+BUILD    ?= build
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+SANITIZE ?= 0
+WERROR   ?= 0
+BUILD_TYPE ?= $(if $(filter 1,$(SANITIZE)),Debug,Release)
+
+.PHONY: all deps configure build run test bench format clean
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DTREESIM_SANITIZE=$(SANITIZE) -DTREESIM_WERROR=$(WERROR)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/tools/treesim info --machine configs/mncore-board.yaml
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
+
+bench: configure
+	cmake --build $(BUILD) -j $(JOBS) --target benchmarks
+	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cpp')
+
+clean:
+	rm -rf $(BUILD)

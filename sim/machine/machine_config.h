@@ -1,0 +1,81 @@
+// The machine description: one tree of levels under a board with DRAM, and the PE's units.
+// Plain aggregates, no parser types: sim/machine/machine_yaml.cpp fills them from a file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace treesim::machine {
+
+struct DramConfig {
+  std::uint64_t bytes = 0;
+  std::uint64_t bytes_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
+// One level of the tree. The link fields describe the link between a parent and its children of
+// this level: each parent has one down port and one up port shared by all those children.
+struct LevelConfig {
+  std::string name;
+  std::uint64_t fanout = 0;        // units of this level under one parent
+  std::uint64_t memory_bytes = 0;  // per unit; on the PE level this is the LM
+  std::uint64_t down_bytes_per_cycle = 0;
+  std::uint64_t up_bytes_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+  bool reduce = false;  // the parent can sum its children's int32 blocks on the way up
+};
+
+struct MacConfig {
+  std::uint64_t int8_macs_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
+struct DptDecoderConfig {
+  std::uint64_t bytes_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
+struct RequantConfig {
+  std::uint64_t values_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
+struct PeConfig {
+  MacConfig mac;
+  DptDecoderConfig dpt_decoder;
+  RequantConfig requant;
+  std::uint64_t words_per_address = 1;  // elements per LM address (`_W` lanes); 1 = no lanes
+};
+
+// Optional energy model, picojoules.
+struct EnergyConfig {
+  double mac_int8_pj = 0;
+  double lm_byte_pj = 0;
+  double dram_byte_pj = 0;
+  std::map<std::string, double> link_byte_pj;  // per level name
+};
+
+struct MachineConfig {
+  std::string name;
+  double clock_ghz = 0;
+  DramConfig dram;
+  std::vector<LevelConfig> levels;  // root-most first; the last level is the PE
+  PeConfig pe;
+  std::optional<EnergyConfig> energy;
+
+  // Units of level `index` in the whole machine (product of the fan-outs down to it).
+  std::uint64_t units_at(std::size_t index) const;
+  std::uint64_t pe_count() const { return units_at(levels.size() - 1); }
+  const LevelConfig& pe_level() const { return levels.back(); }
+  std::uint64_t lm_bytes() const { return pe_level().memory_bytes; }
+  // Index of the level called `name`, or nullopt.
+  std::optional<std::size_t> level_index(const std::string& name) const;
+};
+
+// Words that cannot name a level: they are layout suffixes or annotations of their own.
+bool is_reserved_level_name(const std::string& name);
+
+}  // namespace treesim::machine

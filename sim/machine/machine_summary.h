@@ -1,0 +1,40 @@
+// Derived figures of a machine: unit counts, memory, peak compute, bandwidths, machine balance.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine_config.h"
+
+namespace treesim::machine {
+
+struct LevelSummary {
+  std::string name;
+  std::uint64_t fanout = 0;
+  std::uint64_t units = 0;
+  std::uint64_t memory_bytes_per_unit = 0;
+  std::uint64_t memory_bytes_total = 0;
+  // Every parent's port towards this level, all parents together.
+  double down_bytes_per_second = 0;
+  double up_bytes_per_second = 0;
+  std::uint64_t latency_cycles = 0;
+  bool reduce = false;
+};
+
+struct MachineSummary {
+  std::string name;
+  double clock_ghz = 0;
+  std::vector<LevelSummary> levels;
+  std::uint64_t pes = 0;
+  std::uint64_t lm_bytes_per_pe = 0;
+  std::uint64_t lm_bytes_total = 0;
+  double peak_int8_ops_per_second = 0;  // PEs × MACs/cycle × 2 × clock
+  std::uint64_t dram_bytes = 0;
+  double dram_bytes_per_second = 0;
+  double ops_per_dram_byte = 0;  // machine balance: peak ops per DRAM byte
+};
+
+MachineSummary summarize(const MachineConfig& config);
+
+}  // namespace treesim::machine

@@ -1,0 +1,26 @@
+// What every test may need: where the sources, shared data and the treesim binary are, and a way to
+// run the binary and capture what it printed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace treesim::testing {
+
+std::string source_path(const std::string& relative);  // e.g. "configs/mini.yaml"
+std::string shared_path(const std::string& relative);  // e.g. "data/quant/vectors.json"
+std::string temp_path(const std::string& name);        // a fresh path in a per-process temp dir
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the treesim binary with `args` (no shell: arguments are passed as they are).
+CliResult run_treesim(const std::vector<std::string>& args);
+
+// Writes `text` to a fresh temporary file and returns its path.
+std::string write_temp_file(const std::string& name, const std::string& text);
+
+}  // namespace treesim::testing

@@ -1,0 +1,31 @@
+#include "tools/cli.h"
+
+#include <iostream>
+
+#include "sim/io/atomic_file.h"
+#include "sim/machine/machine_file.h"
+
+namespace treesim::tools {
+
+machine::MachineConfig load_machine_or_throw(const std::string& path) {
+  try {
+    return machine::load_machine_file(path);
+  } catch (const machine::MachineFileError& e) {
+    throw CliError(e.what());
+  }
+}
+
+void emit(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return;
+  }
+  try {
+    io::write_file_atomically(path, text);
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+}
+
+}  // namespace treesim::tools

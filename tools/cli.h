@@ -1,0 +1,37 @@
+// Shared pieces of the `treesim` command line: errors with exit codes, machine loading, output.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/machine/machine_config.h"
+
+namespace treesim::tools {
+
+// Exit status for bad input (files, options, layouts): the message is one line on stderr.
+inline constexpr int kExitBadInput = 2;
+
+// An error that ends the command with a one-line message and an exit status.
+class CliError : public std::runtime_error {
+ public:
+  explicit CliError(const std::string& message, int exit_code = kExitBadInput)
+      : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+// Loads and validates a machine file; its errors become CliErrors with exit status 2.
+machine::MachineConfig load_machine_or_throw(const std::string& path);
+
+// Writes `text` to stdout, or atomically to `path` when it is not empty and not "-".
+void emit(const std::string& text, const std::string& path = "");
+
+// Subcommand families, one file each.
+void add_info_command(CLI::App& app);
+void add_topology_command(CLI::App& app);
+
+}  // namespace treesim::tools

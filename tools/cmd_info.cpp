@@ -1,0 +1,72 @@
+// `treesim info`: what a machine file describes, in numbers.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/machine/machine_summary.h"
+#include "tools/cli.h"
+#include "tools/format.h"
+
+namespace treesim::tools {
+namespace {
+
+std::string info_json(const machine::MachineSummary& s) {
+  nlohmann::ordered_json j;
+  j["machine"] = s.name;
+  j["clock_ghz"] = s.clock_ghz;
+  j["pes"] = s.pes;
+  j["levels"] = nlohmann::ordered_json::array();
+  for (const auto& l : s.levels) {
+    j["levels"].push_back({{"name", l.name},
+                           {"fanout", l.fanout},
+                           {"units", l.units},
+                           {"memory_bytes_per_unit", l.memory_bytes_per_unit},
+                           {"memory_bytes_total", l.memory_bytes_total},
+                           {"down_bytes_per_second", l.down_bytes_per_second},
+                           {"up_bytes_per_second", l.up_bytes_per_second},
+                           {"latency_cycles", l.latency_cycles},
+                           {"reduce", l.reduce}});
+  }
+  j["lm_bytes_per_pe"] = s.lm_bytes_per_pe;
+  j["lm_bytes_total"] = s.lm_bytes_total;
+  j["peak_int8_ops_per_second"] = s.peak_int8_ops_per_second;
+  j["dram"] = {{"bytes", s.dram_bytes}, {"bytes_per_second", s.dram_bytes_per_second}};
+  j["machine_balance_ops_per_dram_byte"] = s.ops_per_dram_byte;
+  return j.dump(2) + "\n";
+}
+
+std::string info_text(const machine::MachineSummary& s) {
+  std::string out = fmt::format("machine {}: {} PEs at {} GHz\n", s.name, s.pes, s.clock_ghz);
+  out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>8}\n", "level", "fanout",
+                     "units", "memory/unit", "memory", "down BW", "up BW", "latency");
+  for (const auto& l : s.levels) {
+    out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>6} c{}\n", l.name,
+                       l.fanout, l.units, format_bytes(l.memory_bytes_per_unit),
+                       format_bytes(l.memory_bytes_total), format_rate(l.down_bytes_per_second, "B/s"),
+                       format_rate(l.up_bytes_per_second, "B/s"), l.latency_cycles,
+                       l.reduce ? "  (reduce)" : "");
+  }
+  out += fmt::format("  LM: {} per PE, {} in total\n", format_bytes(s.lm_bytes_per_pe),
+                     format_bytes(s.lm_bytes_total));
+  out += fmt::format("  peak int8: {}\n", format_rate(s.peak_int8_ops_per_second, "op/s"));
+  out += fmt::format("  DRAM: {}, {}\n", format_bytes(s.dram_bytes),
+                     format_rate(s.dram_bytes_per_second, "B/s"));
+  out += fmt::format("  machine balance: {:.1f} int8 ops per DRAM byte\n", s.ops_per_dram_byte);
+  return out;
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "Print a machine's units, memories, peak compute and bandwidths");
+  auto machine_path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("--machine", *machine_path, "Machine file (YAML), e.g. configs/mini.yaml")->required();
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  cmd->callback([machine_path, json] {
+    machine::MachineSummary s = machine::summarize(load_machine_or_throw(*machine_path));
+    emit(*json ? info_json(s) : info_text(s));
+  });
+}
+
+}  // namespace treesim::tools

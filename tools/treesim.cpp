@@ -1,0 +1,35 @@
+// treesim: the command line. Parses options with CLI11, dispatches to one subcommand, and turns
+// errors into a one-line message on stderr with a non-zero exit status.
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/cli.h"
+
+int main(int argc, char** argv) {
+  // Keep stdout clean for summaries and --json: no SystemC banner.
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  CLI::App app{"treesim: a cycle-approximate simulator of tree-structured deep-learning accelerators"};
+  app.set_version_flag("--version", std::string("treesim ") + TREESIM_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  treesim::tools::add_info_command(app);
+  treesim::tools::add_topology_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0 in CLI11.
+    int code = app.exit(e);
+    return code == 0 ? 0 : treesim::tools::kExitBadInput;
+  } catch (const treesim::tools::CliError& e) {
+    std::cerr << "treesim: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "treesim: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
