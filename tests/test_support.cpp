@@ -31,8 +31,12 @@ const std::string& temp_dir() {
 
 }  // namespace
 
-std::string source_path(const std::string& relative) { return std::string(TREESIM_SOURCE_DIR) + "/" + relative; }
-std::string shared_path(const std::string& relative) { return std::string(TREESIM_SHARED_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(TREESIM_SOURCE_DIR) + "/" + relative;
+}
+std::string shared_path(const std::string& relative) {
+  return std::string(TREESIM_SHARED_DIR) + "/" + relative;
+}
 std::string temp_path(const std::string& name) { return temp_dir() + "/" + name; }
 
 std::string write_temp_file(const std::string& name, const std::string& text) {

@@ -37,14 +37,13 @@ std::string info_json(const machine::MachineSummary& s) {
 
 std::string info_text(const machine::MachineSummary& s) {
   std::string out = fmt::format("machine {}: {} PEs at {} GHz\n", s.name, s.pes, s.clock_ghz);
-  out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>8}\n", "level", "fanout",
-                     "units", "memory/unit", "memory", "down BW", "up BW", "latency");
+  out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>8}\n", "level", "fanout", "units",
+                     "memory/unit", "memory", "down BW", "up BW", "latency");
   for (const auto& l : s.levels) {
-    out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>6} c{}\n", l.name,
-                       l.fanout, l.units, format_bytes(l.memory_bytes_per_unit),
-                       format_bytes(l.memory_bytes_total), format_rate(l.down_bytes_per_second, "B/s"),
-                       format_rate(l.up_bytes_per_second, "B/s"), l.latency_cycles,
-                       l.reduce ? "  (reduce)" : "");
+    out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>6} c{}\n", l.name, l.fanout,
+                       l.units, format_bytes(l.memory_bytes_per_unit), format_bytes(l.memory_bytes_total),
+                       format_rate(l.down_bytes_per_second, "B/s"), format_rate(l.up_bytes_per_second, "B/s"),
+                       l.latency_cycles, l.reduce ? "  (reduce)" : "");
   }
   out += fmt::format("  LM: {} per PE, {} in total\n", format_bytes(s.lm_bytes_per_pe),
                      format_bytes(s.lm_bytes_total));

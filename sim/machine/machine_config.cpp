@@ -14,8 +14,6 @@ std::optional<std::size_t> MachineConfig::level_index(const std::string& level_n
   return std::nullopt;
 }
 
-bool is_reserved_level_name(const std::string& name) {
-  return name == "W" || name == "Time" || name == "B";
-}
+bool is_reserved_level_name(const std::string& name) { return name == "W" || name == "Time" || name == "B"; }
 
 }  // namespace treesim::machine

@@ -27,8 +27,8 @@ bool parse_size(const std::string& text, std::uint64_t& bytes) {
   std::uint64_t value = std::stoull(text.substr(0, i));
   std::string suffix = text.substr(i);
   while (!suffix.empty() && suffix.front() == ' ') suffix.erase(suffix.begin());
-  static const std::pair<const char*, unsigned> kSuffixes[] = {
-      {"", 0}, {"B", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
+  static const std::pair<const char*, unsigned> kSuffixes[] = {{"", 0},     {"B", 0},    {"KiB", 10},
+                                                               {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
   for (const auto& [name, shift] : kSuffixes) {
     if (suffix != name) continue;
     if (shift > 0 && value > (UINT64_MAX >> shift)) return false;
@@ -42,7 +42,7 @@ namespace {
 
 std::string describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
-  if (node.IsSequence()) return "a list";
+  if (node.IsSequence()) return node.size() == 0 ? "an empty list" : "a list";
   if (node.IsMap()) return "a mapping";
   return fmt::format("'{}'", node.Scalar());
 }
@@ -57,8 +57,8 @@ class Reader {
     int column = mark.column >= 0 ? mark.column + 1 : 1;
     throw MachineFileError(file_, line, column, message);
   }
-  [[noreturn]] void fail_field(const YAML::Node& node, const YAML::Mark& fallback,
-                               const std::string& path, const std::string& expected) const {
+  [[noreturn]] void fail_field(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path,
+                               const std::string& expected) const {
     YAML::Mark mark = node.IsDefined() && node.Mark().line >= 0 ? node.Mark() : fallback;
     fail(mark, fmt::format("field '{}': expected {}, got {}", path, expected, describe(node)));
   }
@@ -102,7 +102,7 @@ class Reader {
   std::uint64_t size(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path,
                      std::uint64_t min) const {
     const char* expected = min > 0 ? "a positive size in bytes (e.g. 4096, 64KiB, 1MiB, 2GiB)"
-                                    : "a size in bytes (e.g. 0, 4096, 64KiB, 1MiB, 2GiB)";
+                                   : "a size in bytes (e.g. 0, 4096, 64KiB, 1MiB, 2GiB)";
     std::uint64_t bytes = 0;
     if (!node.IsScalar() || !parse_size(node.Scalar(), bytes) || bytes < min)
       fail_field(node, fallback, path, expected);
@@ -132,8 +132,7 @@ class Reader {
     fail_field(node, fallback, path, "true or false");
   }
 
-  std::string level_name(const YAML::Node& node, const YAML::Mark& fallback,
-                         const std::string& path) const {
+  std::string level_name(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path) const {
     const char* expected = "a level name (a letter, then letters or digits)";
     if (!node.IsScalar() || node.Scalar().empty()) fail_field(node, fallback, path, expected);
     const std::string& s = node.Scalar();
@@ -158,11 +157,11 @@ class Reader {
 
 LevelConfig read_level(const Reader& r, const YAML::Node& node, const YAML::Mark& fallback,
                        const std::string& path, bool is_pe) {
-  r.expect_map(node, fallback, path,
-               {"name", "fanout", "memory_bytes", "down_bytes_per_cycle", "up_bytes_per_cycle",
-                "latency_cycles", "reduce"},
-               {"name", "fanout", "memory_bytes", "down_bytes_per_cycle", "up_bytes_per_cycle",
-                "latency_cycles"});
+  r.expect_map(
+      node, fallback, path,
+      {"name", "fanout", "memory_bytes", "down_bytes_per_cycle", "up_bytes_per_cycle", "latency_cycles",
+       "reduce"},
+      {"name", "fanout", "memory_bytes", "down_bytes_per_cycle", "up_bytes_per_cycle", "latency_cycles"});
   const YAML::Mark m = node.Mark();
   LevelConfig level;
   level.name = r.level_name(node["name"], m, path + ".name");
@@ -262,8 +261,9 @@ MachineConfig parse_machine_yaml(const std::string& text, const std::string& fil
     reader.fail(e.mark, fmt::format("not valid YAML: {}", e.msg));
   }
   if (!root.IsDefined() || root.IsNull())
-    reader.fail(YAML::Mark(), "the file is empty (expected a machine description: name, clock_ghz, "
-                              "dram, levels, pe)");
+    reader.fail(YAML::Mark(),
+                "the file is empty (expected a machine description: name, clock_ghz, "
+                "dram, levels, pe)");
   return read_machine(reader, root);
 }
 

@@ -56,8 +56,8 @@ std::uint64_t Topology::units_at_level(int level) const {
 Unit Topology::unit(int level, std::uint64_t index) const {
   if (level == kBoardLevel) return board();
   if (index >= units_at_level(level))
-    throw std::out_of_range(fmt::format("topology: {} {} does not exist (there are {})",
-                                        level_name(level), index, units_at_level(level)));
+    throw std::out_of_range(fmt::format("topology: {} {} does not exist (there are {})", level_name(level),
+                                        index, units_at_level(level)));
   return first_vertex_.at(static_cast<std::size_t>(level)) + index;
 }
 
@@ -115,8 +115,7 @@ std::vector<std::uint64_t> Topology::coordinates(Unit u) const {
 }
 
 Unit Topology::from_coordinates(const std::vector<std::uint64_t>& coords) const {
-  if (coords.size() > level_count())
-    throw std::out_of_range("topology: more coordinates than levels");
+  if (coords.size() > level_count()) throw std::out_of_range("topology: more coordinates than levels");
   std::uint64_t index = 0;
   for (std::size_t l = 0; l < coords.size(); ++l) {
     if (coords[l] >= fanouts_[l])
@@ -151,8 +150,8 @@ void Topology::write_dot(std::ostream& out, std::optional<std::size_t> depth) co
     if (static_cast<std::size_t>(level_of(child) + 1) > max_level) continue;
     const LinkProps& l = graph_[*e];
     out << fmt::format("  \"{}\" -> \"{}\" [label=\"{}/{} B/c, {} c\"];\n",
-                       graph_[boost::source(*e, graph_)].path, graph_[child].path,
-                       l.down_bytes_per_cycle, l.up_bytes_per_cycle, l.latency_cycles);
+                       graph_[boost::source(*e, graph_)].path, graph_[child].path, l.down_bytes_per_cycle,
+                       l.up_bytes_per_cycle, l.latency_cycles);
   }
   out << "}\n";
 }

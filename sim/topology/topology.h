@@ -19,9 +19,9 @@ namespace treesim::topology {
 inline constexpr int kBoardLevel = -1;
 
 struct UnitProps {
-  int level = kBoardLevel;   // index into MachineConfig::levels, or kBoardLevel
-  std::uint64_t index = 0;   // position among all units of its level, in tree order
-  std::string path;          // `board.L2B_3.L1B_5.MAB_2.PE_1`: SystemC name, stats key, VCD scope
+  int level = kBoardLevel;  // index into MachineConfig::levels, or kBoardLevel
+  std::uint64_t index = 0;  // position among all units of its level, in tree order
+  std::string path;         // `board.L2B_3.L1B_5.MAB_2.PE_1`: SystemC name, stats key, VCD scope
 };
 
 struct LinkProps {
