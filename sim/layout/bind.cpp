@@ -31,8 +31,8 @@ std::string text_of(const TensorLayout& l, Span s) {
 
 }  // namespace
 
-BindResult bind(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
-                const machine::MachineConfig& machine, std::size_t element_bytes) {
+BindResult bind_layout(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
+                       const machine::MachineConfig& machine, std::size_t element_bytes) {
   BindResult result;
   auto diag = [&](const std::string& code, const std::string& msg, Span span, const std::string& hint = "") {
     Diagnostic d;
@@ -438,7 +438,7 @@ BindResult bind(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
 
 BoundLayout bind_or_throw(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
                           const machine::MachineConfig& machine, std::size_t element_bytes) {
-  BindResult r = bind(layout, shape, machine, element_bytes);
+  BindResult r = bind_layout(layout, shape, machine, element_bytes);
   if (!r) throw LayoutError(r.validation.errors.front());
   return std::move(*r.layout);
 }

@@ -123,7 +123,7 @@ class BoundLayout {
   void apply_replica(std::uint64_t replica, std::uint64_t* values, std::vector<std::uint64_t>& units) const;
 
  private:
-  friend BindResult bind(const TensorLayout&, const std::vector<std::uint64_t>&,
+  friend BindResult bind_layout(const TensorLayout&, const std::vector<std::uint64_t>&,
                          const machine::MachineConfig&, std::size_t);
 
   // Decodes a target value into the digits of its parts: a table over [0, cosize) when small,
@@ -162,11 +162,11 @@ struct BindResult {
 
 // @pre layout came from parse_layout (strides resolved) with this machine's level names.
 // @post on success: every (padded index, replica) has a distinct location; LM footprint fits.
-BindResult bind(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
+BindResult bind_layout(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
                 const machine::MachineConfig& machine, std::size_t element_bytes = 1);
 inline Validation validate(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
                            const machine::MachineConfig& machine, std::size_t element_bytes = 1) {
-  return bind(layout, shape, machine, element_bytes).validation;
+  return bind_layout(layout, shape, machine, element_bytes).validation;
 }
 // Throws LayoutError with the first error.
 BoundLayout bind_or_throw(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,

@@ -66,10 +66,14 @@ class Parser {
   }
   // "expected X at column c, found Y"; running out of text inside parentheses is E002.
   [[noreturn]] void expected(const std::string& what, const std::string& code = "E001") {
-    if (pos_ >= s_.size())
+    if (pos_ >= s_.size() && open_parens() > 0)
       fail("E002", "expected " + what + " at column " + col(pos_) + ", found end of input (unbalanced '(')",
            pos_, 1);
     fail(code, "expected " + what + " at column " + col(pos_) + ", found " + found(), pos_, 1);
+  }
+  long open_parens() const {
+    return std::count(s_.begin(), s_.begin() + static_cast<long>(pos_), '(') -
+           std::count(s_.begin(), s_.begin() + static_cast<long>(pos_), ')');
   }
   void expect(char c, const std::string& what) {
     ws();

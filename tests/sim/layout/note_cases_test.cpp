@@ -167,7 +167,7 @@ TEST(NoteCases, T18) {
   // On the board (16 L2Bs, and 2 lanes are needed) the L2B half is a W01 warning.
   auto m = board();
   m.pe.words_per_address = 2;
-  auto r = bind(parse_layout_or_throw(kT18, m), {16, 1024}, m);
+  auto r = bind_layout(parse_layout_or_throw(kT18, m), {16, 1024}, m);
   ASSERT_TRUE(r) << r.validation.errors.front().render();
   ASSERT_EQ(r.validation.warnings.size(), 1u);
   EXPECT_EQ(r.validation.warnings[0].code, "W01");
