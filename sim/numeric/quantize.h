@@ -1,0 +1,44 @@
+// Quantized data types and the affine map real = scale · (q − zero_point) for host float tensors
+// (quant.md §1 and §5.4).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace treesim::numeric {
+
+enum class DType { kUInt8, kInt8, kInt32 };
+
+// "uint8", "int8", "int32"; parse_dtype returns nullopt for any other text.
+const char* to_string(DType t);
+std::optional<DType> parse_dtype(const std::string& text);
+
+// The representable codes of a type.
+std::int64_t dtype_min(DType t);
+std::int64_t dtype_max(DType t);
+inline bool in_range(std::int64_t v, DType t) { return v >= dtype_min(t) && v <= dtype_max(t); }
+
+// Clamps to the type's range: the saturating cast at the end of every output stage.
+std::int32_t saturate(std::int64_t v, DType t);
+
+struct QuantParams {
+  float scale = 1.0f;  // positive; f32 as in TFLite flatbuffers and oneDNN
+  std::int32_t zero_point = 0;
+  DType dtype = DType::kInt8;
+};
+
+// How the float → integer step breaks ties.
+enum class QuantizeRounding {
+  kTfLite,  // TFLite AffineQuantize: std::round(v / S) in f32 (ties away from zero), then + Z, clamp
+  kOneDnn,  // oneDNN: v / S + Z in f32, clamp, then nearbyint (ties to even)
+};
+
+// Quantizes one value, saturating to the dtype's range. NaN quantizes to the zero point.
+std::int32_t quantize(float value, const QuantParams& p,
+                      QuantizeRounding rounding = QuantizeRounding::kTfLite);
+
+// scale · (q − zero_point), computed in double (exact for 8-bit codes).
+double dequantize(std::int32_t q, const QuantParams& p);
+
+}  // namespace treesim::numeric
