@@ -124,7 +124,7 @@ class BoundLayout {
 
  private:
   friend BindResult bind_layout(const TensorLayout&, const std::vector<std::uint64_t>&,
-                         const machine::MachineConfig&, std::size_t);
+                                const machine::MachineConfig&, std::size_t);
 
   // Decodes a target value into the digits of its parts: a table over [0, cosize) when small,
   // greedy division when the strides nest (each exceeds the reach of the smaller ones).
@@ -163,7 +163,7 @@ struct BindResult {
 // @pre layout came from parse_layout (strides resolved) with this machine's level names.
 // @post on success: every (padded index, replica) has a distinct location; LM footprint fits.
 BindResult bind_layout(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
-                const machine::MachineConfig& machine, std::size_t element_bytes = 1);
+                       const machine::MachineConfig& machine, std::size_t element_bytes = 1);
 inline Validation validate(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
                            const machine::MachineConfig& machine, std::size_t element_bytes = 1) {
   return bind_layout(layout, shape, machine, element_bytes).validation;

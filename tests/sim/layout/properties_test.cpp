@@ -1,0 +1,211 @@
+// Post-conditions over whole small domains, on random layouts over random small machines.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "sim/layout/convert.h"
+#include "sim/layout/loader_plan.h"
+#include "sim/layout/slots.h"
+#include "sim/layout/unit_view.h"
+#include "tests/sim/layout/random_layouts.h"
+
+namespace treesim::layout {
+namespace {
+
+using testing::all_indices;
+using testing::random_case;
+using V = std::vector<std::uint64_t>;
+
+constexpr unsigned kCases = 400;
+
+// Calls f(bound) for every random case that binds; checks that enough of them do.
+template <class F>
+void for_random_layouts(F f) {
+  unsigned valid = 0;
+  for (unsigned seed = 0; seed < kCases; ++seed) {
+    auto c = random_case(seed);
+    ParseResult p = parse_layout(c.text, c.machine);
+    ASSERT_TRUE(p) << c.text << "\n" << p.error->render();
+    BindResult b = bind_layout(*p.layout, c.shape, c.machine, 1 + seed % 4);
+    if (!b) continue;
+    ++valid;
+    SCOPED_TRACE(c.text + " shape " + shape_string(c.shape) + " seed " + std::to_string(seed));
+    f(*b.layout, c);
+  }
+  EXPECT_GT(valid, kCases / 2);
+}
+
+// All unit coordinate vectors of a machine.
+std::vector<V> all_units(const BoundLayout& b) {
+  V fan;
+  for (std::size_t lv = 0; lv < b.level_count(); ++lv) fan.push_back(b.fanout(lv));
+  return all_indices(fan);
+}
+
+TEST(LayoutProperties, PrintParseRoundTrip) {
+  for (unsigned seed = 0; seed < kCases; ++seed) {
+    auto c = random_case(seed);
+    TensorLayout l = parse_layout_or_throw(c.text, c.machine);
+    std::string printed = to_string(l);
+    TensorLayout again = parse_layout_or_throw(printed, c.machine);
+    EXPECT_EQ(again, l) << c.text << " printed " << printed;
+    EXPECT_EQ(to_string(again), printed);
+  }
+}
+
+TEST(LayoutProperties, LocateThenInverseIsIdentityForEveryReplica) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    for (const V& x : all_indices(b.padded_shape())) {
+      auto locs = b.locations(x);
+      ASSERT_EQ(locs.size(), b.replicas());
+      for (std::uint64_t r = 0; r < locs.size(); ++r) {
+        SlotContent s = b.inverse(locs[r].units, locs[r].addr, locs[r].lane, locs[r].time);
+        ASSERT_EQ(s.index, x);
+        ASSERT_EQ(s.replica, r);
+        ASSERT_EQ(s.kind, b.is_padding(x) ? SlotKind::Padding : SlotKind::Element);
+      }
+    }
+  });
+}
+
+TEST(LayoutProperties, EveryFootprintSlotDecodesToExactlyOneThing) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    std::uint64_t filled = 0;
+    for (const V& u : all_units(b))
+      for (std::uint64_t a = 0; a < b.cosize(b.addr_target()); ++a)
+        for (std::uint64_t w = 0; w < b.words_per_address(); ++w) {
+          SlotContent s = b.inverse(u, a, w);
+          if (s.kind == SlotKind::Empty) continue;
+          ++filled;
+          Location back = b.locations(s.index).at(s.replica);
+          ASSERT_EQ(back.units, u);
+          ASSERT_EQ(back.addr, a);
+          ASSERT_EQ(back.lane, w);
+        }
+    EXPECT_EQ(filled, b.padded_elements() * b.replicas());
+  });
+}
+
+TEST(LayoutProperties, ForEachSlotVisitsExactlyTheLocatedSlots) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::int64_t> expected, seen;
+    std::int64_t linear = 0;
+    for (const V& x : all_indices(b.padded_shape())) {
+      std::int64_t element = -1;
+      if (!b.is_padding(x)) {
+        element = 0;
+        for (std::size_t d = 0; d < x.size(); ++d)
+          element = element * static_cast<std::int64_t>(b.shape()[d]) + x[d];
+      }
+      for (const auto& l : b.locations(x))
+        expected[{b.pe_id(l.units), (l.addr * b.words_per_address() + l.lane) * b.element_bytes()}] = element;
+      ++linear;
+    }
+    for_each_slot(b, [&](std::uint64_t pe, std::uint64_t off, std::int64_t e) {
+      EXPECT_TRUE(seen.emplace(std::make_pair(pe, off), e).second) << "slot visited twice";
+    });
+    EXPECT_EQ(seen, expected);
+  });
+}
+
+// The loader's traffic computed by brute force from the definitions in loader_plan.h.
+TrafficPlan brute_force_load_and_gather(const BoundLayout& b) {
+  const std::size_t levels = b.level_count();
+  const std::uint64_t bytes = b.element_bytes();
+  // need[X][unit] = padded indices below that unit; first[X][unit] = logical elements whose replica 0 is
+  // below.
+  std::vector<std::map<std::uint64_t, std::set<V>>> need(levels), first(levels);
+  for (const V& x : all_indices(b.padded_shape())) {
+    auto locs = b.locations(x);
+    for (const auto& l : locs) {
+      std::uint64_t pe = b.pe_id(l.units);
+      for (std::size_t lv = 0; lv < levels; ++lv) {
+        need[lv][pe / b.pe_weight(lv)].insert(x);
+        if (l.replica == 0 && !b.is_padding(x)) first[lv][pe / b.pe_weight(lv)].insert(x);
+      }
+    }
+  }
+  TrafficPlan p;
+  p.dram_read_bytes = p.dram_write_bytes = b.logical_elements() * bytes;
+  p.levels.resize(levels);
+  for (std::size_t lv = 0; lv < levels; ++lv) {
+    auto& t = p.levels[lv];
+    std::map<std::uint64_t, std::set<V>> parent_need, parent_first;
+    std::map<std::uint64_t, std::set<std::set<V>>> payloads;
+    for (const auto& [unit, s] : need[lv]) {
+      t.down_delivered_bytes += s.size() * bytes;
+      std::uint64_t parent = unit / b.fanout(lv);
+      parent_need[parent].insert(s.begin(), s.end());
+      payloads[parent].insert(s);
+    }
+    for (const auto& [parent, s] : parent_need) {
+      t.down_sent_bytes += s.size() * bytes;
+      t.busiest_down_port_bytes = std::max<std::uint64_t>(t.busiest_down_port_bytes, s.size() * bytes);
+      p.transfers += payloads[parent].size();
+    }
+    for (const auto& [unit, s] : first[lv]) {
+      t.up_sent_bytes += s.size() * bytes;
+      parent_first[unit / b.fanout(lv)].insert(s.begin(), s.end());
+      if (!s.empty()) ++p.transfers;
+    }
+    t.up_delivered_bytes = t.up_sent_bytes;
+    for (const auto& [parent, s] : parent_first)
+      t.busiest_up_port_bytes = std::max<std::uint64_t>(t.busiest_up_port_bytes, s.size() * bytes);
+  }
+  return p;
+}
+
+TEST(LayoutProperties, LoaderPlanMatchesBruteForce) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    TrafficPlan load = plan_load(b), gather = plan_gather(b), brute = brute_force_load_and_gather(b);
+    EXPECT_EQ(load.dram_read_bytes, brute.dram_read_bytes);
+    EXPECT_EQ(gather.dram_write_bytes, brute.dram_write_bytes);
+    EXPECT_EQ(load.transfers + gather.transfers, brute.transfers);
+    for (std::size_t lv = 0; lv < b.level_count(); ++lv) {
+      SCOPED_TRACE("level " + std::to_string(lv));
+      const auto& e = brute.levels[lv];
+      EXPECT_EQ(load.levels[lv].down_sent_bytes, e.down_sent_bytes);
+      EXPECT_EQ(load.levels[lv].down_delivered_bytes, e.down_delivered_bytes);
+      EXPECT_EQ(load.levels[lv].busiest_down_port_bytes, e.busiest_down_port_bytes);
+      EXPECT_EQ(gather.levels[lv].up_sent_bytes, e.up_sent_bytes);
+      EXPECT_EQ(gather.levels[lv].up_delivered_bytes, e.up_delivered_bytes);
+      EXPECT_EQ(gather.levels[lv].busiest_up_port_bytes, e.busiest_up_port_bytes);
+    }
+  });
+}
+
+TEST(LayoutProperties, ConvertToItselfMovesNothing) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    ConversionPlan p = plan_conversion(b, b);
+    EXPECT_TRUE(p.moves_nothing());
+    EXPECT_EQ(p.copies(), 0u);
+    EXPECT_EQ(p.link_bytes(), 0u);
+    EXPECT_EQ(p.destination_slots, b.logical_elements() * b.replicas());
+  });
+}
+
+TEST(LayoutProperties, UnitViewCountsMatchTheInverse) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    for (const V& u : all_units(b)) {
+      UnitView v = unit_view(b, u);
+      std::uint64_t elements = 0, slots = 0;
+      for (std::uint64_t a = 0; a < b.cosize(b.addr_target()); ++a)
+        for (std::uint64_t w = 0; w < b.words_per_address(); ++w) {
+          SlotContent s = b.inverse(u, a, w);
+          if (s.kind == SlotKind::Empty) continue;
+          ++slots;
+          elements += s.kind == SlotKind::Element;
+          EXPECT_EQ(s.replica, v.replica);
+        }
+      EXPECT_EQ(v.used, slots > 0);
+      if (v.used) {
+        EXPECT_EQ(v.slots, slots);
+        EXPECT_EQ(v.elements, elements);
+      }
+    }
+  });
+}
+
+}  // namespace
+}  // namespace treesim::layout
