@@ -43,7 +43,14 @@ struct RequantConfig {
   std::uint64_t latency_cycles = 0;
 };
 
+// Local copies inside a PE's LM.
+struct CopyConfig {
+  std::uint64_t bytes_per_cycle = 16;
+  std::uint64_t latency_cycles = 1;
+};
+
 struct PeConfig {
+  CopyConfig copy;  // optional in the file; defaults above
   MacConfig mac;
   DptDecoderConfig dpt_decoder;
   RequantConfig requant;

@@ -219,7 +219,7 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
   }
 
   const YAML::Node pe = root["pe"];
-  r.expect_map(pe, m, "pe", {"mac", "dpt_decoder", "requant", "words_per_address"},
+  r.expect_map(pe, m, "pe", {"mac", "dpt_decoder", "requant", "copy", "words_per_address"},
                {"mac", "dpt_decoder", "requant"});
   std::tie(c.pe.mac.int8_macs_per_cycle, c.pe.mac.latency_cycles) =
       read_unit(r, pe["mac"], pe.Mark(), "pe.mac", "int8_macs_per_cycle");
@@ -227,6 +227,9 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
       read_unit(r, pe["dpt_decoder"], pe.Mark(), "pe.dpt_decoder", "bytes_per_cycle");
   std::tie(c.pe.requant.values_per_cycle, c.pe.requant.latency_cycles) =
       read_unit(r, pe["requant"], pe.Mark(), "pe.requant", "values_per_cycle");
+  if (pe["copy"].IsDefined())
+    std::tie(c.pe.copy.bytes_per_cycle, c.pe.copy.latency_cycles) =
+        read_unit(r, pe["copy"], pe.Mark(), "pe.copy", "bytes_per_cycle");
   if (pe["words_per_address"].IsDefined())
     c.pe.words_per_address = r.integer(pe["words_per_address"], pe.Mark(), "pe.words_per_address", 1);
 

@@ -1,0 +1,511 @@
+#include "models/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "models/layout_transfer.h"
+#include "sim/layout/diagnostic.h"
+#include "sim/numeric/requant.h"
+
+namespace treesim::models {
+namespace {
+
+using program::DType;
+using timing::Range;
+using timing::Resources;
+
+constexpr std::uint32_t kLm = 0;
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+// PEs in one subtree of a unit of `level` (-1 = the board).
+std::uint64_t pes_below(const machine::MachineConfig& c, int level) {
+  return level < 0 ? c.pe_count() : c.pe_count() / c.units_at(static_cast<std::size_t>(level));
+}
+
+Range lm_range(std::uint64_t lo, std::uint64_t bytes) { return Range{kLm, lo, lo + bytes}; }
+
+numeric::OutputStage output_stage(const program::Requant& r) {
+  numeric::OutputStage s;
+  s.multipliers.clear();
+  for (std::size_t i = 0; i < r.multiplier.size(); ++i)
+    s.multipliers.push_back(numeric::QuantizedMultiplier{r.multiplier[i], r.shift[i]});
+  s.out_zero_point = r.out_zero;
+  s.out_dtype = r.out_dtype == DType::kUInt8 ? numeric::DType::kUInt8 : numeric::DType::kInt8;
+  s.act_min = r.act_min;
+  s.act_max = r.act_max;
+  s.rounding = *numeric::parse_rounding(r.rounding);
+  return s;
+}
+
+}  // namespace
+
+// Everything an instruction needs that can be worked out before it runs.
+struct Executor::Prepared {
+  std::optional<LayoutTransfer> transfer;     // load / store
+  std::optional<numeric::OutputStage> stage;  // requant
+  int level = -2;                             // collectives: the level index (-1 = board)
+};
+
+Executor::Executor(Board& board, const program::Program& program,
+                   std::map<std::string, std::vector<std::uint8_t>> dram, bool trace)
+    : board_(board),
+      config_(board.config()),
+      program_(program),
+      dram_(std::move(dram)),
+      resources_(board.config()),
+      tracing_(trace) {
+  for (const auto& [name, bytes] : dram_) {
+    const program::TensorDecl* t = program_.find_tensor(name);
+    if (!t) throw SimError(fmt::format("input '{}' is not a tensor of the program", name));
+    if (bytes.size() != t->bytes())
+      throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
+                                 bytes.size(), t->bytes(), t->elements(), program::dtype_name(t->dtype)));
+    scoreboard_.mark_written(Range{space_of(name), 0, t->bytes()});
+  }
+  for (const auto& t : program_.tensors) dram_.try_emplace(t.name, t.bytes(), 0);
+  prepare();
+  if (tracing_) {
+    const int pe_level = static_cast<int>(config_.levels.size()) - 1;
+    auto node_of = [&](timing::Resource r) -> std::pair<int, std::string> {
+      switch (r) {
+        case Resources::kDram:
+          return {topology::kBoardLevel, "dram"};
+        case Resources::kMac:
+          return {pe_level, "mac"};
+        case Resources::kDptDecoder:
+          return {pe_level, "dpt"};
+        case Resources::kRequant:
+          return {pe_level, "requant"};
+        case Resources::kCopy:
+          return {pe_level, "copy"};
+        default: {
+          // A level's ports live in its parents: level l's links are traced under level l − 1.
+          std::size_t l = (r - resources_.down(0)) / 2;
+          bool down = r == resources_.down(l);
+          return {static_cast<int>(l) - 1, down ? "down" : "up"};
+        }
+      }
+    };
+    for (timing::Resource r = 0; r < resources_.count(); ++r) {
+      auto [level, name] = node_of(r);
+      busy_signal_.push_back(trace_.add_signal(level, name + "_busy", 1));
+      bool moves_bytes = r == Resources::kDram || r >= resources_.down(0);
+      bytes_signal_.push_back(moves_bytes ? trace_.add_signal(level, name + "_bytes", 32)
+                                          : busy_signal_.back());
+    }
+    board_instr_ = trace_.add_signal(topology::kBoardLevel, "instr", 32);
+    pe_instr_ = trace_.add_signal(pe_level, "instr", 32);
+  }
+}
+
+Executor::~Executor() = default;
+
+void Executor::fail(std::size_t index, const std::string& message) const {
+  throw SimError(
+      fmt::format("instruction {} ({}): {}", index, program::kind_name(program_.instrs[index]), message));
+}
+
+std::uint32_t Executor::space_of(const std::string& tensor) const {
+  for (std::size_t i = 0; i < program_.tensors.size(); ++i)
+    if (program_.tensors[i].name == tensor) return static_cast<std::uint32_t>(i + 1);
+  throw SimError(fmt::format("tensor '{}' is not declared", tensor));
+}
+
+const program::TensorDecl& Executor::tensor(std::size_t index, const std::string& name) const {
+  const program::TensorDecl* t = program_.find_tensor(name);
+  if (!t) fail(index, fmt::format("tensor '{}' is not declared", name));
+  return *t;
+}
+
+int Executor::level_index(std::size_t index, const std::string& name) const {
+  if (name == "board") return topology::kBoardLevel;
+  auto l = config_.level_index(name);
+  if (!l) fail(index, fmt::format("level '{}' is not a level of machine '{}'", name, config_.name));
+  if (*l + 1 == config_.levels.size())
+    fail(index, fmt::format("a collective needs a level above the PE, got '{}'", name));
+  return static_cast<int>(*l);
+}
+
+void Executor::prepare() {
+  prepared_.resize(program_.instrs.size());
+  for (std::size_t i = 0; i < program_.instrs.size(); ++i) {
+    Prepared& p = prepared_[i];
+    std::visit(
+        Overloaded{
+            [&](const auto& t) -> void {
+              using T = std::decay_t<decltype(t)>;
+              if constexpr (std::is_same_v<T, program::Load> || std::is_same_v<T, program::Store>) {
+                try {
+                  p.transfer = prepare_transfer(t.layout, tensor(i, t.tensor), config_);
+                } catch (const layout::LayoutError& e) {
+                  std::string what = e.what();
+                  fail(i, "invalid layout: " + what.substr(0, what.find('\n')));
+                }
+              } else if constexpr (std::is_same_v<T, program::Requant>) {
+                if (t.multiplier.size() != t.shift.size())
+                  fail(i, fmt::format("{} multipliers but {} shifts", t.multiplier.size(), t.shift.size()));
+                if (t.multiplier.size() != 1 && t.multiplier.size() != t.cols)
+                  fail(i, fmt::format("{} multipliers: give 1 (per tensor) or cols = {} (per channel)",
+                                      t.multiplier.size(), t.cols));
+                if (t.out_dtype == DType::kInt32) fail(i, "out_dtype must be int8 or uint8");
+                try {
+                  p.stage = output_stage(t);
+                  numeric::validate(*p.stage, t.cols);
+                } catch (const numeric::QuantError& e) {
+                  fail(i, e.what());
+                }
+              } else if constexpr (std::is_same_v<T, program::Broadcast> ||
+                                   std::is_same_v<T, program::Scatter> ||
+                                   std::is_same_v<T, program::Gather> || std::is_same_v<T, program::Reduce>) {
+                p.level = level_index(i, t.level);
+              } else if constexpr (std::is_same_v<T, program::Mac>) {
+                if (t.a_dtype == DType::kInt32 || t.b_dtype == DType::kInt32)
+                  fail(i, "MAC operands must be int8 or uint8");
+              }
+            },
+        },
+        program_.instrs[i]);
+    // Every LM range must lie inside the LM.
+    Planned planned = plan(i);
+    for (const auto* list : {&planned.reads, &planned.writes})
+      for (const Range& r : *list)
+        if (r.space == kLm && r.hi > config_.lm_bytes())
+          fail(i, fmt::format("LM range [{}, {}) is outside the {}-byte LM", r.lo, r.hi, config_.lm_bytes()));
+  }
+}
+
+Executor::Planned Executor::plan(std::size_t i) const {
+  Planned p;
+  p.traffic.resize(config_.levels.size());
+  const Prepared& prep = prepared_[i];
+  const std::uint64_t pes = config_.pe_count();
+  auto add_unit = [&](timing::Resource r, std::uint64_t work, std::uint64_t rate, std::uint64_t latency) {
+    p.cost = timing::unit_cost(r, work, rate, latency);
+  };
+  std::visit(Overloaded{
+                 [&](const program::Load& op) {
+                   const LayoutTransfer& t = *prep.transfer;
+                   p.reads.push_back(Range{space_of(op.tensor), 0, tensor(i, op.tensor).bytes()});
+                   p.writes.push_back(lm_range(op.lm, t.footprint_bytes));
+                   std::vector<timing::Stage> stages{
+                       {Resources::kDram, t.load.dram_read_bytes, config_.dram.bytes_per_cycle}};
+                   std::uint64_t latency = config_.dram.latency_cycles;
+                   for (std::size_t l = 0; l < config_.levels.size(); ++l) {
+                     const auto& lt = t.load.levels[l];
+                     stages.push_back({resources_.down(l), lt.busiest_down_port_bytes,
+                                       config_.levels[l].down_bytes_per_cycle});
+                     latency += config_.levels[l].latency_cycles;
+                     p.traffic[l].down_sent_bytes = lt.down_sent_bytes;
+                     p.traffic[l].down_delivered_bytes = lt.down_delivered_bytes;
+                     p.traffic[l].down_busiest_port_bytes = lt.busiest_down_port_bytes;
+                   }
+                   p.cost = timing::transfer_cost(stages, latency);
+                   p.dram_read = t.load.dram_read_bytes;
+                   p.lm_bytes = t.load.levels.back().down_delivered_bytes;
+                 },
+                 [&](const program::Store& op) {
+                   const LayoutTransfer& t = *prep.transfer;
+                   p.reads.push_back(lm_range(op.lm, t.footprint_bytes));
+                   p.writes.push_back(Range{space_of(op.tensor), 0, tensor(i, op.tensor).bytes()});
+                   std::vector<timing::Stage> stages{
+                       {Resources::kDram, t.gather.dram_write_bytes, config_.dram.bytes_per_cycle}};
+                   std::uint64_t latency = config_.dram.latency_cycles;
+                   for (std::size_t l = 0; l < config_.levels.size(); ++l) {
+                     const auto& lt = t.gather.levels[l];
+                     stages.push_back(
+                         {resources_.up(l), lt.busiest_up_port_bytes, config_.levels[l].up_bytes_per_cycle});
+                     latency += config_.levels[l].latency_cycles;
+                     p.traffic[l].up_sent_bytes = lt.up_sent_bytes;
+                     p.traffic[l].up_delivered_bytes = lt.up_delivered_bytes;
+                     p.traffic[l].up_busiest_port_bytes = lt.busiest_up_port_bytes;
+                   }
+                   p.cost = timing::transfer_cost(stages, latency);
+                   p.dram_write = t.gather.dram_write_bytes;
+                   p.lm_bytes = t.gather.levels.back().up_sent_bytes;
+                 },
+                 [&](const program::Mac& op) {
+                   const std::uint64_t sa = program::dtype_bytes(op.a_dtype),
+                                       sb = program::dtype_bytes(op.b_dtype);
+                   p.reads = {lm_range(op.a, op.m * op.k * sa), lm_range(op.b, op.k * op.n * sb)};
+                   if (op.accumulate) p.reads.push_back(lm_range(op.c, op.m * op.n * 4));
+                   p.writes = {lm_range(op.c, op.m * op.n * 4)};
+                   add_unit(Resources::kMac, op.m * op.n * op.k, config_.pe.mac.int8_macs_per_cycle,
+                            config_.pe.mac.latency_cycles);
+                   p.macs = op.m * op.n * op.k * pes;
+                 },
+                 [&](const program::TernaryMac& op) {
+                   p.reads = {lm_range(op.a, op.m * op.k * program::dtype_bytes(op.a_dtype)),
+                              lm_range(op.w, op.k * op.n)};
+                   if (op.accumulate) p.reads.push_back(lm_range(op.c, op.m * op.n * 4));
+                   p.writes = {lm_range(op.c, op.m * op.n * 4)};
+                   add_unit(Resources::kMac, op.m * op.n * op.k, config_.pe.mac.int8_macs_per_cycle,
+                            config_.pe.mac.latency_cycles);
+                   p.macs = op.m * op.n * op.k * pes;
+                 },
+                 [&](const program::DptDecode& op) {
+                   p.reads = {lm_range(op.src, op.bytes)};
+                   p.writes = {lm_range(op.dst, op.bytes * 5)};
+                   add_unit(Resources::kDptDecoder, op.bytes, config_.pe.dpt_decoder.bytes_per_cycle,
+                            config_.pe.dpt_decoder.latency_cycles);
+                   p.dpt_bytes = op.bytes * pes;
+                 },
+                 [&](const program::Requant& op) {
+                   p.reads = {lm_range(op.src, op.rows * op.cols * 4)};
+                   if (op.has_bias) p.reads.push_back(lm_range(op.bias, op.cols * 4));
+                   p.writes = {lm_range(op.dst, op.rows * op.cols)};
+                   add_unit(Resources::kRequant, op.rows * op.cols, config_.pe.requant.values_per_cycle,
+                            config_.pe.requant.latency_cycles);
+                   p.requant_values = op.rows * op.cols * pes;
+                 },
+                 [&](const program::Copy& op) {
+                   p.reads = {lm_range(op.src, op.bytes)};
+                   p.writes = {lm_range(op.dst, op.bytes)};
+                   add_unit(Resources::kCopy, op.bytes, config_.pe.copy.bytes_per_cycle,
+                            config_.pe.copy.latency_cycles);
+                   p.copy_bytes = op.bytes * pes;
+                 },
+                 [&](const auto& op) { plan_collective(i, op, p); },
+             },
+             program_.instrs[i]);
+  if (p.lm_bytes == 0) {
+    for (const auto* list : {&p.reads, &p.writes})
+      for (const Range& r : *list)
+        if (r.space == kLm) p.lm_bytes += (r.hi - r.lo) * pes;
+  }
+  return p;
+}
+
+template <typename Op>
+void Executor::plan_collective(std::size_t i, const Op& op, Planned& p) const {
+  const int li = prepared_[i].level;
+  const std::uint64_t pes = config_.pe_count();
+  const std::uint64_t subtrees = li < 0 ? 1 : config_.units_at(static_cast<std::size_t>(li));
+  const std::uint64_t s = pes / subtrees;  // PEs per subtree
+  const std::size_t last = config_.levels.size() - 1;
+  constexpr bool kBroadcast = std::is_same_v<Op, program::Broadcast>;
+  constexpr bool kScatter = std::is_same_v<Op, program::Scatter>;
+  constexpr bool kGather = std::is_same_v<Op, program::Gather>;
+  const std::uint64_t b = [&] {
+    if constexpr (std::is_same_v<Op, program::Reduce>)
+      return op.count * 4;
+    else
+      return op.bytes;
+  }();
+  // Reduce: blocks a unit of level l sends up (1 where it sums, all its children's otherwise).
+  std::vector<std::uint64_t> blocks(config_.levels.size(), 1);
+  for (std::size_t l = last; l-- > 0;)
+    blocks[l] = config_.levels[l].reduce ? 1 : config_.levels[l + 1].fanout * blocks[l + 1];
+  std::uint64_t down_blocks = 1;
+  if (li < 0)
+    down_blocks = config_.levels[0].fanout * blocks[0];
+  else if (!config_.levels[static_cast<std::size_t>(li)].reduce)
+    down_blocks =
+        config_.levels[static_cast<std::size_t>(li) + 1].fanout * blocks[static_cast<std::size_t>(li) + 1];
+
+  std::vector<timing::Stage> stages;
+  std::uint64_t latency = 0;
+  for (std::size_t l = static_cast<std::size_t>(li + 1); l <= last; ++l) {
+    const std::uint64_t parents = l == 0 ? 1 : config_.units_at(l - 1);
+    const std::uint64_t units = config_.units_at(l);
+    const std::uint64_t per_parent = pes / parents;  // PEs below one parent port
+    report::LinkStats& t = p.traffic[l];
+    if constexpr (kBroadcast) {
+      t.up_sent_bytes = t.up_delivered_bytes = subtrees * b;
+      t.up_busiest_port_bytes = b;
+      t.down_sent_bytes = parents * b;
+      t.down_delivered_bytes = units * b;
+      t.down_busiest_port_bytes = b;
+    } else if constexpr (kScatter) {
+      t.up_sent_bytes = t.up_delivered_bytes = subtrees * s * b;
+      t.up_busiest_port_bytes = s * b;
+      t.down_sent_bytes = t.down_delivered_bytes = pes * b;
+      t.down_busiest_port_bytes = per_parent * b;
+    } else if constexpr (kGather) {
+      t.up_sent_bytes = t.up_delivered_bytes = pes * b;
+      t.up_busiest_port_bytes = per_parent * b;
+      t.down_sent_bytes = t.down_delivered_bytes = subtrees * s * b;
+      t.down_busiest_port_bytes = s * b;
+    } else {
+      t.up_sent_bytes = t.up_delivered_bytes = units * blocks[l] * b;
+      t.up_busiest_port_bytes = config_.levels[l].fanout * blocks[l] * b;
+      t.down_sent_bytes = t.down_delivered_bytes = subtrees * down_blocks * b;
+      t.down_busiest_port_bytes = down_blocks * b;
+    }
+    stages.push_back({resources_.up(l), t.up_busiest_port_bytes, config_.levels[l].up_bytes_per_cycle});
+    stages.push_back({resources_.down(l), t.down_busiest_port_bytes, config_.levels[l].down_bytes_per_cycle});
+    latency += 2 * config_.levels[l].latency_cycles;  // up to the level's unit and back down
+  }
+  p.cost = timing::transfer_cost(stages, latency);
+  std::uint64_t read = b, write = b;
+  if constexpr (kScatter) read = s * b;
+  if constexpr (kGather) write = s * b;
+  p.reads = {lm_range(op.src, read)};
+  p.writes = {lm_range(op.dst, write)};
+}
+
+void Executor::perform(std::size_t i) {
+  const auto& pes = board_.pes();
+  const Prepared& prep = prepared_[i];
+  std::visit(Overloaded{
+                 [&](const program::Load& op) {
+                   scatter_tensor(*prep.transfer, dram_.at(op.tensor).data(), pes, op.lm);
+                 },
+                 [&](const program::Store& op) {
+                   gather_tensor(*prep.transfer, pes, op.lm, dram_.at(op.tensor).data());
+                 },
+                 [&](const program::Mac& op) {
+                   for (Pe* pe : pes) pe->mac(op);
+                 },
+                 [&](const program::TernaryMac& op) {
+                   for (Pe* pe : pes) pe->ternary_mac(op);
+                 },
+                 [&](const program::DptDecode& op) {
+                   for (Pe* pe : pes) pe->dpt_decode(op);
+                 },
+                 [&](const program::Requant& op) {
+                   for (Pe* pe : pes) pe->requant(op, *prep.stage);
+                 },
+                 [&](const program::Copy& op) {
+                   for (Pe* pe : pes) pe->copy(op);
+                 },
+                 [&](const auto& op) { perform_collective(i, op); },
+             },
+             program_.instrs[i]);
+}
+
+template <typename Op>
+void Executor::perform_collective(std::size_t i, const Op& op) {
+  const auto& pes = board_.pes();
+  const std::uint64_t s = pes_below(config_, prepared_[i].level);
+  std::vector<std::uint8_t> buffer;
+  for (std::uint64_t first = 0; first < pes.size(); first += s) {
+    if constexpr (std::is_same_v<Op, program::Broadcast>) {
+      buffer.assign(pes[first]->lm() + op.src, pes[first]->lm() + op.src + op.bytes);
+      for (std::uint64_t j = 0; j < s; ++j)
+        std::memcpy(pes[first + j]->lm() + op.dst, buffer.data(), op.bytes);
+    } else if constexpr (std::is_same_v<Op, program::Scatter>) {
+      buffer.assign(pes[first]->lm() + op.src, pes[first]->lm() + op.src + s * op.bytes);
+      for (std::uint64_t j = 0; j < s; ++j)
+        std::memcpy(pes[first + j]->lm() + op.dst, buffer.data() + j * op.bytes, op.bytes);
+    } else if constexpr (std::is_same_v<Op, program::Gather>) {
+      buffer.resize(s * op.bytes);
+      for (std::uint64_t j = 0; j < s; ++j)
+        std::memcpy(buffer.data() + j * op.bytes, pes[first + j]->lm() + op.src, op.bytes);
+      std::memcpy(pes[first]->lm() + op.dst, buffer.data(), buffer.size());
+    } else {
+      std::vector<std::uint32_t> sum(op.count, 0), part(op.count);
+      for (std::uint64_t j = 0; j < s; ++j) {
+        std::memcpy(part.data(), pes[first + j]->lm() + op.src, op.count * 4);
+        for (std::uint64_t c = 0; c < op.count; ++c) sum[c] += part[c];  // int32 wraps, as the adders do
+      }
+      std::memcpy(pes[first]->lm() + op.dst, sum.data(), op.count * 4);
+    }
+  }
+}
+
+void Executor::execute(std::size_t i) {
+  Planned p = plan(i);
+  for (const Range& r : p.reads) {
+    if (scoreboard_.written(r)) continue;
+    if (r.space == kLm)
+      fail(i, fmt::format("reads LM [{}, {}) which no earlier instruction wrote", r.lo, r.hi));
+    fail(i,
+         fmt::format("reads DRAM tensor '{}' which holds no data (give it as an input or store to it first)",
+                     program_.tensors[r.space - 1].name));
+  }
+  std::uint64_t start = scoreboard_.ready(p.reads, p.writes);
+  for (const auto& use : p.cost.uses) start = std::max(start, resources_.next_free(use.resource));
+  board_.advance_to(start);
+  for (const auto& use : p.cost.uses) resources_.occupy(use.resource, start, use.cycles);
+  const std::uint64_t end = start + p.cost.duration;
+  scoreboard_.commit(p.reads, p.writes, end);
+  perform(i);
+
+  timings_[i] = {start, end};
+  records_[i] = std::move(p);
+  if (tracing_) record_trace(i, records_[i], start);
+}
+
+void Executor::record_trace(std::size_t i, const Planned& p, std::uint64_t start) {
+  trace_.change(start, board_instr_, i);
+  bool compute = false;
+  for (const auto& use : p.cost.uses) {
+    trace_.change(start, busy_signal_[use.resource], 1);
+    trace_.change(start + use.cycles, busy_signal_[use.resource], 0);
+    if (bytes_signal_[use.resource] != busy_signal_[use.resource]) {
+      std::uint64_t bytes = 0;
+      if (use.resource == Resources::kDram)
+        bytes = p.dram_read + p.dram_write;
+      else {
+        std::size_t l = (use.resource - resources_.down(0)) / 2;
+        bytes = use.resource == resources_.down(l) ? p.traffic[l].down_busiest_port_bytes
+                                                   : p.traffic[l].up_busiest_port_bytes;
+      }
+      trace_.change(start, bytes_signal_[use.resource], bytes);
+      trace_.change(start + use.cycles, bytes_signal_[use.resource], 0);
+    }
+    compute = compute || use.resource < resources_.down(0);
+  }
+  if (compute) trace_.change(start, pe_instr_, i);
+}
+
+void Executor::run() {
+  timings_.assign(program_.instrs.size(), {});
+  records_.assign(program_.instrs.size(), {});
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < program_.instrs.size(); ++i) {
+    execute(i);
+    end = std::max(end, timings_[i].end);
+  }
+  board_.advance_to(end);
+}
+
+report::RunStats Executor::stats() const { return stats(0, program_.instrs.size()); }
+
+report::RunStats Executor::stats(std::size_t first, std::size_t last) const {
+  report::RunStats s;
+  s.levels.resize(config_.levels.size());
+  for (const auto& kind : program::kind_names()) s.instructions[kind];
+  std::vector<std::uint64_t> busy(resources_.count(), 0);
+  for (std::size_t i = first; i < last && i < records_.size(); ++i) {
+    const Planned& p = records_[i];
+    s.cycles = std::max(s.cycles, timings_[i].end);
+    auto& ks = s.instructions[program::kind_name(program_.instrs[i])];
+    ks.count += 1;
+    ks.cycles += p.cost.duration;
+    for (const auto& use : p.cost.uses) busy[use.resource] += use.cycles;
+    s.dram_read_bytes += p.dram_read;
+    s.dram_write_bytes += p.dram_write;
+    for (std::size_t l = 0; l < p.traffic.size(); ++l) {
+      report::LinkStats& a = s.levels[l];
+      const report::LinkStats& t = p.traffic[l];
+      a.down_sent_bytes += t.down_sent_bytes;
+      a.down_delivered_bytes += t.down_delivered_bytes;
+      a.up_sent_bytes += t.up_sent_bytes;
+      a.up_delivered_bytes += t.up_delivered_bytes;
+      a.down_busiest_port_bytes += t.down_busiest_port_bytes;
+      a.up_busiest_port_bytes += t.up_busiest_port_bytes;
+    }
+    s.macs += p.macs;
+    s.dpt_bytes += p.dpt_bytes;
+    s.requant_values += p.requant_values;
+    s.copy_bytes += p.copy_bytes;
+    s.lm_bytes_accessed += p.lm_bytes;
+    for (const Range& w : p.writes)
+      if (w.space == kLm) s.lm_peak_bytes_per_pe = std::max(s.lm_peak_bytes_per_pe, w.hi);
+  }
+  for (timing::Resource r = 0; r < resources_.count(); ++r)
+    s.resource_busy_cycles[resources_.name(r)] = busy[r];
+  return s;
+}
+
+}  // namespace treesim::models

@@ -1,0 +1,37 @@
+#include "models/tree_node.h"
+
+#include <string>
+
+namespace treesim::models {
+namespace {
+
+std::string local_name(const topology::Topology& topo, topology::Unit u) {
+  const std::string& path = topo.path_name(u);
+  return path.substr(path.rfind('.') + 1);
+}
+
+}  // namespace
+
+void build_children(const machine::MachineConfig& config, const topology::Topology& topo, topology::Unit unit,
+                    std::vector<std::unique_ptr<TreeNode>>& nodes, std::vector<std::unique_ptr<Pe>>& own_pes,
+                    std::vector<Pe*>& pes) {
+  const int pe_level = static_cast<int>(config.levels.size()) - 1;
+  for (topology::Unit child : topo.children(unit)) {
+    std::string name = local_name(topo, child);
+    if (topo.level_of(child) == pe_level) {
+      own_pes.push_back(std::make_unique<Pe>(name.c_str(), topo.index_of(child), config.lm_bytes()));
+      pes.push_back(own_pes.back().get());
+    } else {
+      nodes.push_back(std::make_unique<TreeNode>(name.c_str(), config, topo, child, pes));
+    }
+  }
+}
+
+TreeNode::TreeNode(const sc_core::sc_module_name& name, const machine::MachineConfig& config,
+                   const topology::Topology& topo, topology::Unit unit, std::vector<Pe*>& pes)
+    : sc_core::sc_module(name),
+      memory_(config.levels.at(static_cast<std::size_t>(topo.level_of(unit))).memory_bytes) {
+  build_children(config, topo, unit, nodes_, pes_, pes);
+}
+
+}  // namespace treesim::models

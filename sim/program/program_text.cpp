@@ -1,0 +1,326 @@
+#include "sim/program/program_text.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace treesim::program {
+namespace {
+
+std::string join_u64(const std::vector<std::uint64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+std::string join_i32(const std::vector<std::int32_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+const char* b(bool v) { return v ? "true" : "false"; }
+
+// The key=value fields of one line; every accessor records what it consumed so that unknown keys
+// can be reported.
+class Fields {
+ public:
+  Fields(std::string where, std::map<std::string, std::string> values)
+      : where_(std::move(where)), values_(std::move(values)) {}
+
+  [[noreturn]] void fail(const std::string& message) const { throw ProgramError(where_ + ": " + message); }
+
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+
+  const std::string& raw(const std::string& key) {
+    used_.insert(key);
+    auto it = values_.find(key);
+    if (it == values_.end()) fail(fmt::format("field '{}' is missing", key));
+    return it->second;
+  }
+
+  std::uint64_t u64(const std::string& key) {
+    const std::string& s = raw(key);
+    bool ok = !s.empty() && s.size() <= 19;
+    for (char c : s) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    if (!ok) fail(fmt::format("field '{}': expected a non-negative integer, got '{}'", key, s));
+    return std::stoull(s);
+  }
+  std::uint64_t u64_or(const std::string& key, std::uint64_t fallback) {
+    return has(key) ? u64(key) : fallback;
+  }
+
+  std::int32_t i32(const std::string& key, const std::string& text) const {
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(text, &used);
+      if (used == text.size() && v >= INT32_MIN && v <= INT32_MAX) return static_cast<std::int32_t>(v);
+    } catch (const std::logic_error&) {
+    }
+    fail(fmt::format("field '{}': expected a 32-bit integer, got '{}'", key, text));
+  }
+  std::int32_t i32(const std::string& key) { return i32(key, raw(key)); }
+  std::int32_t i32_or(const std::string& key, std::int32_t fallback) {
+    return has(key) ? i32(key) : fallback;
+  }
+
+  std::vector<std::int32_t> i32_list(const std::string& key) {
+    std::vector<std::int32_t> out;
+    std::stringstream ss(raw(key));
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(i32(key, item));
+    if (out.empty()) fail(fmt::format("field '{}': expected a comma-separated list of integers", key));
+    return out;
+  }
+
+  std::vector<std::uint64_t> shape(const std::string& key) {
+    std::vector<std::uint64_t> out;
+    std::stringstream ss(raw(key));
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      bool ok = !item.empty() && item.size() <= 19;
+      for (char c : item) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+      if (!ok || std::stoull(item) == 0)
+        fail(fmt::format("field '{}': expected positive sizes like 12,8, got '{}'", key, values_.at(key)));
+      out.push_back(std::stoull(item));
+    }
+    if (out.empty()) fail(fmt::format("field '{}': expected positive sizes like 12,8", key));
+    return out;
+  }
+
+  bool boolean_or(const std::string& key, bool fallback) {
+    if (!has(key)) return fallback;
+    const std::string& s = raw(key);
+    if (s == "true" || s == "1") return true;
+    if (s == "false" || s == "0") return false;
+    fail(fmt::format("field '{}': expected true or false, got '{}'", key, s));
+  }
+
+  DType dtype_or(const std::string& key, DType fallback) {
+    if (!has(key)) return fallback;
+    DType t;
+    if (!parse_dtype(raw(key), t))
+      fail(fmt::format("field '{}': expected int8, uint8 or int32, got '{}'", key, values_.at(key)));
+    return t;
+  }
+
+  std::string text(const std::string& key) {
+    const std::string& s = raw(key);
+    if (s.empty()) fail(fmt::format("field '{}' is empty", key));
+    return s;
+  }
+
+  void finish(const std::string& kind) const {
+    for (const auto& [key, value] : values_)
+      if (!used_.count(key)) fail(fmt::format("unknown field '{}' for '{}'", key, kind));
+  }
+
+ private:
+  std::string where_;
+  std::map<std::string, std::string> values_;
+  std::set<std::string> used_;
+};
+
+// Splits `key=value key="quoted value"` into a map.
+std::map<std::string, std::string> split_fields(const std::string& rest, const std::string& where) {
+  std::map<std::string, std::string> out;
+  std::size_t i = 0;
+  while (i < rest.size()) {
+    while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i]))) ++i;
+    if (i >= rest.size()) break;
+    std::size_t eq = rest.find('=', i);
+    std::size_t space = rest.find_first_of(" \t", i);
+    if (eq == std::string::npos || (space != std::string::npos && space < eq))
+      throw ProgramError(
+          fmt::format("{}: expected key=value, got '{}'", where,
+                      rest.substr(i, space == std::string::npos ? std::string::npos : space - i)));
+    std::string key = rest.substr(i, eq - i);
+    i = eq + 1;
+    std::string value;
+    if (i < rest.size() && rest[i] == '"') {
+      std::size_t close = rest.find('"', i + 1);
+      if (close == std::string::npos)
+        throw ProgramError(where + ": unterminated quote in field '" + key + "'");
+      value = rest.substr(i + 1, close - i - 1);
+      i = close + 1;
+    } else {
+      std::size_t end = rest.find_first_of(" \t", i);
+      value = rest.substr(i, end == std::string::npos ? std::string::npos : end - i);
+      i = end == std::string::npos ? rest.size() : end;
+    }
+    if (!out.emplace(key, value).second) throw ProgramError(where + ": field '" + key + "' given twice");
+  }
+  return out;
+}
+
+Instr parse_instr(const std::string& kind, Fields& f) {
+  if (kind == "load" || kind == "store") {
+    std::string tensor = f.text("tensor");
+    std::string layout = f.text("layout");
+    std::uint64_t lm = f.u64_or("lm", 0);
+    if (kind == "load") return Load{tensor, layout, lm};
+    return Store{tensor, layout, lm};
+  }
+  if (kind == "mac") {
+    Mac m;
+    m.a = f.u64("a"), m.b = f.u64("b"), m.c = f.u64("c");
+    m.m = f.u64("m"), m.n = f.u64("n"), m.k = f.u64("k");
+    m.a_dtype = f.dtype_or("a_dtype", DType::kInt8);
+    m.b_dtype = f.dtype_or("b_dtype", DType::kInt8);
+    m.a_zero = f.i32_or("a_zero", 0);
+    m.b_zero = f.i32_or("b_zero", 0);
+    m.accumulate = f.boolean_or("acc", false);
+    return m;
+  }
+  if (kind == "dpt_decode") return DptDecode{f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "ternary_mac") {
+    TernaryMac m;
+    m.a = f.u64("a"), m.w = f.u64("w"), m.c = f.u64("c");
+    m.m = f.u64("m"), m.n = f.u64("n"), m.k = f.u64("k");
+    m.a_dtype = f.dtype_or("a_dtype", DType::kInt8);
+    m.a_zero = f.i32_or("a_zero", 0);
+    m.accumulate = f.boolean_or("acc", false);
+    return m;
+  }
+  if (kind == "requant") {
+    Requant r;
+    r.src = f.u64("src"), r.dst = f.u64("dst"), r.rows = f.u64("rows"), r.cols = f.u64("cols");
+    if (f.has("bias")) {
+      r.has_bias = true;
+      r.bias = f.u64("bias");
+    }
+    r.multiplier = f.i32_list("multiplier");
+    r.shift = f.i32_list("shift");
+    r.out_zero = f.i32_or("out_zero", 0);
+    r.out_dtype = f.dtype_or("out_dtype", DType::kInt8);
+    std::int32_t lo = r.out_dtype == DType::kUInt8 ? 0 : -128;
+    std::int32_t hi = r.out_dtype == DType::kUInt8 ? 255 : 127;
+    r.act_min = f.i32_or("act_min", lo);
+    r.act_max = f.i32_or("act_max", hi);
+    if (f.has("rounding")) {
+      r.rounding = f.text("rounding");
+      if (r.rounding != "double" && r.rounding != "single" && r.rounding != "double_upward")
+        f.fail("field 'rounding': expected double, single or double_upward, got '" + r.rounding + "'");
+    }
+    return r;
+  }
+  if (kind == "copy") return Copy{f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "broadcast") return Broadcast{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "scatter") return Scatter{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "gather") return Gather{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "reduce") return Reduce{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("count")};
+  std::string names = "tensor";
+  for (const auto& n : kind_names()) names += ", " + n;
+  f.fail(fmt::format("unknown instruction '{}' (expected one of: {})", kind, names));
+}
+
+struct Printer {
+  std::string operator()(const Load& l) const {
+    return fmt::format("load tensor={} layout=\"{}\" lm={}", l.tensor, l.layout, l.lm);
+  }
+  std::string operator()(const Store& s) const {
+    return fmt::format("store tensor={} layout=\"{}\" lm={}", s.tensor, s.layout, s.lm);
+  }
+  std::string operator()(const Mac& m) const {
+    return fmt::format("mac a={} b={} c={} m={} n={} k={} a_dtype={} b_dtype={} a_zero={} b_zero={} acc={}",
+                       m.a, m.b, m.c, m.m, m.n, m.k, dtype_name(m.a_dtype), dtype_name(m.b_dtype), m.a_zero,
+                       m.b_zero, b(m.accumulate));
+  }
+  std::string operator()(const DptDecode& d) const {
+    return fmt::format("dpt_decode src={} dst={} bytes={}", d.src, d.dst, d.bytes);
+  }
+  std::string operator()(const TernaryMac& m) const {
+    return fmt::format("ternary_mac a={} w={} c={} m={} n={} k={} a_dtype={} a_zero={} acc={}", m.a, m.w, m.c,
+                       m.m, m.n, m.k, dtype_name(m.a_dtype), m.a_zero, b(m.accumulate));
+  }
+  std::string operator()(const Requant& r) const {
+    std::string bias = r.has_bias ? fmt::format(" bias={}", r.bias) : "";
+    return fmt::format(
+        "requant src={} dst={} rows={} cols={}{} multiplier={} shift={} out_zero={} out_dtype={} act_min={} "
+        "act_max={} rounding={}",
+        r.src, r.dst, r.rows, r.cols, bias, join_i32(r.multiplier), join_i32(r.shift), r.out_zero,
+        dtype_name(r.out_dtype), r.act_min, r.act_max, r.rounding);
+  }
+  std::string operator()(const Copy& c) const {
+    return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
+  }
+  std::string operator()(const Broadcast& c) const {
+    return fmt::format("broadcast level={} src={} dst={} bytes={}", c.level, c.src, c.dst, c.bytes);
+  }
+  std::string operator()(const Scatter& c) const {
+    return fmt::format("scatter level={} src={} dst={} bytes={}", c.level, c.src, c.dst, c.bytes);
+  }
+  std::string operator()(const Gather& c) const {
+    return fmt::format("gather level={} src={} dst={} bytes={}", c.level, c.src, c.dst, c.bytes);
+  }
+  std::string operator()(const Reduce& c) const {
+    return fmt::format("reduce level={} src={} dst={} count={}", c.level, c.src, c.dst, c.count);
+  }
+};
+
+}  // namespace
+
+std::string print_instr(const Instr& instr) { return std::visit(Printer{}, instr); }
+
+std::string print_program(const Program& p) {
+  std::string out = "# treesim program\n";
+  for (const auto& t : p.tensors)
+    out += fmt::format("tensor {} shape={} dtype={}\n", t.name, join_u64(t.shape), dtype_name(t.dtype));
+  for (const auto& i : p.instrs) out += print_instr(i) + "\n";
+  return out;
+}
+
+Program parse_program(const std::string& text, const std::string& file) {
+  Program p;
+  std::istringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    // A '#' outside quotes starts a comment.
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '"') quoted = !quoted;
+      if (line[i] == '#' && !quoted) {
+        line.resize(i);
+        break;
+      }
+    }
+    std::size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    std::size_t end = line.find_first_of(" \t\r", start);
+    std::string kind = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string rest = end == std::string::npos ? "" : line.substr(end);
+    std::string where = fmt::format("{}:{}", file, number);
+    if (kind == "tensor") {
+      std::size_t name_start = rest.find_first_not_of(" \t");
+      std::size_t name_end = rest.find_first_of(" \t", name_start);
+      if (name_start == std::string::npos || rest.find('=', name_start) < name_end)
+        throw ProgramError(where + ": 'tensor' needs a name: tensor NAME shape=12,8 dtype=int8");
+      TensorDecl t;
+      t.name = rest.substr(name_start, name_end - name_start);
+      Fields f(where, split_fields(name_end == std::string::npos ? "" : rest.substr(name_end), where));
+      t.shape = f.shape("shape");
+      t.dtype = f.dtype_or("dtype", DType::kInt8);
+      f.finish("tensor");
+      if (p.find_tensor(t.name))
+        throw ProgramError(fmt::format("{}: tensor '{}' declared twice", where, t.name));
+      p.tensors.push_back(std::move(t));
+      continue;
+    }
+    Fields f(where, split_fields(rest, where));
+    Instr instr = parse_instr(kind, f);
+    f.finish(kind);
+    if (const auto* l = std::get_if<Load>(&instr); l && !p.find_tensor(l->tensor))
+      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)", l->tensor,
+                         l->tensor));
+    if (const auto* s = std::get_if<Store>(&instr); s && !p.find_tensor(s->tensor))
+      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)", s->tensor,
+                         s->tensor));
+    p.instrs.push_back(std::move(instr));
+  }
+  return p;
+}
+
+}  // namespace treesim::program

@@ -1,0 +1,25 @@
+// Programs as text: one instruction per line, `kind key=value ...`, `#` starts a comment.
+//   tensor A shape=12,8 dtype=int8
+//   load A layout="((4_PE, 3:8), (8:1))" lm=0
+//   mac a=0 b=96 c=256 m=3 n=8 k=8
+// print_program writes every field, so parse_program(print_program(p)) == p.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "sim/program/instruction.h"
+
+namespace treesim::program {
+
+// A program text that cannot be used: what() is `FILE:LINE: message`.
+class ProgramError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+Program parse_program(const std::string& text, const std::string& file);
+std::string print_program(const Program& program);
+std::string print_instr(const Instr& instr);
+
+}  // namespace treesim::program

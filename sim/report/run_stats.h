@@ -1,0 +1,54 @@
+// Raw counters of one run. Derived figures (seconds, utilization, roofline, energy) are computed
+// when the report is built, never stored here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace treesim::report {
+
+// Traffic on the links between one level's units and their parents.
+struct LinkStats {
+  std::uint64_t down_sent_bytes = 0;       // port occupancy at the parents
+  std::uint64_t down_delivered_bytes = 0;  // what arrived in the children (differs by broadcast)
+  std::uint64_t up_sent_bytes = 0;
+  std::uint64_t up_delivered_bytes = 0;
+  // Σ over instructions of the busiest parent port's bytes (lock-step: each instruction waits for
+  // its busiest port), per direction: the level's link bound.
+  std::uint64_t down_busiest_port_bytes = 0;
+  std::uint64_t up_busiest_port_bytes = 0;
+};
+
+struct KindStats {
+  std::uint64_t count = 0;
+  std::uint64_t cycles = 0;  // Σ of the instructions' durations (they may overlap)
+};
+
+struct VerifyResult {
+  bool ok = true;
+  std::uint64_t mismatches = 0;
+  std::string first_mismatch;  // e.g. "C[3,7]: got 12, expected 13"
+};
+
+struct RunStats {
+  std::string kernel;
+  std::uint64_t cycles = 0;
+  std::uint64_t dram_read_bytes = 0;
+  std::uint64_t dram_write_bytes = 0;
+  std::vector<LinkStats> levels;                              // index = machine level
+  std::map<std::string, std::uint64_t> resource_busy_cycles;  // "mac", "dram", "L2B.down", ...
+  std::map<std::string, KindStats> instructions;              // "load", "mac", ...
+  std::uint64_t lm_peak_bytes_per_pe = 0;
+  std::uint64_t macs = 0;            // all PEs
+  std::uint64_t dpt_bytes = 0;       // all PEs
+  std::uint64_t requant_values = 0;  // all PEs
+  std::uint64_t copy_bytes = 0;      // all PEs
+  std::uint64_t lm_bytes_accessed = 0;
+  std::optional<VerifyResult> verify;
+  std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, reported under "extra"
+};
+
+}  // namespace treesim::report

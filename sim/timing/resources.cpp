@@ -1,0 +1,47 @@
+#include "sim/timing/resources.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace treesim::timing {
+
+Resources::Resources(const machine::MachineConfig& config) {
+  names_ = {"dram", "mac", "dpt_decoder", "requant", "copy"};
+  for (const auto& level : config.levels) {
+    names_.push_back(level.name + ".down");
+    names_.push_back(level.name + ".up");
+  }
+  next_free_.assign(names_.size(), 0);
+  busy_.assign(names_.size(), 0);
+}
+
+void Resources::occupy(Resource r, std::uint64_t start, std::uint64_t cycles) {
+  if (start < next_free_.at(r)) throw std::logic_error("resource " + names_[r] + " occupied twice at once");
+  next_free_[r] = start + cycles;
+  busy_[r] += cycles;
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+Cost transfer_cost(const std::vector<Stage>& stages, std::uint64_t path_latency) {
+  Cost cost;
+  std::uint64_t longest = 0;
+  for (const Stage& s : stages) {
+    std::uint64_t t = ceil_div(s.bytes, s.bytes_per_cycle);
+    if (t == 0) continue;
+    cost.uses.push_back({s.resource, t});
+    longest = std::max(longest, t);
+  }
+  cost.duration = path_latency + longest;
+  return cost;
+}
+
+Cost unit_cost(Resource unit, std::uint64_t work, std::uint64_t rate, std::uint64_t latency) {
+  Cost cost;
+  std::uint64_t t = ceil_div(work, rate);
+  if (t > 0) cost.uses.push_back({unit, t});
+  cost.duration = latency + t;
+  return cost;
+}
+
+}  // namespace treesim::timing

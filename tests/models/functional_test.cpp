@@ -1,0 +1,164 @@
+// Instructions compute the right bytes: results gathered back to DRAM equal host computations.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "models/simulation.h"
+#include "sim/machine/machine_file.h"
+#include "sim/numeric/requant.h"
+#include "sim/program/program_text.h"
+#include "tests/test_support.h"
+
+namespace treesim::models {
+namespace {
+
+machine::MachineConfig mini() {
+  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+}
+
+std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<std::uint8_t>((i * 37 + seed * 101 + (i >> 3)) & 0xff);
+  return v;
+}
+
+std::vector<std::int32_t> as_i32(const std::vector<std::uint8_t>& bytes) {
+  std::vector<std::int32_t> v(bytes.size() / 4);
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+// A (12×8) split in row blocks of 3 over each MAB's 4 PEs, B (8×4) broadcast to every PE:
+// each PE computes its 3×4 block of C = (A − za)(B − zb), stored back as a 12×4 int32 tensor.
+const char* kGemm = R"P(
+tensor A shape=12,8 dtype=DA
+tensor B shape=8,4 dtype=DB
+tensor C shape=12,4 dtype=int32
+load tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
+load tensor=B layout="((8:4), (4:1); B@[PE])" lm=64
+mac a=0 b=64 c=128 m=3 n=4 k=8 a_dtype=DA b_dtype=DB a_zero=ZA b_zero=ZB
+store tensor=C layout="((4_PE, 3:4), (4:1))" lm=128
+)P";
+
+std::string fill(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [key, value] : values)
+    for (auto p = text.find(key); p != std::string::npos; p = text.find(key))
+      text.replace(p, key.size(), value);
+  return text;
+}
+
+void check_gemm(bool a_unsigned, bool b_unsigned, int za, int zb) {
+  program::Program p = program::parse_program(fill(kGemm, {{"DA", a_unsigned ? "uint8" : "int8"},
+                                                           {"DB", b_unsigned ? "uint8" : "int8"},
+                                                           {"ZA", std::to_string(za)},
+                                                           {"ZB", std::to_string(zb)}}),
+                                              "gemm");
+  auto a = pattern(96, 1), b = pattern(32, 2);
+  auto r = simulate(mini(), p, {{"A", a}, {"B", b}}, {});
+  auto c = as_i32(r.dram.at("C"));
+  auto val = [](std::uint8_t x, bool u) { return u ? int(x) : int(static_cast<std::int8_t>(x)); };
+  for (int i = 0; i < 12; ++i)
+    for (int j = 0; j < 4; ++j) {
+      int expect = 0;
+      for (int k = 0; k < 8; ++k)
+        expect += (val(a[i * 8 + k], a_unsigned) - za) * (val(b[k * 4 + j], b_unsigned) - zb);
+      ASSERT_EQ(c[i * 4 + j], expect) << "C[" << i << "," << j << "]";
+    }
+}
+
+TEST(Functional, MacSignedMatchesHostProduct) { check_gemm(false, false, 0, 0); }
+TEST(Functional, MacUnsignedWithZeroPointsMatchesHostProduct) { check_gemm(true, true, 128, 3); }
+
+TEST(Functional, RequantMatchesTheNumericOutputStage) {
+  program::Program p = program::parse_program(R"P(
+tensor X shape=32,4 dtype=int32
+tensor Y shape=32,4 dtype=uint8
+load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=0
+requant src=0 dst=64 rows=1 cols=4 multiplier=1518500250,1073741824,2000000000,1300000000 shift=-20,-18,-19,-21 out_zero=7 out_dtype=uint8 act_min=7 act_max=200
+store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=64
+)P",
+                                              "rq");
+  auto x = pattern(32 * 4 * 4, 3);
+  auto r = simulate(mini(), p, {{"X", x}}, {});
+  numeric::OutputStage stage;
+  stage.multipliers = {{1518500250, -20}, {1073741824, -18}, {2000000000, -19}, {1300000000, -21}};
+  stage.out_zero_point = 7;
+  stage.out_dtype = numeric::DType::kUInt8;
+  stage.act_min = 7;
+  stage.act_max = 200;
+  auto acc = as_i32(x);
+  const auto& y = r.dram.at("Y");
+  for (std::size_t i = 0; i < acc.size(); ++i)
+    ASSERT_EQ(int(y[i]), numeric::requantize(acc[i], stage, i % 4)) << "element " << i;
+}
+
+// Every PE holds 4 int32 (its PE id in the tree order, 4 times) after the load below.
+const char* kCollective = R"P(
+tensor X shape=32,4 dtype=int32
+tensor Y shape=32,4 dtype=int32
+load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=0
+OP
+store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=64
+)P";
+
+std::vector<std::int32_t> run_collective(const std::string& op, const std::string& y_init_op = "") {
+  std::string text = fill(kCollective, {{"OP", y_init_op + op}});
+  program::Program p = program::parse_program(text, "coll");
+  std::vector<std::int32_t> x(128);
+  for (int pe = 0; pe < 32; ++pe)
+    for (int j = 0; j < 4; ++j) x[pe * 4 + j] = pe * 10 + j;
+  std::vector<std::uint8_t> bytes(x.size() * 4);
+  std::memcpy(bytes.data(), x.data(), bytes.size());
+  auto r = simulate(mini(), p, {{"X", bytes}}, {});
+  return as_i32(r.dram.at("Y"));
+}
+
+TEST(Functional, ReduceSumsTheSubtreeIntoItsFirstPe) {
+  // First write Y's region everywhere (copy), then reduce each MAB's... each L1B's 16 PEs into PE 0.
+  auto y = run_collective("reduce level=L1B src=0 dst=64 count=4\n", "copy src=0 dst=64 bytes=16\n");
+  for (int l1 = 0; l1 < 2; ++l1) {
+    int first = l1 * 16;
+    for (int j = 0; j < 4; ++j) {
+      int sum = 0;
+      for (int pe = first; pe < first + 16; ++pe) sum += pe * 10 + j;
+      EXPECT_EQ(y[first * 4 + j], sum);
+    }
+    EXPECT_EQ(y[(first + 1) * 4], (first + 1) * 10);  // others keep their copy
+  }
+}
+
+TEST(Functional, BroadcastCopiesTheFirstPeEverywhereBelow) {
+  auto y = run_collective("broadcast level=MAB src=0 dst=64 bytes=16\n");
+  for (int pe = 0; pe < 32; ++pe)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(y[pe * 4 + j], (pe / 4 * 4) * 10 + j) << pe;
+}
+
+TEST(Functional, ScatterHandsEachPeItsBlock) {
+  // The MAB's first PE holds 4 blocks of 4 bytes at src: its own 16 bytes; PE j gets int32 j.
+  auto y = run_collective("scatter level=MAB src=0 dst=64 bytes=4\n", "copy src=0 dst=64 bytes=16\n");
+  for (int pe = 0; pe < 32; ++pe) EXPECT_EQ(y[pe * 4], (pe / 4 * 4) * 10 + pe % 4) << pe;
+}
+
+TEST(Functional, GatherCollectsEveryPesBlock) {
+  auto y = run_collective("gather level=MAB src=0 dst=64 bytes=4\n", "copy src=0 dst=64 bytes=16\n");
+  for (int mab = 0; mab < 8; ++mab)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(y[mab * 16 + j], (mab * 4 + j) * 10) << mab;
+}
+
+TEST(Functional, DptDecodeWritesTernaryWeights) {
+  // Byte 0x00 is five trits 0 (weights −1); every PE decodes 4 bytes into 20 weights.
+  program::Program p = program::parse_program(R"P(
+tensor X shape=32,4 dtype=uint8
+tensor Y shape=32,20 dtype=int8
+load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=0
+dpt_decode src=0 dst=64 bytes=4
+store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (20:1))" lm=64
+)P",
+                                              "dpt");
+  auto r = simulate(mini(), p, {{"X", std::vector<std::uint8_t>(128, 0)}}, {});
+  for (std::uint8_t v : r.dram.at("Y")) ASSERT_EQ(static_cast<std::int8_t>(v), -1);
+}
+
+}  // namespace
+}  // namespace treesim::models

@@ -1,0 +1,109 @@
+#include "sim/program/program_text.h"
+
+#include <gtest/gtest.h>
+
+namespace treesim::program {
+namespace {
+
+const char* kProgram = R"P(# a small program
+tensor A shape=12,8 dtype=int8
+tensor B shape=8,4 dtype=uint8
+load tensor=A layout="((4_PE, 3:8), (8:1))" lm=0   # rows in blocks of 3
+load tensor=B layout="((8:4), (4:1); B@[PE])" lm=64
+mac a=0 b=64 c=128 m=3 n=4 k=8 b_dtype=uint8 b_zero=128 acc=true
+dpt_decode src=0 dst=512 bytes=8
+ternary_mac a=0 w=512 c=1024 m=3 n=4 k=8
+requant src=128 dst=256 rows=3 cols=4 bias=300 multiplier=1073741824,1073741824,1073741824,1073741824 shift=-1,-1,-1,-2 out_zero=3 out_dtype=uint8 act_min=3 act_max=200 rounding=single
+copy src=0 dst=2048 bytes=24
+broadcast level=MAB src=0 dst=4096 bytes=16
+scatter level=L1B src=0 dst=4096 bytes=4
+gather level=board src=0 dst=4096 bytes=4
+reduce level=L2B src=128 dst=8192 count=12
+store tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
+)P";
+
+TEST(ProgramText, ParsesEveryInstructionKind) {
+  Program p = parse_program(kProgram, "p.txt");
+  ASSERT_EQ(p.tensors.size(), 2u);
+  EXPECT_EQ(p.tensors[1].dtype, DType::kUInt8);
+  EXPECT_EQ(p.tensors[0].shape, (std::vector<std::uint64_t>{12, 8}));
+  ASSERT_EQ(p.instrs.size(), 12u);
+  std::vector<std::string> kinds;
+  for (const auto& i : p.instrs) kinds.push_back(kind_name(i));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"load", "load", "mac", "dpt_decode", "ternary_mac", "requant",
+                                             "copy", "broadcast", "scatter", "gather", "reduce", "store"}));
+  const auto& mac = std::get<Mac>(p.instrs[2]);
+  EXPECT_EQ(mac.b_zero, 128);
+  EXPECT_TRUE(mac.accumulate);
+  EXPECT_EQ(std::get<Load>(p.instrs[0]).layout, "((4_PE, 3:8), (8:1))");
+  const auto& rq = std::get<Requant>(p.instrs[5]);
+  EXPECT_EQ(rq.shift, (std::vector<std::int32_t>{-1, -1, -1, -2}));
+  EXPECT_TRUE(rq.has_bias);
+  EXPECT_EQ(rq.rounding, "single");
+}
+
+TEST(ProgramText, PrintThenParseGivesTheSameProgram) {
+  Program p = parse_program(kProgram, "p.txt");
+  std::string printed = print_program(p);
+  Program q = parse_program(printed, "printed.txt");
+  EXPECT_EQ(print_program(q), printed);
+  EXPECT_EQ(q.instrs.size(), p.instrs.size());
+}
+
+TEST(ProgramText, DefaultsAreFilledIn) {
+  Program p = parse_program("requant src=0 dst=64 rows=1 cols=4 multiplier=1 shift=0 out_dtype=uint8\n", "p");
+  const auto& r = std::get<Requant>(p.instrs[0]);
+  EXPECT_EQ(r.act_min, 0);
+  EXPECT_EQ(r.act_max, 255);
+  EXPECT_EQ(r.rounding, "double");
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_program(text, "p.txt");
+  } catch (const ProgramError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ProgramText, UnknownInstructionNamesLine) {
+  std::string e = error_of("# x\nfrobnicate a=1\n");
+  EXPECT_EQ(e.rfind("p.txt:2: unknown instruction 'frobnicate' (expected one of: tensor, load,", 0), 0u) << e;
+}
+
+TEST(ProgramText, UnknownFieldIsRejected) {
+  EXPECT_EQ(error_of("copy src=0 dst=1 bytes=2 speed=3\n"), "p.txt:1: unknown field 'speed' for 'copy'");
+}
+
+TEST(ProgramText, MissingFieldIsRejected) {
+  EXPECT_EQ(error_of("copy src=0 bytes=2\n"), "p.txt:1: field 'dst' is missing");
+}
+
+TEST(ProgramText, BadNumberIsRejected) {
+  EXPECT_EQ(error_of("copy src=0 dst=-4 bytes=2\n"),
+            "p.txt:1: field 'dst': expected a non-negative integer, got '-4'");
+}
+
+TEST(ProgramText, UndeclaredTensorIsRejected) {
+  std::string e = error_of("load tensor=X layout=\"((4_PE))\"\n");
+  EXPECT_EQ(e.rfind("p.txt:1: tensor 'X' is not declared", 0), 0u) << e;
+}
+
+TEST(ProgramText, UnterminatedQuoteIsRejected) {
+  EXPECT_EQ(error_of("tensor A shape=4\nload tensor=A layout=\"((4_PE)\n"),
+            "p.txt:2: unterminated quote in field 'layout'");
+}
+
+TEST(ProgramText, BadDtypeIsRejected) {
+  EXPECT_EQ(error_of("tensor A shape=4 dtype=float\n"),
+            "p.txt:1: field 'dtype': expected int8, uint8 or int32, got 'float'");
+}
+
+TEST(ProgramText, BadRoundingIsRejected) {
+  EXPECT_EQ(error_of("requant src=0 dst=64 rows=1 cols=4 multiplier=1 shift=0 rounding=up\n"),
+            "p.txt:1: field 'rounding': expected double, single or double_upward, got 'up'");
+}
+
+}  // namespace
+}  // namespace treesim::program

@@ -1,0 +1,130 @@
+// `treesim exec`: run a program written as text.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "sim/io/atomic_file.h"
+#include "sim/io/npy.h"
+#include "sim/program/program_text.h"
+#include "tools/cli.h"
+#include "tools/run_options.h"
+
+namespace treesim::tools {
+namespace {
+
+struct ExecOptions {
+  std::string program;
+  std::string machine;
+  std::vector<std::string> inputs;   // NAME=FILE.npy
+  std::vector<std::string> outputs;  // NAME=FILE.npy
+  std::uint64_t seed = 1;
+  bool print = false;
+  RunOptions run;
+};
+
+std::pair<std::string, std::string> split_binding(const std::string& text, const char* option) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw CliError(fmt::format("{}: expected NAME=FILE.npy, got '{}'", option, text));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+io::NpyDType npy_dtype(program::DType t) {
+  switch (t) {
+    case program::DType::kInt8:
+      return io::NpyDType::kInt8;
+    case program::DType::kUInt8:
+      return io::NpyDType::kUInt8;
+    case program::DType::kInt32:
+      return io::NpyDType::kInt32;
+  }
+  return io::NpyDType::kInt8;
+}
+
+// Tensors the program loads before anything stores to them: its inputs.
+std::set<std::string> program_inputs(const program::Program& p) {
+  std::set<std::string> inputs, stored;
+  for (const auto& instr : p.instrs) {
+    if (const auto* l = std::get_if<program::Load>(&instr); l && !stored.count(l->tensor))
+      inputs.insert(l->tensor);
+    if (const auto* s = std::get_if<program::Store>(&instr)) stored.insert(s->tensor);
+  }
+  return inputs;
+}
+
+void run_exec(const ExecOptions& o) {
+  machine::MachineConfig machine = load_machine_or_throw(o.machine);
+  program::Program p;
+  try {
+    p = program::parse_program(io::read_file(o.program), o.program);
+  } catch (const program::ProgramError& e) {
+    throw CliError(e.what());
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+  if (o.print) {
+    emit(program::print_program(p));
+    return;
+  }
+  std::map<std::string, std::vector<std::uint8_t>> dram;
+  for (const auto& binding : o.inputs) {
+    auto [name, path] = split_binding(binding, "--input");
+    const program::TensorDecl* t = p.find_tensor(name);
+    if (!t) throw CliError(fmt::format("--input: the program has no tensor '{}'", name));
+    io::NpyArray a;
+    try {
+      a = io::read_npy(path);
+    } catch (const std::runtime_error& e) {
+      throw CliError(e.what());
+    }
+    if (a.dtype != npy_dtype(t->dtype) || a.shape != t->shape)
+      throw CliError(fmt::format("{}: expected {} {} for tensor '{}', got {} {}", path,
+                                 program::dtype_name(t->dtype), io::shape_string(t->shape), name,
+                                 io::to_string(a.dtype), io::shape_string(a.shape)));
+    dram[name] = std::move(a.bytes);
+  }
+  std::uint64_t salt = 0;
+  for (const std::string& name : program_inputs(p)) {
+    ++salt;
+    if (!dram.count(name)) dram[name] = random_bytes(p.find_tensor(name)->bytes(), o.seed * 1000003 + salt);
+  }
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const auto& binding : o.outputs) {
+    outputs.push_back(split_binding(binding, "--output"));
+    if (!p.find_tensor(outputs.back().first))
+      throw CliError(fmt::format("--output: the program has no tensor '{}'", outputs.back().first));
+  }
+
+  models::SimulationResult r = run_simulation(machine, p, std::move(dram), o.run.simulation());
+  r.stats.kernel = "exec";
+  finish_run(machine, r.stats, o.run);
+  for (const auto& [name, path] : outputs) {
+    const program::TensorDecl* t = p.find_tensor(name);
+    io::NpyArray a;
+    a.dtype = npy_dtype(t->dtype);
+    a.shape = t->shape;
+    a.bytes = r.dram.at(name);
+    try {
+      io::write_npy(path, a);
+    } catch (const std::runtime_error& e) {
+      throw CliError(e.what());
+    }
+  }
+}
+
+}  // namespace
+
+void add_exec_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("exec", "Run a program (text, one instruction per line) on a machine");
+  auto o = std::make_shared<ExecOptions>();
+  cmd->add_option("program", o->program, "Program file")->required();
+  cmd->add_option("--machine", o->machine, "Machine file (YAML)")->required();
+  cmd->add_option("--input", o->inputs, "NAME=FILE.npy: DRAM contents of an input tensor (repeatable)");
+  cmd->add_option("--output", o->outputs, "NAME=FILE.npy: write a tensor after the run (repeatable)");
+  cmd->add_option("--seed", o->seed, "Seed for inputs not given with --input")->capture_default_str();
+  cmd->add_flag("--print", o->print, "Print the parsed program in canonical form and exit");
+  add_run_options(*cmd, o->run);
+  cmd->callback([o] { run_exec(*o); });
+}
+
+}  // namespace treesim::tools

@@ -1,0 +1,60 @@
+#include "tools/run_options.h"
+
+#include <iostream>
+#include <random>
+
+#include "sim/layout/diagnostic.h"
+#include "sim/report/report.h"
+#include "tools/cli.h"
+
+namespace treesim::tools {
+
+models::SimulationOptions RunOptions::simulation() const {
+  models::SimulationOptions o;
+  o.vcd_path = vcd_path;
+  o.vcd_filter.depth = vcd_depth;
+  o.vcd_filter.units = vcd_units;
+  return o;
+}
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--report", o.report_path, "Write the JSON report to this file");
+  cmd.add_option("--vcd", o.vcd_path, "Write a VCD trace (GTKWave) to this file");
+  cmd.add_option("--vcd-depth", o.vcd_depth,
+                 "Trace units down to this many levels below the board (0 = board)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--vcd-units", o.vcd_units,
+                 "Trace only units whose path matches this glob, e.g. 'board.L2B_0*'");
+  cmd.add_flag("--quiet,-q", o.quiet, "Print no summary");
+}
+
+void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o) {
+  if (!o.quiet) std::cout << report::summary_text(machine, stats) << std::flush;
+  if (!o.report_path.empty()) emit(report::report_json(machine, stats), o.report_path);
+}
+
+models::SimulationResult run_simulation(const machine::MachineConfig& machine,
+                                        const program::Program& program,
+                                        std::map<std::string, std::vector<std::uint8_t>> inputs,
+                                        const models::SimulationOptions& options) {
+  try {
+    return models::simulate(machine, program, std::move(inputs), options);
+  } catch (const models::SimError& e) {
+    throw CliError(e.what());
+  } catch (const layout::LayoutError& e) {
+    throw CliError(e.what());
+  }
+}
+
+std::vector<std::uint8_t> random_bytes(std::uint64_t count, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<std::uint8_t> out(count);
+  for (std::uint64_t i = 0; i < count; i += 8) {
+    std::uint64_t v = gen();
+    for (std::uint64_t j = 0; j < 8 && i + j < count; ++j)
+      out[i + j] = static_cast<std::uint8_t>(v >> (8 * j));
+  }
+  return out;
+}
+
+}  // namespace treesim::tools

@@ -1,0 +1,39 @@
+// Options every simulating command shares (--report, --vcd, --vcd-depth, --vcd-units, --quiet)
+// and how a finished run is reported.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "models/simulation.h"
+#include "sim/machine/machine_config.h"
+#include "sim/report/run_stats.h"
+
+namespace treesim::tools {
+
+struct RunOptions {
+  std::string report_path;
+  std::string vcd_path;
+  int vcd_depth = -1;
+  std::string vcd_units;
+  bool quiet = false;
+  models::SimulationOptions simulation() const;
+};
+
+void add_run_options(CLI::App& cmd, RunOptions& options);
+
+// Prints the summary (unless quiet) and writes the JSON report when asked.
+void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats,
+                const RunOptions& options);
+
+// Runs the simulation, turning simulator and layout errors into CliErrors (exit status 2).
+models::SimulationResult run_simulation(const machine::MachineConfig& machine,
+                                        const program::Program& program,
+                                        std::map<std::string, std::vector<std::uint8_t>> inputs,
+                                        const models::SimulationOptions& options);
+
+// Deterministic pseudo-random bytes (mt19937_64 output, the same on every platform).
+std::vector<std::uint8_t> random_bytes(std::uint64_t count, std::uint64_t seed);
+
+}  // namespace treesim::tools
