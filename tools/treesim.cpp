@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
 
   treesim::tools::add_info_command(app);
   treesim::tools::add_topology_command(app);
+  treesim::tools::add_layout_command(app);
 
   try {
     app.parse(argc, argv);

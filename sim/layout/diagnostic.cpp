@@ -6,7 +6,7 @@ std::string Diagnostic::headline() const { return code + " " + message; }
 
 std::string Diagnostic::render() const {
   std::string out;
-  if (!source.empty()) {
+  if (!source.empty() || column > 0) {  // an empty layout still gets its caret line
     out += source + "\n";
     if (column > 0) {
       out += std::string(column - 1, ' ') + std::string(length == 0 ? 1 : length, '^') + "\n";
