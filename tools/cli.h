@@ -34,5 +34,9 @@ void emit(const std::string& text, const std::string& path = "");
 void add_info_command(CLI::App& app);
 void add_topology_command(CLI::App& app);
 void add_layout_command(CLI::App& app);
+void add_dpt_command(CLI::App& app);
+void add_quant_command(CLI::App& app);
+void add_exec_command(CLI::App& app);
+void add_place_command(CLI::App& app);
 
 }  // namespace treesim::tools
