@@ -147,8 +147,9 @@ void Executor::prepare() {
                 try {
                   p.transfer = prepare_transfer(t.layout, tensor(i, t.tensor), config_);
                 } catch (const layout::LayoutError& e) {
-                  std::string what = e.what();
-                  fail(i, "invalid layout: " + what.substr(0, what.find('\n')));
+                  const layout::Diagnostic& d = e.diagnostic();
+                  std::string where = d.column ? fmt::format(" at column {}", d.column) : "";
+                  fail(i, fmt::format("layout \"{}\"{}: {}", t.layout, where, d.headline()));
                 }
               } else if constexpr (std::is_same_v<T, program::Requant>) {
                 if (t.multiplier.size() != t.shift.size())

@@ -1,6 +1,9 @@
 #include "models/simulation.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
 #include <sstream>
 
 #include "models/board.h"
@@ -8,6 +11,16 @@
 #include "sim/topology/topology.h"
 
 namespace treesim::models {
+namespace {
+
+std::uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
 
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
                           std::map<std::string, std::vector<std::uint8_t>> inputs,
@@ -18,13 +31,14 @@ SimulationResult simulate(const machine::MachineConfig& machine, const program::
   configure_time();
   topology::Topology topo(machine);
   Board board("board", machine, topo);
+  auto t1 = clock::now();  // elaboration: the tree of modules with their memories
+  result.rss_after_elaboration_bytes = resident_bytes();
   Executor executor(board, program, std::move(inputs), !options.vcd_path.empty());
   board.set_job([&executor](Board&) { executor.run(); });
-  auto t1 = clock::now();
   board.simulate();
   auto t2 = clock::now();
   result.elaboration_seconds = std::chrono::duration<double>(t1 - t0).count();
-  result.simulation_seconds = std::chrono::duration<double>(t2 - t1).count();
+  result.simulation_seconds = std::chrono::duration<double>(t2 - t1).count();  // checks included
   result.stats = executor.stats();
   result.timings = executor.timings();
   for (const auto& [first, last] : options.phases) result.phases.push_back(executor.stats(first, last));

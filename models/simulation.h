@@ -31,6 +31,7 @@ struct SimulationResult {
   std::map<std::string, std::vector<std::uint8_t>> dram;  // every tensor after the run
   double elaboration_seconds = 0;
   double simulation_seconds = 0;
+  std::uint64_t rss_after_elaboration_bytes = 0;  // resident memory of the process then (Linux)
 };
 
 // Throws SimError (bad program), layout::LayoutError, or std::runtime_error (VCD not writable).

@@ -36,5 +36,7 @@ void add_topology_command(CLI::App& app);
 void add_layout_command(CLI::App& app);
 void add_dpt_command(CLI::App& app);
 void add_quant_command(CLI::App& app);
+void add_exec_command(CLI::App& app);
+void add_place_command(CLI::App& app);
 
 }  // namespace treesim::tools

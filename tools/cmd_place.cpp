@@ -3,6 +3,9 @@
 
 #include <sstream>
 
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/diagnostic.h"
+#include "sim/layout/parse.h"
 #include "sim/program/instruction.h"
 #include "tools/cli.h"
 #include "tools/run_options.h"
@@ -47,6 +50,14 @@ void run_place(const PlaceOptions& o) {
     throw CliError(fmt::format("tensor of {} bytes does not fit the machine's {}-byte DRAM", tensor.bytes(),
                                machine.dram.bytes));
 
+  // A bad layout is shown with a caret under the offending token before anything runs.
+  try {
+    layout::TensorLayout parsed = layout::parse_layout_or_throw(o.layout, machine);
+    layout::require_resident(
+        layout::bind_or_throw(parsed, tensor.shape, machine, program::dtype_bytes(tensor.dtype)));
+  } catch (const layout::LayoutError& e) {
+    throw CliError(std::string("invalid layout:\n") + e.what());
+  }
   std::vector<std::uint8_t> input = random_bytes(tensor.bytes(), o.seed);
   models::SimulationOptions sim = o.run.simulation();
   sim.phases = {{0, 1}, {1, 2}};

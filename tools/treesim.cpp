@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   treesim::tools::add_layout_command(app);
   treesim::tools::add_dpt_command(app);
   treesim::tools::add_quant_command(app);
+  treesim::tools::add_exec_command(app);
+  treesim::tools::add_place_command(app);
 
   try {
     app.parse(argc, argv);

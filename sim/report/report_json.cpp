@@ -46,7 +46,9 @@ std::string report_json(const machine::MachineConfig& m, const RunStats& s) {
     j["verify"] = {{"ok", s.verify->ok},
                    {"mismatches", s.verify->mismatches},
                    {"first_mismatch", s.verify->first_mismatch}};
-  if (!s.extra.empty()) j["extra"] = s.extra;
+  // Kernel-specific counts (e.g. place's gather_cycles) sit at the top level beside the common keys.
+  for (const auto& [key, value] : s.extra)
+    if (!j.contains(key)) j[key] = value;
   return j.dump(2) + "\n";
 }
 

@@ -48,7 +48,7 @@ struct RunStats {
   std::uint64_t copy_bytes = 0;      // all PEs
   std::uint64_t lm_bytes_accessed = 0;
   std::optional<VerifyResult> verify;
-  std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, reported under "extra"
+  std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, top-level keys of the report
 };
 
 }  // namespace treesim::report
