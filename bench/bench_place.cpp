@@ -19,7 +19,13 @@ void BM_PlaceAndGather64MiBOnBoard(benchmark::State& state) {
   const char* layout = "((16_L2B, 8_L1B, 16_MAB, 4_PE), (8192:1))";  // one 8 KiB row per PE
   program::Program p;
   p.tensors = {{"T", {8192, 8192}, program::DType::kInt8}, {"U", {8192, 8192}, program::DType::kInt8}};
-  p.instrs = {program::Load{"T", layout, 0}, program::Store{"U", layout, 0}};
+  program::Load load;
+  load.tensor = "T";
+  load.layout = layout;
+  program::Store store;
+  store.tensor = "U";
+  store.layout = layout;
+  p.instrs = {load, store};
   std::vector<std::uint8_t> input(8192ull * 8192);
   std::mt19937_64 gen(1);
   for (auto& b : input) b = static_cast<std::uint8_t>(gen());

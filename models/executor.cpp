@@ -33,16 +33,22 @@ std::uint64_t pes_below(const machine::MachineConfig& c, int level) {
 
 Range lm_range(std::uint64_t lo, std::uint64_t bytes) { return Range{kLm, lo, lo + bytes}; }
 
-numeric::OutputStage output_stage(const program::Requant& r) {
+// The output stage of a requant instruction, without its multipliers.
+numeric::OutputStage output_stage_template(const program::Requant& r) {
   numeric::OutputStage s;
   s.multipliers.clear();
-  for (std::size_t i = 0; i < r.multiplier.size(); ++i)
-    s.multipliers.push_back(numeric::QuantizedMultiplier{r.multiplier[i], r.shift[i]});
   s.out_zero_point = r.out_zero;
   s.out_dtype = r.out_dtype == DType::kUInt8 ? numeric::DType::kUInt8 : numeric::DType::kInt8;
   s.act_min = r.act_min;
   s.act_max = r.act_max;
   s.rounding = *numeric::parse_rounding(r.rounding);
+  return s;
+}
+
+numeric::OutputStage output_stage(const program::Requant& r) {
+  numeric::OutputStage s = output_stage_template(r);
+  for (std::size_t i = 0; i < r.multiplier.size(); ++i)
+    s.multipliers.push_back(numeric::QuantizedMultiplier{r.multiplier[i], r.shift[i]});
   return s;
 }
 
@@ -145,13 +151,17 @@ void Executor::prepare() {
               using T = std::decay_t<decltype(t)>;
               if constexpr (std::is_same_v<T, program::Load> || std::is_same_v<T, program::Store>) {
                 try {
-                  p.transfer = prepare_transfer(t.layout, tensor(i, t.tensor), config_);
+                  p.transfer = prepare_transfer(t.layout, tensor(i, t.tensor), t.offset, t.shape, config_);
+                } catch (const std::invalid_argument& e) {
+                  fail(i, e.what());
                 } catch (const layout::LayoutError& e) {
                   const layout::Diagnostic& d = e.diagnostic();
                   std::string where = d.column ? fmt::format(" at column {}", d.column) : "";
                   fail(i, fmt::format("layout \"{}\"{}: {}", t.layout, where, d.headline()));
                 }
               } else if constexpr (std::is_same_v<T, program::Requant>) {
+                if (t.out_dtype == DType::kInt32) fail(i, "out_dtype must be int8 or uint8");
+                if (t.params_in_lm) return;  // checked per PE when it runs
                 if (t.multiplier.size() != t.shift.size())
                   fail(i, fmt::format("{} multipliers but {} shifts", t.multiplier.size(), t.shift.size()));
                 if (t.multiplier.size() != 1 && t.multiplier.size() != t.cols)
@@ -262,6 +272,10 @@ Executor::Planned Executor::plan(std::size_t i) const {
                  [&](const program::Requant& op) {
                    p.reads = {lm_range(op.src, op.rows * op.cols * 4)};
                    if (op.has_bias) p.reads.push_back(lm_range(op.bias, op.cols * 4));
+                   if (op.params_in_lm) {
+                     p.reads.push_back(lm_range(op.multiplier_lm, op.cols * 4));
+                     p.reads.push_back(lm_range(op.shift_lm, op.cols * 4));
+                   }
                    p.writes = {lm_range(op.dst, op.rows * op.cols)};
                    add_unit(Resources::kRequant, op.rows * op.cols, config_.pe.requant.values_per_cycle,
                             config_.pe.requant.latency_cycles);
@@ -358,7 +372,7 @@ void Executor::perform(std::size_t i) {
   const Prepared& prep = prepared_[i];
   std::visit(Overloaded{
                  [&](const program::Load& op) {
-                   scatter_tensor(*prep.transfer, dram_.at(op.tensor).data(), pes, op.lm);
+                   scatter_tensor(*prep.transfer, dram_.at(op.tensor).data(), pes, op.lm, op.pad);
                  },
                  [&](const program::Store& op) {
                    gather_tensor(*prep.transfer, pes, op.lm, dram_.at(op.tensor).data());
@@ -373,7 +387,26 @@ void Executor::perform(std::size_t i) {
                    for (Pe* pe : pes) pe->dpt_decode(op);
                  },
                  [&](const program::Requant& op) {
-                   for (Pe* pe : pes) pe->requant(op, *prep.stage);
+                   if (!op.params_in_lm) {
+                     for (Pe* pe : pes) pe->requant(op, *prep.stage);
+                     return;
+                   }
+                   // Per-channel parameters differ per PE: each PE's come from its own LM.
+                   numeric::OutputStage stage = output_stage_template(op);
+                   std::vector<std::int32_t> mult(op.cols), shift(op.cols);
+                   for (Pe* pe : pes) {
+                     std::memcpy(mult.data(), pe->lm() + op.multiplier_lm, op.cols * 4);
+                     std::memcpy(shift.data(), pe->lm() + op.shift_lm, op.cols * 4);
+                     stage.multipliers.clear();
+                     for (std::uint64_t c = 0; c < op.cols; ++c)
+                       stage.multipliers.push_back({mult[c], shift[c]});
+                     try {
+                       numeric::validate(stage, op.cols);
+                     } catch (const numeric::QuantError& e) {
+                       fail(i, fmt::format("PE {}: {}", pe->id(), e.what()));
+                     }
+                     pe->requant(op, stage);
+                   }
                  },
                  [&](const program::Copy& op) {
                    for (Pe* pe : pes) pe->copy(op);

@@ -1,6 +1,6 @@
-// Loads and stores by TensorLayout: the layout bound to the tensor and machine, its traffic plan,
-// and the functional scatter (DRAM → every replica's LM slot, padding zeroed) and gather (replica 0
-// of every element → DRAM).
+// Loads and stores by TensorLayout: the layout bound to the block of a tensor and the machine, its
+// traffic plan, and the functional scatter (DRAM → every replica's LM slot, padding filled) and
+// gather (replica 0 of every element → DRAM).
 #pragma once
 
 #include <cstdint>
@@ -15,23 +15,37 @@
 
 namespace treesim::models {
 
+// Where a block of a row-major DRAM tensor lies: the block's element i (row-major over `shape`)
+// is the tensor's element full_index(i).
+struct Block {
+  std::vector<std::uint64_t> offset, shape, tensor_strides;
+  bool whole = true;  // the block is the whole tensor: full_index(i) = i
+  std::uint64_t full_index(std::uint64_t i) const;
+};
+
 struct LayoutTransfer {
   layout::BoundLayout bound;
+  Block block;
   std::uint64_t footprint_bytes = 0;  // LM bytes per PE from the load's base offset
   layout::TrafficPlan load;
   layout::TrafficPlan gather;
 };
 
-// Parses and binds `layout_text` for `tensor`; throws layout::LayoutError on an invalid layout.
+// Parses and binds `layout_text` for the block of `tensor` with `shape` at `offset` (both empty:
+// the whole tensor); throws layout::LayoutError on an invalid layout and std::invalid_argument
+// when the block is not inside the tensor.
 LayoutTransfer prepare_transfer(const std::string& layout_text, const program::TensorDecl& tensor,
+                                const std::vector<std::uint64_t>& offset,
+                                const std::vector<std::uint64_t>& shape,
                                 const machine::MachineConfig& machine);
 
-// Writes every replica of every element of the row-major `host` tensor into the PEs' LMs at
-// `lm_base`, and zeros every padding slot.
+// Writes every replica of every element of the block of the row-major `host` tensor into the
+// PEs' LMs at `lm_base`, and the value `pad` into every padding slot.
 void scatter_tensor(const LayoutTransfer& t, const std::uint8_t* host, const std::vector<Pe*>& pes,
-                    std::uint64_t lm_base);
+                    std::uint64_t lm_base, std::int32_t pad);
 
-// Reads replica 0 of every element from the LMs at `lm_base` into the row-major `host` tensor.
+// Reads replica 0 of every element of the block from the LMs at `lm_base` into the row-major
+// `host` tensor.
 void gather_tensor(const LayoutTransfer& t, const std::vector<Pe*>& pes, std::uint64_t lm_base,
                    std::uint8_t* host);
 

@@ -45,7 +45,13 @@ void run_place(const PlaceOptions& o) {
   back.name = "T_gathered";
   program::Program p;
   p.tensors = {tensor, back};
-  p.instrs = {program::Load{"T", o.layout, 0}, program::Store{"T_gathered", o.layout, 0}};
+  program::Load load;
+  load.tensor = "T";
+  load.layout = o.layout;
+  program::Store store;
+  store.tensor = "T_gathered";
+  store.layout = o.layout;
+  p.instrs = {load, store};
   if (tensor.bytes() > machine.dram.bytes)
     throw CliError(fmt::format("tensor of {} bytes does not fit the machine's {}-byte DRAM", tensor.bytes(),
                                machine.dram.bytes));

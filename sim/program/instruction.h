@@ -25,18 +25,26 @@ struct TensorDecl {
   std::uint64_t elements() const;
 };
 
-// DRAM → LMs: places tensor `tensor` by `layout` starting at LM byte offset `lm` (padding zeroed).
+// DRAM → LMs: places tensor `tensor`, or its block of `shape` at `offset` when given, by `layout`
+// starting at LM byte offset `lm`. Padding slots get the value `pad` (e.g. the operand's zero
+// point, so that padded terms of a quantized product vanish).
 struct Load {
   std::string tensor;
   std::string layout;
   std::uint64_t lm = 0;
+  std::vector<std::uint64_t> offset;  // empty: the whole tensor
+  std::vector<std::uint64_t> shape;   // the block's shape; empty: the whole tensor
+  std::int32_t pad = 0;
 };
 
-// LMs → DRAM: gathers tensor `tensor` (one replica of each element) from its layout at `lm`.
+// LMs → DRAM: gathers tensor `tensor` (or its block of `shape` at `offset`), one replica of each
+// element, from its layout at `lm`.
 struct Store {
   std::string tensor;
   std::string layout;
   std::uint64_t lm = 0;
+  std::vector<std::uint64_t> offset;
+  std::vector<std::uint64_t> shape;
 };
 
 // int8 MAC on LM tiles in every PE: C[m×n] (int32) (+)= Σ_k (A[m×k] − a_zero)(B[k×n] − b_zero).
@@ -64,13 +72,17 @@ struct TernaryMac {
 };
 
 // Requantization in every PE of `rows`×`cols` int32 at src (+ int32 bias per column at `bias`
-// when has_bias) → out_dtype at dst. One multiplier/shift (per tensor) or one per column.
+// when has_bias) → out_dtype at dst. One multiplier/shift (per tensor) or one per column, given in
+// the instruction, or — per channel with different channels in every PE — read from each PE's LM
+// (`cols` int32 multipliers at multiplier_lm and `cols` int32 shifts at shift_lm).
 struct Requant {
   std::uint64_t src = 0, dst = 0, rows = 0, cols = 0;
   bool has_bias = false;
   std::uint64_t bias = 0;
   std::vector<std::int32_t> multiplier;
   std::vector<std::int32_t> shift;
+  bool params_in_lm = false;
+  std::uint64_t multiplier_lm = 0, shift_lm = 0;
   std::int32_t out_zero = 0;
   DType out_dtype = DType::kInt8;
   std::int32_t act_min = -128, act_max = 127;

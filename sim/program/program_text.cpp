@@ -76,6 +76,20 @@ class Fields {
     return out;
   }
 
+  std::vector<std::uint64_t> indices(const std::string& key) {
+    std::vector<std::uint64_t> out;
+    std::stringstream ss(raw(key));
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      bool ok = !item.empty() && item.size() <= 18;
+      for (char c : item) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+      if (!ok) fail(fmt::format("field '{}': expected indices like 0,128, got '{}'", key, values_.at(key)));
+      out.push_back(std::stoull(item));
+    }
+    if (out.empty()) fail(fmt::format("field '{}': expected indices like 0,128", key));
+    return out;
+  }
+
   std::vector<std::uint64_t> shape(const std::string& key) {
     std::vector<std::uint64_t> out;
     std::stringstream ss(raw(key));
@@ -161,8 +175,15 @@ Instr parse_instr(const std::string& kind, Fields& f) {
     std::string tensor = f.text("tensor");
     std::string layout = f.text("layout");
     std::uint64_t lm = f.u64_or("lm", 0);
-    if (kind == "load") return Load{tensor, layout, lm};
-    return Store{tensor, layout, lm};
+    std::vector<std::uint64_t> offset, shape;
+    if (f.has("offset")) offset = f.indices("offset");
+    if (f.has("shape")) shape = f.shape("shape");
+    if (offset.empty() != shape.empty())
+      f.fail("fields 'offset' and 'shape' go together (a block of the tensor)");
+    if (!offset.empty() && offset.size() != shape.size())
+      f.fail(fmt::format("'offset' has {} entries but 'shape' has {}", offset.size(), shape.size()));
+    if (kind == "load") return Load{tensor, layout, lm, offset, shape, f.i32_or("pad", 0)};
+    return Store{tensor, layout, lm, offset, shape};
   }
   if (kind == "mac") {
     Mac m;
@@ -192,8 +213,14 @@ Instr parse_instr(const std::string& kind, Fields& f) {
       r.has_bias = true;
       r.bias = f.u64("bias");
     }
-    r.multiplier = f.i32_list("multiplier");
-    r.shift = f.i32_list("shift");
+    if (f.has("multiplier_lm") || f.has("shift_lm")) {
+      r.params_in_lm = true;
+      r.multiplier_lm = f.u64("multiplier_lm");
+      r.shift_lm = f.u64("shift_lm");
+    } else {
+      r.multiplier = f.i32_list("multiplier");
+      r.shift = f.i32_list("shift");
+    }
     r.out_zero = f.i32_or("out_zero", 0);
     r.out_dtype = f.dtype_or("out_dtype", DType::kInt8);
     std::int32_t lo = r.out_dtype == DType::kUInt8 ? 0 : -128;
@@ -218,11 +245,19 @@ Instr parse_instr(const std::string& kind, Fields& f) {
 }
 
 struct Printer {
+  static std::string block(const std::vector<std::uint64_t>& offset,
+                           const std::vector<std::uint64_t>& shape) {
+    if (offset.empty()) return "";
+    return fmt::format(" offset={} shape={}", join_u64(offset), join_u64(shape));
+  }
   std::string operator()(const Load& l) const {
-    return fmt::format("load tensor={} layout=\"{}\" lm={}", l.tensor, l.layout, l.lm);
+    std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
+    return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}", l.tensor, l.layout, l.lm,
+                       block(l.offset, l.shape), pad);
   }
   std::string operator()(const Store& s) const {
-    return fmt::format("store tensor={} layout=\"{}\" lm={}", s.tensor, s.layout, s.lm);
+    return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, s.layout, s.lm,
+                       block(s.offset, s.shape));
   }
   std::string operator()(const Mac& m) const {
     return fmt::format("mac a={} b={} c={} m={} n={} k={} a_dtype={} b_dtype={} a_zero={} b_zero={} acc={}",
@@ -238,11 +273,14 @@ struct Printer {
   }
   std::string operator()(const Requant& r) const {
     std::string bias = r.has_bias ? fmt::format(" bias={}", r.bias) : "";
+    std::string params =
+        r.params_in_lm ? fmt::format("multiplier_lm={} shift_lm={}", r.multiplier_lm, r.shift_lm)
+                       : fmt::format("multiplier={} shift={}", join_i32(r.multiplier), join_i32(r.shift));
     return fmt::format(
-        "requant src={} dst={} rows={} cols={}{} multiplier={} shift={} out_zero={} out_dtype={} act_min={} "
-        "act_max={} rounding={}",
-        r.src, r.dst, r.rows, r.cols, bias, join_i32(r.multiplier), join_i32(r.shift), r.out_zero,
-        dtype_name(r.out_dtype), r.act_min, r.act_max, r.rounding);
+        "requant src={} dst={} rows={} cols={}{} {} out_zero={} out_dtype={} act_min={} act_max={} "
+        "rounding={}",
+        r.src, r.dst, r.rows, r.cols, bias, params, r.out_zero, dtype_name(r.out_dtype), r.act_min, r.act_max,
+        r.rounding);
   }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);

@@ -162,3 +162,47 @@ store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (20:1))" lm=64
 
 }  // namespace
 }  // namespace treesim::models
+
+namespace treesim::models {
+namespace {
+
+TEST(Functional, BlockLoadPlacesTheBlockAndFillsPaddingWithThePadValue) {
+  // Rows 4..6 (3 rows, padded to 4) and columns 2..5 of a 10×8 tensor onto the 4 PEs of every
+  // MAB, one row each; the padded row gets the pad value 9. Stored back as a 4×4 tensor.
+  program::Program p = program::parse_program(R"P(
+tensor A shape=10,8 dtype=uint8
+tensor B shape=4,4 dtype=uint8
+tensor C shape=4,4 dtype=uint8
+load tensor=A layout="(3,4)/((4_PE), (4:1))" offset=4,2 shape=3,4 pad=9
+store tensor=B layout="((4_PE), (4:1))"
+store tensor=C layout="(3,4)/((4_PE), (4:1))" offset=1,0 shape=3,4
+)P",
+                                              "block");
+  std::vector<std::uint8_t> a(80);
+  for (int i = 0; i < 80; ++i) a[i] = static_cast<std::uint8_t>(i);
+  auto r = simulate(mini(), p, {{"A", a}}, {});
+  const auto& b = r.dram.at("B");
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(b[i * 4 + j], (4 + i) * 8 + 2 + j);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(b[12 + j], 9);  // the padded row
+  const auto& c = r.dram.at("C");
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(c[j], 0);  // row 0 of C is outside the stored block
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(c[(i + 1) * 4 + j], (4 + i) * 8 + 2 + j);
+}
+
+TEST(Functional, BlockOutsideTheTensorIsABadProgram) {
+  program::Program p = program::parse_program(
+      "tensor A shape=10,8\nload tensor=A layout=\"((4_PE), (4:1))\" offset=8,0 shape=4,4\n", "outside");
+  try {
+    simulate(mini(), p, {{"A", std::vector<std::uint8_t>(80)}}, {});
+    FAIL();
+  } catch (const SimError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "instruction 0 (load): the block at offset (8,0) of shape (4,4) is not inside tensor 'A' of "
+              "shape (10,8)");
+  }
+}
+
+}  // namespace
+}  // namespace treesim::models

@@ -107,3 +107,40 @@ TEST(ProgramText, BadRoundingIsRejected) {
 
 }  // namespace
 }  // namespace treesim::program
+
+namespace treesim::program {
+namespace {
+
+TEST(ProgramText, BlockLoadsCarryOffsetShapeAndPad) {
+  Program p = parse_program(
+      "tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 1:4), (4:1))\" offset=4,4 shape=4,4 pad=7 lm=32\n",
+      "p");
+  const auto& l = std::get<Load>(p.instrs[0]);
+  EXPECT_EQ(l.offset, (std::vector<std::uint64_t>{4, 4}));
+  EXPECT_EQ(l.shape, (std::vector<std::uint64_t>{4, 4}));
+  EXPECT_EQ(l.pad, 7);
+  EXPECT_EQ(print_instr(p.instrs[0]),
+            "load tensor=A layout=\"((4_PE, 1:4), (4:1))\" lm=32 offset=4,4 shape=4,4 pad=7");
+}
+
+TEST(ProgramText, OffsetWithoutShapeIsRejected) {
+  try {
+    parse_program("tensor A shape=12,8\nstore tensor=A layout=\"((4_PE, 3:8), (8:1))\" offset=4,4\n", "p");
+    FAIL();
+  } catch (const ProgramError& e) {
+    EXPECT_EQ(std::string(e.what()), "p:2: fields 'offset' and 'shape' go together (a block of the tensor)");
+  }
+}
+
+TEST(ProgramText, RequantParamsMayComeFromTheLm) {
+  Program p = parse_program("requant src=0 dst=64 rows=2 cols=4 multiplier_lm=128 shift_lm=144\n", "p");
+  const auto& r = std::get<Requant>(p.instrs[0]);
+  EXPECT_TRUE(r.params_in_lm);
+  EXPECT_EQ(r.multiplier_lm, 128u);
+  EXPECT_EQ(r.shift_lm, 144u);
+  EXPECT_EQ(parse_program(print_program(p), "q").instrs.size(), 1u);
+  EXPECT_NE(print_instr(p.instrs[0]).find("multiplier_lm=128 shift_lm=144"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace treesim::program
