@@ -378,10 +378,10 @@ void Executor::perform(std::size_t i) {
                    gather_tensor(*prep.transfer, pes, op.lm, dram_.at(op.tensor).data());
                  },
                  [&](const program::Mac& op) {
-                   for (Pe* pe : pes) pe->mac(op);
+                   for (Pe* pe : pes) pe->mac(op, mac_scratch_);
                  },
                  [&](const program::TernaryMac& op) {
-                   for (Pe* pe : pes) pe->ternary_mac(op);
+                   for (Pe* pe : pes) pe->ternary_mac(op, mac_scratch_);
                  },
                  [&](const program::DptDecode& op) {
                    for (Pe* pe : pes) pe->dpt_decode(op);
@@ -456,30 +456,30 @@ void Executor::execute(std::size_t i) {
          fmt::format("reads DRAM tensor '{}' which holds no data (give it as an input or store to it first)",
                      program_.tensors[r.space - 1].name));
   }
-  std::uint64_t start = scoreboard_.ready(p.reads, p.writes);
-  for (const auto& use : p.cost.uses) start = std::max(start, resources_.next_free(use.resource));
-  board_.advance_to(start);
-  for (const auto& use : p.cost.uses) resources_.occupy(use.resource, start, use.cycles);
-  const std::uint64_t end = start + p.cost.duration;
-  scoreboard_.commit(p.reads, p.writes, end);
+  const std::uint64_t ready = scoreboard_.ready(p.reads, p.writes);
+  const timing::Scheduled when = timing::schedule(p.cost, ready, resources_);
+  board_.advance_to(when.start);
+  scoreboard_.commit(p.reads, p.writes, when.end);
   perform(i);
 
-  timings_[i] = {start, end};
+  timings_[i] = {when.start, when.end};
   records_[i] = std::move(p);
-  if (tracing_) record_trace(i, records_[i], start);
+  if (tracing_) record_trace(i, records_[i], when);
 }
 
-void Executor::record_trace(std::size_t i, const Planned& p, std::uint64_t start) {
-  trace_.change(start, board_instr_, i);
+void Executor::record_trace(std::size_t i, const Planned& p, const timing::Scheduled& when) {
+  trace_.change(when.start, board_instr_, i);
   bool compute = false;
-  for (const auto& use : p.cost.uses) {
+  for (std::size_t u = 0; u < p.cost.uses.size(); ++u) {
+    const auto& use = p.cost.uses[u];
+    const std::uint64_t start = when.use_starts[u];
     trace_.change(start, busy_signal_[use.resource], 1);
     trace_.change(start + use.cycles, busy_signal_[use.resource], 0);
     if (bytes_signal_[use.resource] != busy_signal_[use.resource]) {
       std::uint64_t bytes = 0;
-      if (use.resource == Resources::kDram)
+      if (use.resource == Resources::kDram) {
         bytes = p.dram_read + p.dram_write;
-      else {
+      } else {
         std::size_t l = (use.resource - resources_.down(0)) / 2;
         bytes = use.resource == resources_.down(l) ? p.traffic[l].down_busiest_port_bytes
                                                    : p.traffic[l].up_busiest_port_bytes;
@@ -487,9 +487,11 @@ void Executor::record_trace(std::size_t i, const Planned& p, std::uint64_t start
       trace_.change(start, bytes_signal_[use.resource], bytes);
       trace_.change(start + use.cycles, bytes_signal_[use.resource], 0);
     }
-    compute = compute || use.resource < resources_.down(0);
+    if (use.resource < resources_.down(0) && use.resource != Resources::kDram && !compute) {
+      trace_.change(start, pe_instr_, i);
+      compute = true;
+    }
   }
-  if (compute) trace_.change(start, pe_instr_, i);
 }
 
 void Executor::run() {

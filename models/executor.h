@@ -72,7 +72,7 @@ class Executor {
   void perform(std::size_t index);
   template <typename Op>
   void perform_collective(std::size_t index, const Op& op);
-  void record_trace(std::size_t index, const Planned& p, std::uint64_t start);
+  void record_trace(std::size_t index, const Planned& p, const timing::Scheduled& when);
   [[noreturn]] void fail(std::size_t index, const std::string& message) const;
   std::uint32_t space_of(const std::string& tensor) const;
   const program::TensorDecl& tensor(std::size_t index, const std::string& name) const;
@@ -85,7 +85,8 @@ class Executor {
   std::vector<Prepared> prepared_;
   timing::Resources resources_;
   timing::Scoreboard scoreboard_;
-  std::vector<Planned> records_;  // per instruction, once executed
+  std::vector<Planned> records_;
+  MacScratch mac_scratch_;  // per instruction, once executed
   std::vector<InstrTiming> timings_;
   bool tracing_;
   trace::VcdTrace trace_;

@@ -48,8 +48,20 @@ struct Cost {
     std::uint64_t cycles;
   };
   std::vector<Use> uses;
-  std::uint64_t duration = 0;
+  std::uint64_t latency = 0;   // after the last use ends
+  std::uint64_t duration = 0;  // alone: latency + the longest use
 };
+
+// When an instruction ran: each use claims its resource as soon as the instruction is ready and
+// that resource is free (ports and units work independently, so a transfer's stages pipeline
+// behind earlier transfers); the instruction completes `latency` after its last use ends. Alone,
+// end = ready + the closed-form duration.
+struct Scheduled {
+  std::uint64_t start = 0;  // the first use's start (ready, when it uses nothing)
+  std::uint64_t end = 0;
+  std::vector<std::uint64_t> use_starts;
+};
+Scheduled schedule(const Cost& cost, std::uint64_t ready, Resources& resources);
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
 

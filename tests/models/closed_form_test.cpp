@@ -131,13 +131,25 @@ TEST(ClosedForm, LoadOverlapsComputeOnOtherData) {
 }
 
 TEST(ClosedForm, LoadsSerializeOnTheirBottleneckPort) {
-  // Two loads through the same ports: the second starts when the first frees its busiest port.
+  // Two loads through the same ports: each port serves them one after the other, so the second
+  // ends one bottleneck stage (64 cycles on the L1B and MAB ports) after the first.
   auto r =
       run("tensor A shape=2048\ntensor B shape=2048\n"
           "load tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
           "load tensor=B layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\" lm=1024\n");
-  EXPECT_EQ(r.timings[1].start, r.timings[0].start + 64);
+  EXPECT_EQ(r.timings[0].end, kLoadLatency + 64);
+  EXPECT_EQ(r.timings[1].end, r.timings[0].end + 64);
   EXPECT_EQ(r.stats.cycles, kLoadLatency + 64 + 64);
+}
+
+TEST(ClosedForm, StagesPipelineBehindEarlierTransfers) {
+  // The second load's DRAM stage (32 cycles) starts when the first load's DRAM stage ends, not
+  // when every port of the first load is free: it starts 32 cycles in.
+  auto r =
+      run("tensor A shape=2048\ntensor B shape=2048\n"
+          "load tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
+          "load tensor=B layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\" lm=1024\n");
+  EXPECT_EQ(r.timings[1].start, 32u);
 }
 
 TEST(ClosedForm, ReadAfterWriteWaitsForTheWriter) {
