@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "models/mac_kernel.h"
 #include "sim/numeric/ternary_lut.h"
 
 namespace treesim::models {
@@ -14,32 +15,26 @@ inline std::int32_t load_8(const std::uint8_t* base, std::size_t i, program::DTy
                                      : static_cast<std::int32_t>(static_cast<std::int8_t>(base[i]));
 }
 
-// Widens an 8-bit operand minus its zero point into int16 (|q − Z| ≤ 510 fits).
-void widen(const std::uint8_t* src, std::size_t n, program::DType t, std::int32_t zero, std::int16_t* out) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int16_t>(load_8(src, i, t) - zero);
+// Widens an 8-bit operand minus its zero point into int16 (|q − Z| ≤ 255 fits); with
+// `transpose`, a k×n operand is written n×k so that every output is a dot product of rows.
+void widen(const std::uint8_t* src, std::uint64_t rows, std::uint64_t cols, program::DType t,
+           std::int32_t zero, bool transpose, std::vector<std::int16_t>& out) {
+  out.resize(rows * cols);
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      std::int16_t v = static_cast<std::int16_t>(load_8(src, r * cols + c, t) - zero);
+      out[transpose ? c * rows + r : r * cols + c] = v;
+    }
 }
 
-// C (int32, row-major m×n, unaligned in the LM) (+)= A'·B' with A' m×k, B' k×n in int16.
-void mac_core(const std::int16_t* a, const std::int16_t* b, std::uint8_t* c_bytes, std::uint64_t m,
-              std::uint64_t n, std::uint64_t k, bool accumulate) {
-  std::vector<std::int32_t> row(n);
-  for (std::uint64_t i = 0; i < m; ++i) {
-    std::uint8_t* c_row = c_bytes + i * n * 4;
-    if (accumulate)
-      std::memcpy(row.data(), c_row, n * 4);
-    else
-      std::fill(row.begin(), row.end(), 0);
-    for (std::uint64_t kk = 0; kk < k; ++kk) {
-      const std::int32_t av = a[i * k + kk];
-      const std::int16_t* b_row = b + kk * n;
-      // |a·b| ≤ 510² and sums of up to 2^13 such terms stay well inside int32 for LM-sized tiles;
-      // wrap like the hardware's int32 accumulator otherwise (unsigned arithmetic, no UB).
-      for (std::uint64_t j = 0; j < n; ++j)
-        row[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(row[j]) +
-                                           static_cast<std::uint32_t>(av * b_row[j]));
-    }
-    std::memcpy(c_row, row.data(), n * 4);
-  }
+// C (int32, m×n, unaligned in the LM) (+)= A'·B'.
+void mac_into(const std::vector<std::int16_t>& a, const std::vector<std::int16_t>& bt, std::uint8_t* c_bytes,
+              std::uint64_t m, std::uint64_t n, std::uint64_t k, bool accumulate,
+              std::vector<std::int32_t>& c) {
+  c.resize(m * n);
+  if (accumulate) std::memcpy(c.data(), c_bytes, m * n * 4);
+  mac_int16(a.data(), bt.data(), c.data(), m, n, k, accumulate);
+  std::memcpy(c_bytes, c.data(), m * n * 4);
 }
 
 }  // namespace
@@ -49,18 +44,16 @@ Pe::Pe(const sc_core::sc_module_name& name, std::uint64_t id, std::uint64_t lm_b
 
 void Pe::reset() { std::fill(lm_.begin(), lm_.end(), 0); }
 
-void Pe::mac(const program::Mac& op) {
-  std::vector<std::int16_t> a(op.m * op.k), b(op.k * op.n);
-  widen(lm() + op.a, a.size(), op.a_dtype, op.a_zero, a.data());
-  widen(lm() + op.b, b.size(), op.b_dtype, op.b_zero, b.data());
-  mac_core(a.data(), b.data(), lm() + op.c, op.m, op.n, op.k, op.accumulate);
+void Pe::mac(const program::Mac& op, MacScratch& s) {
+  widen(lm() + op.a, op.m, op.k, op.a_dtype, op.a_zero, false, s.a);
+  widen(lm() + op.b, op.k, op.n, op.b_dtype, op.b_zero, true, s.b);
+  mac_into(s.a, s.b, lm() + op.c, op.m, op.n, op.k, op.accumulate, s.c);
 }
 
-void Pe::ternary_mac(const program::TernaryMac& op) {
-  std::vector<std::int16_t> a(op.m * op.k), w(op.k * op.n);
-  widen(lm() + op.a, a.size(), op.a_dtype, op.a_zero, a.data());
-  widen(lm() + op.w, w.size(), program::DType::kInt8, 0, w.data());
-  mac_core(a.data(), w.data(), lm() + op.c, op.m, op.n, op.k, op.accumulate);
+void Pe::ternary_mac(const program::TernaryMac& op, MacScratch& s) {
+  widen(lm() + op.a, op.m, op.k, op.a_dtype, op.a_zero, false, s.a);
+  widen(lm() + op.w, op.k, op.n, program::DType::kInt8, 0, true, s.b);
+  mac_into(s.a, s.b, lm() + op.c, op.m, op.n, op.k, op.accumulate, s.c);
 }
 
 void Pe::dpt_decode(const program::DptDecode& op) {

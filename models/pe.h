@@ -14,6 +14,12 @@
 
 namespace treesim::models {
 
+// Working memory for the host side of MAC instructions, reused across PEs.
+struct MacScratch {
+  std::vector<std::int16_t> a, b;
+  std::vector<std::int32_t> c;
+};
+
 class Pe : public sc_core::sc_module {
  public:
   Pe(const sc_core::sc_module_name& name, std::uint64_t id, std::uint64_t lm_bytes);
@@ -27,8 +33,8 @@ class Pe : public sc_core::sc_module {
   // Zeroes the LM: the state right after construction.
   void reset();
 
-  void mac(const program::Mac& op);
-  void ternary_mac(const program::TernaryMac& op);
+  void mac(const program::Mac& op, MacScratch& scratch);
+  void ternary_mac(const program::TernaryMac& op, MacScratch& scratch);
   void dpt_decode(const program::DptDecode& op);
   void requant(const program::Requant& op, const numeric::OutputStage& stage);
   void copy(const program::Copy& op);
