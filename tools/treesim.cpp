@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   treesim::tools::add_quant_command(app);
   treesim::tools::add_exec_command(app);
   treesim::tools::add_place_command(app);
+  treesim::tools::add_run_command(app);
 
   try {
     app.parse(argc, argv);

@@ -47,6 +47,7 @@ std::string report_json(const machine::MachineConfig& m, const RunStats& s) {
                    {"mismatches", s.verify->mismatches},
                    {"first_mismatch", s.verify->first_mismatch}};
   // Kernel-specific counts (e.g. place's gather_cycles) sit at the top level beside the common keys.
+  if (!s.info.empty()) j["info"] = s.info;
   for (const auto& [key, value] : s.extra)
     if (!j.contains(key)) j[key] = value;
   return j.dump(2) + "\n";

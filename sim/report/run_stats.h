@@ -49,6 +49,7 @@ struct RunStats {
   std::uint64_t lm_bytes_accessed = 0;
   std::optional<VerifyResult> verify;
   std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, top-level keys of the report
+  std::map<std::string, std::string> info;     // kernel-specific text (plan, layouts), under "info"
 };
 
 }  // namespace treesim::report

@@ -1,0 +1,112 @@
+// Quantized int8 GEMM on the tree: C[M×N] = requant(A[M×K] · B[K×N] + bias).
+//
+// A plan assigns every level of the machine to one GEMM dimension — M (rows of A and C), N (columns
+// of B and C), K (the reduction, split over the lowest levels and summed up the tree) — or to none
+// (the operands are replicated there). Every PE then owns a tm×tn tile of C per pass and streams K
+// in steps of kt through two LM buffers per operand, so that the loads of step s+1 overlap the MACs
+// of step s. No timing here: cycles come from running the program on a machine.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine_config.h"
+#include "sim/numeric/requant.h"
+#include "sim/program/instruction.h"
+
+namespace treesim::kernels {
+
+struct QgemmProblem {
+  std::uint64_t m = 0, n = 0, k = 0;
+  program::DType a_dtype = program::DType::kInt8;  // int8 or uint8
+  program::DType b_dtype = program::DType::kInt8;
+  std::int32_t a_zero = 0, b_zero = 0;
+  bool has_bias = false;
+  numeric::OutputStage out;  // 1 multiplier (per tensor) or N (per output column)
+  bool per_channel() const { return out.multipliers.size() > 1; }
+};
+
+// A problem or plan that cannot run; what() is one line.
+class QgemmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Which levels distribute which dimension, in the order the layouts name them (outermost first),
+// each with the number of its units used (its fan-out, or fewer). Levels in no list hold copies.
+struct Assignment {
+  struct Use {
+    std::size_t level = 0;
+    std::uint64_t size = 1;
+    bool operator==(const Use& o) const { return level == o.level && size == o.size; }
+  };
+  std::vector<Use> m, n, k;
+  bool fixed_m = false, fixed_n = false, fixed_k = false;  // given by the user, kept by the planner
+};
+
+struct QgemmPlan {
+  Assignment assignment;
+  std::uint64_t pm = 1, pn = 1, pk = 1;  // units along M, N, K
+  std::uint64_t tm = 0, tn = 0;          // C tile per PE and pass
+  std::uint64_t kt = 0;                  // K per PE and step
+  std::uint64_t m_passes = 1, n_passes = 1, steps = 0;
+  std::string reduce_level;  // where K partial sums meet ("" when pk = 1; "board" when K spans all)
+  // LM byte offsets (the same in every PE).
+  std::uint64_t lm_acc = 0, lm_reduced = 0, lm_out[2] = {0, 0}, lm_bias = 0, lm_mult = 0, lm_shift = 0;
+  std::uint64_t lm_a[2] = {0, 0}, lm_b[2] = {0, 0};
+  std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses
+  double estimated_cycles = 0;
+};
+
+// Checks the problem on its own (sizes, dtypes, zero points, output stage); throws QgemmError.
+void check_problem(const QgemmProblem& problem);
+
+// The plan for a given level assignment, with the largest K step that fits the LM and as few
+// passes as needed; throws QgemmError when the assignment cannot work (a C tile that cannot fit,
+// K split over levels that are not the lowest ones at full fan-out, ...).
+QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
+                    const Assignment& assignment, std::uint64_t extra_m_passes = 1);
+
+// The default planner: every assignment of the free levels to dimensions (keeping what `fixed`
+// fixes), each estimated from the machine's closed forms and the layouts' traffic plans; the
+// fastest wins.
+QgemmPlan default_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
+                       const Assignment& fixed = {});
+
+// The assignment read from user layouts of the whole operands (any may be empty): the level
+// sub-axes of A's axis 0 and C's axis 0 distribute M, of A's axis 1 and B's axis 0 K, of B's axis
+// 1 and C's axis 1 N. Throws layout::LayoutError for an invalid layout and QgemmError for layouts
+// that disagree or are not GEMM operand layouts.
+Assignment assignment_from_layouts(const QgemmProblem& problem, const machine::MachineConfig& machine,
+                                   const std::string& layout_a, const std::string& layout_b,
+                                   const std::string& layout_c);
+
+// The layouts of the whole operands under a plan (what a user would pass as --layout-a/-b/-c to
+// get the same plan), and the tile layouts the program streams.
+std::string whole_layout_a(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
+std::string whole_layout_b(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
+std::string whole_layout_c(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
+
+// The layouts of the tiles the program streams, for a block of rows×cols logical elements (a pad
+// prefix pads a smaller block to the full tile). C's pins the K levels to unit 0, where the reduced
+// sums are.
+std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                          std::uint64_t cols);
+std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                          std::uint64_t cols);
+std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                          std::uint64_t cols);
+std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols);
+
+// A human description: levels → dims, tiles, steps, passes, LM use.
+std::string describe(const QgemmPlan& plan, const machine::MachineConfig& machine);
+
+// The program: tensors A (M×K), B (K×N), C (M×N, out dtype), and when used bias, multiplier and
+// shift (N int32 each); C holds the result after the run.
+program::Program build_program(const QgemmProblem& problem, const QgemmPlan& plan,
+                               const machine::MachineConfig& machine);
+
+}  // namespace treesim::kernels

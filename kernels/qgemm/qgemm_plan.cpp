@@ -1,0 +1,311 @@
+// Planning a quantized GEMM: tiles sized to the LM, layouts, and the default planner's search.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "kernels/qgemm/qgemm.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/loader_plan.h"
+#include "sim/layout/parse.h"
+#include "sim/layout/tensor_layout.h"
+
+namespace treesim::kernels {
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+std::uint64_t product(const std::vector<Assignment::Use>& uses) {
+  std::uint64_t p = 1;
+  for (const auto& u : uses) p *= u.size;
+  return p;
+}
+
+// "16_L2B, 8_L1B, " for a list of level uses.
+std::string level_prefix(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
+  std::string s;
+  for (const auto& u : uses) s += fmt::format("{}_{}, ", u.size, m.levels[u.level].name);
+  return s;
+}
+
+// "1_MAB, 1_PE, ": K levels pinned to their unit 0, where the reduced sums are.
+std::string pinned_prefix(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
+  std::string s;
+  for (const auto& u : uses) s += fmt::format("1_{}, ", m.levels[u.level].name);
+  return s;
+}
+
+std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t padded_rows,
+                       std::uint64_t padded_cols) {
+  if (rows == padded_rows && cols == padded_cols) return "";
+  return fmt::format("({},{})/", rows, cols);
+}
+
+layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
+                            std::size_t element_bytes, const machine::MachineConfig& m) {
+  layout::TensorLayout parsed = layout::parse_layout_or_throw(text, m);
+  return layout::plan_load(layout::bind_or_throw(parsed, shape, m, element_bytes));
+}
+
+// Cycles each resource is busy per load of a tile (closed forms), added into `totals`.
+void add_load(const layout::TrafficPlan& t, const machine::MachineConfig& m, double times, bool up,
+              std::vector<double>& totals) {
+  totals[0] += times * static_cast<double>(
+                           ceil_div(up ? t.dram_write_bytes : t.dram_read_bytes, m.dram.bytes_per_cycle));
+  for (std::size_t l = 0; l < m.levels.size(); ++l) {
+    std::uint64_t bytes = up ? t.levels[l].busiest_up_port_bytes : t.levels[l].busiest_down_port_bytes;
+    std::uint64_t rate = up ? m.levels[l].up_bytes_per_cycle : m.levels[l].down_bytes_per_cycle;
+    totals[1 + 2 * l + (up ? 1 : 0)] += times * static_cast<double>(ceil_div(bytes, rate));
+  }
+}
+
+// An estimate of the program's cycles: the busiest resource over the whole run plus what cannot
+// overlap (the first loads' latency, the last pass's requant and store).
+double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  const double passes = static_cast<double>(p.m_passes * p.n_passes);
+  const double steps = static_cast<double>(p.steps) * passes;
+  std::vector<double> totals(1 + 2 * m.levels.size(), 0.0);
+  const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
+  const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
+  add_load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m), m, steps, false, totals);
+  add_load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m), m, steps, false, totals);
+  layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
+  layout::TrafficPlan store = layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1));
+  add_load(store, m, passes, true, totals);
+  const double mac_step = static_cast<double>(ceil_div(p.tm * p.tn * p.kt, m.pe.mac.int8_macs_per_cycle));
+  double busiest = std::max(mac_step * steps, *std::max_element(totals.begin(), totals.end()));
+  double latency = static_cast<double>(m.dram.latency_cycles);
+  for (const auto& l : m.levels) latency += static_cast<double>(l.latency_cycles);
+  double store_stage = 0;
+  for (std::size_t l = 0; l < m.levels.size(); ++l)
+    store_stage = std::max(store_stage, static_cast<double>(ceil_div(store.levels[l].busiest_up_port_bytes,
+                                                                     m.levels[l].up_bytes_per_cycle)));
+  double requant = static_cast<double>(ceil_div(p.tm * p.tn, m.pe.requant.values_per_cycle));
+  return busiest + 2 * latency + requant + store_stage;
+}
+
+const char* dim_name(const Assignment& a, std::size_t level) {
+  for (const auto& u : a.m)
+    if (u.level == level) return "M";
+  for (const auto& u : a.n)
+    if (u.level == level) return "N";
+  for (const auto& u : a.k)
+    if (u.level == level) return "K";
+  return "-";
+}
+
+}  // namespace
+
+// Tile layouts for a block of `rows`×`cols` logical elements of each operand.
+std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                          std::uint64_t cols) {
+  return pad_prefix(rows, cols, p.pm * p.tm, p.pk * p.kt) +
+         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m), p.tm, p.kt,
+                     level_prefix(p.assignment.k, m), p.kt);
+}
+std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                          std::uint64_t cols) {
+  return pad_prefix(rows, cols, p.pk * p.kt, p.pn * p.tn) +
+         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.k, m), p.kt, p.tn,
+                     level_prefix(p.assignment.n, m), p.tn);
+}
+std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                          std::uint64_t cols) {
+  return pad_prefix(rows, cols, p.pm * p.tm, p.pn * p.tn) +
+         fmt::format("(({}{}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m),
+                     pinned_prefix(p.assignment.k, m), p.tm, p.tn, level_prefix(p.assignment.n, m), p.tn);
+}
+std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
+  std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
+  return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
+}
+
+void check_problem(const QgemmProblem& p) {
+  if (p.m == 0 || p.n == 0 || p.k == 0)
+    throw QgemmError(fmt::format("M, N and K must be positive, got {}×{}×{}", p.m, p.n, p.k));
+  for (auto [t, z, name] : {std::tuple{p.a_dtype, p.a_zero, "A"}, std::tuple{p.b_dtype, p.b_zero, "B"}}) {
+    if (t == program::DType::kInt32) throw QgemmError(fmt::format("{} must be int8 or uint8", name));
+    std::int32_t lo = t == program::DType::kUInt8 ? 0 : -128, hi = t == program::DType::kUInt8 ? 255 : 127;
+    if (z < lo || z > hi)
+      throw QgemmError(fmt::format("{}'s zero point {} is outside {}'s range [{}, {}]", name, z,
+                                   program::dtype_name(t), lo, hi));
+  }
+  if (p.out.multipliers.size() != 1 && p.out.multipliers.size() != p.n)
+    throw QgemmError(fmt::format("{} output multipliers: give 1 (per tensor) or N = {} (per channel)",
+                                 p.out.multipliers.size(), p.n));
+  try {
+    numeric::validate(p.out, p.n);
+  } catch (const numeric::QuantError& e) {
+    throw QgemmError(e.what());
+  }
+}
+
+QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
+                    std::uint64_t extra_m_passes) {
+  QgemmPlan p;
+  p.assignment = a;
+  p.pm = product(a.m), p.pn = product(a.n), p.pk = product(a.k);
+  const std::size_t last = m.levels.size() - 1;
+  // K partial sums are added over whole subtrees, so K must own the lowest levels at full fan-out.
+  if (!a.k.empty()) {
+    std::vector<std::size_t> levels;
+    for (const auto& u : a.k) {
+      if (u.size != m.levels[u.level].fanout)
+        throw QgemmError(
+            fmt::format("K uses {} of the {} {} units: a K split must use whole levels (the tree sums "
+                        "partial products over whole subtrees)",
+                        u.size, m.levels[u.level].fanout, m.levels[u.level].name));
+      levels.push_back(u.level);
+    }
+    std::sort(levels.begin(), levels.end());
+    for (std::size_t i = 0; i < levels.size(); ++i)
+      if (levels[i] != last + 1 - levels.size() + i)
+        throw QgemmError(
+            fmt::format("K is split over {}, but a K split must take the lowest levels (those below "
+                        "the level where the partial sums meet)",
+                        m.levels[levels[i]].name));
+    std::size_t top = last + 1 - levels.size();
+    p.reduce_level = top == 0 ? "board" : m.levels[top - 1].name;
+  }
+  for (const auto* list : {&a.m, &a.n, &a.k})
+    for (const auto& u : *list)
+      if (u.size == 0 || u.size > m.levels[u.level].fanout)
+        throw QgemmError(fmt::format("{} uses {} units but has {}", m.levels[u.level].name, u.size,
+                                     m.levels[u.level].fanout));
+
+  const std::uint64_t lm = m.lm_bytes();
+  p.m_passes = extra_m_passes;
+  auto fixed_bytes = [&] {
+    std::uint64_t acc = p.tm * p.tn * 4;
+    std::uint64_t bytes = acc + (p.pk > 1 ? acc : 0) + 2 * p.tm * p.tn;
+    if (prob.has_bias) bytes += p.tn * 4;
+    if (prob.per_channel()) bytes += 2 * p.tn * 4;
+    return bytes;
+  };
+  // Split C into passes until a pass's tile leaves room for a K step of at least 8.
+  for (;;) {
+    p.tm = ceil_div(prob.m, p.pm * p.m_passes);
+    p.tn = ceil_div(prob.n, p.pn * p.n_passes);
+    std::uint64_t need =
+        fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
+    if (need <= lm) break;
+    if (p.tm == 1 && p.tn == 1) throw QgemmError(fmt::format("a 1×1 C tile does not fit the {}-byte LM", lm));
+    if (p.tm >= p.tn)
+      p.m_passes *= 2;
+    else
+      p.n_passes *= 2;
+  }
+  const std::uint64_t kk = ceil_div(prob.k, p.pk);
+  const std::uint64_t kt_max = (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
+  p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min(kk, kt_max)));
+  p.kt = ceil_div(kk, p.steps);  // even steps: the least padding
+  // LM map.
+  std::uint64_t at = 0;
+  auto take = [&](std::uint64_t bytes) {
+    std::uint64_t here = at;
+    at += bytes;
+    return here;
+  };
+  p.lm_acc = take(p.tm * p.tn * 4);
+  p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc;
+  p.lm_out[0] = take(p.tm * p.tn);
+  p.lm_out[1] = take(p.tm * p.tn);
+  if (prob.has_bias) p.lm_bias = take(p.tn * 4);
+  if (prob.per_channel()) {
+    p.lm_mult = take(p.tn * 4);
+    p.lm_shift = take(p.tn * 4);
+  }
+  for (auto& b : p.lm_a) b = take(p.tm * p.kt);
+  for (auto& b : p.lm_b) b = take(p.kt * p.tn);
+  p.lm_bytes = at;
+  if (p.lm_bytes > lm)
+    throw QgemmError(fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm));
+  p.estimated_cycles = estimate(prob, p, m);
+  return p;
+}
+
+QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
+  const std::size_t levels = m.levels.size();
+  std::vector<bool> taken(levels, false);
+  for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
+    for (const auto& u : *list) taken[u.level] = true;
+  std::optional<QgemmPlan> best;
+  std::string last_error = "no assignment of levels works";
+  // Every free level goes to M, N, K (if not fixed) or nowhere: 4^levels candidates at most.
+  std::uint64_t combos = 1;
+  for (std::size_t l = 0; l < levels; ++l) combos *= 4;
+  for (std::uint64_t code = 0; code < combos; ++code) {
+    Assignment a = fixed;
+    std::uint64_t c = code;
+    bool skip = false;
+    for (std::size_t l = 0; l < levels; ++l, c /= 4) {
+      int choice = static_cast<int>(c % 4);
+      if (taken[l]) {
+        skip = skip || choice != 0;  // fixed levels are enumerated once
+        continue;
+      }
+      Assignment::Use use{l, m.levels[l].fanout};
+      if (choice == 1 && !fixed.fixed_m)
+        a.m.push_back(use);
+      else if (choice == 2 && !fixed.fixed_n)
+        a.n.push_back(use);
+      else if (choice == 3 && !fixed.fixed_k)
+        a.k.push_back(use);
+      else if (choice != 0)
+        skip = true;
+    }
+    if (skip) continue;
+    // A dimension needs no more units than it has elements.
+    if ((!fixed.fixed_m && product(a.m) > prob.m * 2) || (!fixed.fixed_n && product(a.n) > prob.n * 2) ||
+        (!fixed.fixed_k && product(a.k) > prob.k))
+      continue;
+    for (std::uint64_t extra : {1, 2, 4}) {
+      try {
+        QgemmPlan p = make_plan(prob, m, a, extra);
+        if (!best || p.estimated_cycles < best->estimated_cycles) best = p;
+      } catch (const QgemmError& e) {
+        last_error = e.what();
+      } catch (const std::exception& e) {
+        last_error = e.what();
+      }
+    }
+  }
+  if (!best) throw QgemmError("no plan fits this machine: " + last_error);
+  return *best;
+}
+
+std::string whole_layout_a(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  const std::uint64_t kk = ceil_div(prob.k, p.pk);
+  return pad_prefix(prob.m, prob.k, p.pm * p.tm * p.m_passes, p.pk * kk) +
+         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m), p.tm * p.m_passes, kk,
+                     level_prefix(p.assignment.k, m), kk);
+}
+
+std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  const std::uint64_t kk = ceil_div(prob.k, p.pk);
+  return pad_prefix(prob.k, prob.n, p.pk * kk, p.pn * p.tn * p.n_passes) +
+         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.k, m), kk, p.tn * p.n_passes,
+                     level_prefix(p.assignment.n, m), p.tn * p.n_passes);
+}
+
+std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  return pad_prefix(prob.m, prob.n, p.pm * p.tm * p.m_passes, p.pn * p.tn * p.n_passes) +
+         fmt::format("(({}{}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m),
+                     pinned_prefix(p.assignment.k, m), p.tm * p.m_passes, p.tn * p.n_passes,
+                     level_prefix(p.assignment.n, m), p.tn * p.n_passes);
+}
+
+std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
+  std::string levels;
+  for (std::size_t l = 0; l < m.levels.size(); ++l)
+    levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
+  return fmt::format(
+      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes; K in {} steps of {}{}; LM {} "
+      "of {} "
+      "bytes",
+      levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes, p.steps, p.kt,
+      p.reduce_level.empty() ? "" : ", partial sums reduced at " + p.reduce_level, p.lm_bytes, m.lm_bytes());
+}
+
+}  // namespace treesim::kernels

@@ -1,0 +1,202 @@
+// `treesim run qgemm`: bit-exact against the host reference over dtypes, zero points, per-tensor
+// and per-channel requantization, bias, ReLU6, ragged shapes and K split over the tree, on mini
+// and on the board; never faster than the roofline; layouts change cycles and traffic.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+
+#include "sim/io/npy.h"
+#include "sim/numeric/fixed_point.h"
+#include "sim/numeric/qgemm_reference.h"
+#include "tests/test_support.h"
+
+namespace treesim {
+namespace {
+
+using testing::run_treesim;
+using testing::source_path;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+nlohmann::json run_qgemm(const std::string& machine, std::vector<std::string> extra) {
+  static int n = 0;
+  std::string report = testing::temp_path("qgemm-" + std::to_string(n++) + ".json");
+  std::vector<std::string> args{
+      "run",      "qgemm",   "--machine", source_path("configs/" + machine + ".yaml"),
+      "--verify", "--quiet", "--report",  report};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_treesim(args);
+  std::string all;
+  for (const auto& a : extra) all += a + " ";
+  EXPECT_EQ(r.exit_code, 0) << machine << " " << all << "\n" << r.err;
+  if (r.exit_code != 0) return {};
+  nlohmann::json j = nlohmann::json::parse(slurp(report));
+  EXPECT_EQ(j["verify"]["ok"], true) << all;
+  EXPECT_EQ(j["verify"]["mismatches"], 0) << all;
+  EXPECT_GE(j["cycles"].get<std::uint64_t>(), j["roofline"]["cycles"].get<std::uint64_t>()) << all;
+  return j;
+}
+
+const std::vector<std::vector<std::string>> kVariants = {
+    {"--dtype-a", "u8", "--dtype-b", "u8", "--dtype-out", "u8"},  // zero points 128
+    {"--dtype-a", "u8", "--dtype-b", "u8", "--a-zero", "0", "--b-zero", "0", "--dtype-out", "u8",
+     "--out-zero", "0"},
+    {"--dtype-a", "s8", "--dtype-b", "s8"},  // zero points 0
+    {"--dtype-a", "s8", "--dtype-b", "s8", "--a-zero", "-7", "--b-zero", "12", "--out-zero", "-3"},
+    {"--per-channel"},
+    {"--per-channel", "--dtype-a", "u8", "--dtype-b", "u8", "--act", "relu6", "--dtype-out", "u8"},
+    {"--no-bias", "--act", "relu6"},
+    {"--no-bias", "--per-channel", "--dtype-a", "u8", "--a-zero", "3"},
+};
+
+void run_variants(const std::string& machine, const std::vector<std::string>& shape) {
+  for (const auto& v : kVariants) {
+    std::vector<std::string> args = shape;
+    args.insert(args.end(), v.begin(), v.end());
+    run_qgemm(machine, args);
+  }
+}
+
+TEST(QgemmCli, RaggedShapeIsBitExactOnMini) {
+  run_variants("mini", {"--m", "37", "--n", "50", "--k", "129"});
+}
+
+TEST(QgemmCli, RaggedShapeIsBitExactOnTheBoard) {
+  run_variants("mncore-board", {"--m", "37", "--n", "50", "--k", "129"});
+}
+
+TEST(QgemmCli, KSplitAcrossPesIsReducedUpTheTreeOnMini) {
+  // K over the 4 PEs of every MAB: partial sums meet at the MABs (which forward, not sum: the PE
+  // of each MAB that keeps C adds them).
+  for (const auto& v : kVariants) {
+    std::vector<std::string> args{
+        "--m", "37",  "--n",        "50",
+        "--k", "129", "--layout-a", "(37,129)/((2_L1B, 4_MAB, 5:33), (4_PE, 33:1))"};
+    args.insert(args.end(), v.begin(), v.end());
+    nlohmann::json j = run_qgemm("mini", args);
+    EXPECT_NE(j["info"]["plan"].get<std::string>().find("reduced at MAB"), std::string::npos);
+    EXPECT_EQ(j["instructions"]["reduce"]["count"], 1);
+  }
+}
+
+TEST(QgemmCli, KSplitOverTwoLevelsIsReducedAtL1BOnTheBoard) {
+  nlohmann::json j =
+      run_qgemm("mncore-board", {"--m", "37", "--n", "50", "--k", "300", "--per-channel", "--a-zero", "5",
+                                 "--layout-a", "(37,300)/((16_L2B, 8_L1B, 1:5), (16_MAB, 4_PE, 5:1))"});
+  EXPECT_NE(j["info"]["plan"].get<std::string>().find("reduced at L1B"), std::string::npos);
+}
+
+TEST(QgemmCli, KSplitOverTheWholeMachineIsReducedAtTheBoard) {
+  nlohmann::json j = run_qgemm("mini", {"--m", "5", "--n", "6", "--k", "257", "--a-zero", "9", "--layout-a",
+                                        "(5,257)/((5:9), (1_L2B, 2_L1B, 4_MAB, 4_PE, 9:1))"});
+  EXPECT_NE(j["info"]["plan"].get<std::string>().find("reduced at board"), std::string::npos);
+}
+
+TEST(QgemmCli, ManyPassesAndStepsOnMini) {
+  // C does not fit the PEs at once: several passes, each streaming K in several steps.
+  nlohmann::json j =
+      run_qgemm("mini", {"--m", "300", "--n", "260", "--k", "700", "--per-channel", "--dtype-a", "u8"});
+  EXPECT_GT(j["passes"].get<int>() * j["k_steps"].get<int>(), 2);
+}
+
+TEST(QgemmCli, CyclesNeverBeatTheRooflineOverAGridOfShapes) {
+  for (int m : {1, 16, 61})
+    for (int n : {3, 64})
+      for (int k : {1, 100, 512})
+        run_qgemm("mini", {"--m", std::to_string(m), "--n", std::to_string(n), "--k", std::to_string(k)});
+  for (int s : {8, 128, 520})
+    run_qgemm("mncore-board", {"--m", std::to_string(s), "--n", "96", "--k", "300"});
+}
+
+TEST(QgemmCli, DifferentLayoutsGiveDifferentCyclesAndTraffic) {
+  std::vector<std::string> shape{"--m", "256", "--n", "256", "--k", "256"};
+  auto with = [&](std::vector<std::string> layout) {
+    std::vector<std::string> args = shape;
+    args.insert(args.end(), layout.begin(), layout.end());
+    return run_qgemm("mini", args);
+  };
+  // Rows over every unit (B broadcast to all 32 PEs) versus a 2-D split (A over L1B×MAB, B over PE).
+  nlohmann::json rows =
+      with({"--layout-a", "((2_L1B, 4_MAB, 4_PE, 8:256), (256:1))", "--layout-b", "((256:256), (256:1))"});
+  nlohmann::json grid =
+      with({"--layout-a", "((2_L1B, 4_MAB, 32:256), (256:1))", "--layout-b", "((256:64), (4_PE, 64:1))"});
+  EXPECT_NE(rows["cycles"], grid["cycles"]);
+  EXPECT_NE(rows["levels"]["PE"]["down_delivered_bytes"], grid["levels"]["PE"]["down_delivered_bytes"]);
+  EXPECT_FALSE(rows["roofline"]["resource"].get<std::string>().empty());
+}
+
+TEST(QgemmCli, NpyInputsAndQuantFileMatchTheReference) {
+  const std::uint64_t M = 21, N = 10, K = 33;
+  std::vector<std::uint8_t> a(M * K), b(K * N);
+  std::vector<std::int32_t> bias(N);
+  for (std::uint64_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>((i * 53 + 7) % 256);
+  for (std::uint64_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>((i * 29 + 3) % 256);
+  for (std::uint64_t i = 0; i < N; ++i) bias[i] = static_cast<std::int32_t>(i * 1000) - 4000;
+  io::write_npy(testing::temp_path("a.npy"), io::make_npy({M, K}, a));
+  io::write_npy(testing::temp_path("b.npy"), io::make_npy({K, N}, b));
+  io::write_npy(testing::temp_path("bias.npy"), io::make_npy({N}, bias));
+  std::string quant = testing::write_temp_file("q.yaml",
+                                               "a_zero_point: 120\nb_zero_point: 130\nout_zero_point: 10\n"
+                                               "out_dtype: uint8\nact_min: 10\nact_max: 250\n"
+                                               "a_scale: 0.02\nb_scale: 0.01\nout_scale: 0.5\n");
+  std::string out = testing::temp_path("c.npy");
+  auto r =
+      run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--a",
+                   testing::temp_path("a.npy"), "--b", testing::temp_path("b.npy"), "--bias",
+                   testing::temp_path("bias.npy"), "--quant", quant, "--out", out, "--verify", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The reference here is computed independently of the CLI from the same files.
+  numeric::QGemmParams p;
+  p.M = M, p.N = N, p.K = K;
+  p.a_dtype = p.b_dtype = numeric::DType::kUInt8;
+  p.a_zero_point = 120, p.b_zero_point = 130;
+  p.out.out_dtype = numeric::DType::kUInt8;
+  p.out.out_zero_point = 10, p.out.act_min = 10, p.out.act_max = 250;
+  // The quantization file forms a·b in float32 for uint8 outputs (TFLite's uint8 path).
+  p.out.multipliers = {
+      numeric::quantize_multiplier(static_cast<double>(0.02f * 0.01f) / static_cast<double>(0.5f))};
+  std::vector<std::int32_t> ai(a.begin(), a.end()), bi(b.begin(), b.end());
+  std::vector<std::int32_t> expect = numeric::reference_qgemm(p, ai, bi, bias);
+  io::NpyArray c = io::read_npy(out);
+  ASSERT_EQ(c.shape, (std::vector<std::uint64_t>{M, N}));
+  ASSERT_EQ(c.dtype, io::NpyDType::kUInt8);
+  for (std::uint64_t i = 0; i < M * N; ++i) ASSERT_EQ(int(c.bytes[i]), expect[i]) << i;
+}
+
+TEST(QgemmCli, WrongNpyShapeIsAClearError) {
+  io::write_npy(testing::temp_path("a2.npy"),
+                io::make_npy<std::uint8_t>({4, 5}, std::vector<std::uint8_t>(20)));
+  io::write_npy(testing::temp_path("b2.npy"),
+                io::make_npy<std::uint8_t>({6, 3}, std::vector<std::uint8_t>(18)));
+  std::string quant = testing::write_temp_file("q2.yaml", "multiplier: 1073741824\nshift: 0\n");
+  std::string out = testing::temp_path("never.npy");
+  auto r = run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--a",
+                        testing::temp_path("a2.npy"), "--b", testing::temp_path("b2.npy"), "--quant", quant,
+                        "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("b2.npy: shape (6, 3) gives K = 6, but K = 5 elsewhere"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(out).good());
+}
+
+TEST(QgemmCli, InvalidLayoutIsRejectedWithItsCode) {
+  auto r = run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--m", "40", "--n",
+                        "8", "--k", "8", "--layout-a", "((8_PE, 5:8), (8:1))"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("E050"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("^"), std::string::npos) << r.err;
+}
+
+TEST(QgemmCli, MissingSizesAreAClearError) {
+  auto r = run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--m", "40"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treesim: give --m, --n and --k (or --a/--b/--quant files)\n");
+}
+
+}  // namespace
+}  // namespace treesim
