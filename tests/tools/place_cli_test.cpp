@@ -41,6 +41,8 @@ const PlaceCase kMiniCases[] = {
     {"T13", "12,8", "((12:8), (8:1); B@[PE])"},
     {"T14", "12,8", "((2_PE:1, 6:8), (8:1); B@[2_PE:2])"},
     {"whole-mini", "64,64", "((2_L1B, 4_MAB, 8:64), (4_PE, 16:1))"},
+    {"holes-replicated", "12,8", "((4_PE, 3:16), (8:1))"},  // LM holes: replicas copied slot by slot
+    {"ragged-replicated", "10,7", "(10,7)/((3:7, 4_PE), (7:1); B@[MAB])"},
 };
 
 nlohmann::json place(const std::string& machine, const std::string& shape, const std::string& layout,
@@ -70,15 +72,21 @@ void expect_traffic_matches_plan(const nlohmann::json& j, const std::string& mac
       layout::bind_or_throw(layout::parse_layout_or_throw(text, m), parse_shape(shape), m, element_bytes);
   layout::TrafficPlan load = layout::plan_load(b), gather = layout::plan_gather(b);
   EXPECT_EQ(j["dram"]["read_bytes"], load.dram_read_bytes) << text;
-  EXPECT_EQ(j["gather_dram_write_bytes"], gather.dram_write_bytes) << text;
+  const auto& g = j["phases"]["gather"];
+  EXPECT_EQ(g["dram"]["write_bytes"], gather.dram_write_bytes) << text;
+  EXPECT_EQ(g["cycles"], j["gather_cycles"]) << text;
   for (std::size_t l = 0; l < m.levels.size(); ++l) {
     const auto& level = j["levels"][m.levels[l].name];
     EXPECT_EQ(level["down_sent_bytes"], load.levels[l].down_sent_bytes) << text << " " << m.levels[l].name;
     EXPECT_EQ(level["down_delivered_bytes"], load.levels[l].down_delivered_bytes)
         << text << " " << m.levels[l].name;
-    EXPECT_EQ(level["up_sent_bytes"], gather.levels[l].up_sent_bytes) << text << " " << m.levels[l].name;
-    EXPECT_EQ(level["up_delivered_bytes"], gather.levels[l].up_delivered_bytes)
+    EXPECT_EQ(level["busiest_down_port_bytes"], load.levels[l].busiest_down_port_bytes) << text;
+    EXPECT_EQ(level["up_sent_bytes"], 0) << text;  // the load alone
+    const auto& up = g["levels"][m.levels[l].name];
+    EXPECT_EQ(up["up_sent_bytes"], gather.levels[l].up_sent_bytes) << text << " " << m.levels[l].name;
+    EXPECT_EQ(up["up_delivered_bytes"], gather.levels[l].up_delivered_bytes)
         << text << " " << m.levels[l].name;
+    EXPECT_EQ(up["busiest_up_port_bytes"], gather.levels[l].busiest_up_port_bytes) << text;
   }
 }
 
