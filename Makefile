@@ -15,11 +15,11 @@ all: build
 deps:
 	@tools/install-deps.sh
 
-$(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DTREESIM_SANITIZE=$(SANITIZE) -DTREESIM_WERROR=$(WERROR)
-
-configure: deps $(BUILD)/CMakeCache.txt
+# Configure every time (a second or two): the options given now are the ones that count.
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DTREESIM_SANITIZE=$(SANITIZE) -DTREESIM_WERROR=$(WERROR) > $(BUILD).configure.log || \
+	  { cat $(BUILD).configure.log; exit 1; }
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -35,7 +35,8 @@ bench: configure
 	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
 
 format:
+	@command -v clang-format >/dev/null || { echo "make format: clang-format is not installed (apt-get install clang-format)"; exit 1; }
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD).configure.log

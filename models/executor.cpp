@@ -167,7 +167,6 @@ void Executor::prepare() {
                 if (t.multiplier.size() != 1 && t.multiplier.size() != t.cols)
                   fail(i, fmt::format("{} multipliers: give 1 (per tensor) or cols = {} (per channel)",
                                       t.multiplier.size(), t.cols));
-                if (t.out_dtype == DType::kInt32) fail(i, "out_dtype must be int8 or uint8");
                 try {
                   p.stage = output_stage(t);
                   numeric::validate(*p.stage, t.cols);

@@ -62,7 +62,9 @@ void run_place(const PlaceOptions& o) {
     layout::require_resident(
         layout::bind_or_throw(parsed, tensor.shape, machine, program::dtype_bytes(tensor.dtype)));
   } catch (const layout::LayoutError& e) {
-    throw CliError(std::string("invalid layout:\n") + e.what());
+    std::string what = e.what();
+    while (!what.empty() && what.back() == '\n') what.pop_back();
+    throw CliError("invalid layout:\n" + what);
   }
   std::vector<std::uint8_t> input = random_bytes(tensor.bytes(), o.seed);
   models::SimulationOptions sim = o.run.simulation();
@@ -73,12 +75,9 @@ void run_place(const PlaceOptions& o) {
   report::RunStats stats = r.phases[0];
   const report::RunStats& gather = r.phases[1];
   stats.kernel = "place";
-  for (std::size_t l = 0; l < stats.levels.size(); ++l) {
-    stats.levels[l].up_sent_bytes = gather.levels[l].up_sent_bytes;
-    stats.levels[l].up_delivered_bytes = gather.levels[l].up_delivered_bytes;
-  }
-  stats.extra["gather_cycles"] = r.timings[1].end - r.timings[1].start;
-  stats.extra["gather_dram_write_bytes"] = gather.dram_write_bytes;
+  const std::uint64_t gather_cycles = r.timings[1].end - r.timings[1].start;
+  stats.extra["gather_cycles"] = gather_cycles;
+  stats.phases["gather"] = {gather_cycles, gather.dram_read_bytes, gather.dram_write_bytes, gather.levels};
   report::VerifyResult verify;
   const std::vector<std::uint8_t>& got = r.dram.at("T_gathered");
   const std::size_t eb = program::dtype_bytes(tensor.dtype);

@@ -184,7 +184,9 @@ void run_qgemm(QgemmOptions& o) {
     plan = all_fixed ? kernels::make_plan(problem, machine, fixed)
                      : kernels::default_plan(problem, machine, fixed);
   } catch (const layout::LayoutError& e) {
-    throw CliError(std::string("invalid layout:\n") + e.what());
+    std::string what = e.what();
+    while (!what.empty() && what.back() == '\n') what.pop_back();
+    throw CliError("invalid layout:\n" + what);
   } catch (const kernels::QgemmError& e) {
     throw CliError(e.what());
   }

@@ -1,6 +1,6 @@
 // Programs as text: one instruction per line, `kind key=value ...`, `#` starts a comment.
 //   tensor A shape=12,8 dtype=int8
-//   load A layout="((4_PE, 3:8), (8:1))" lm=0
+//   load tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
 //   mac a=0 b=96 c=256 m=3 n=8 k=8
 // print_program writes every field, so parse_program(print_program(p)) == p.
 #pragma once

@@ -70,7 +70,7 @@ std::string summary_text(const machine::MachineConfig& m, const RunStats& s) {
                        m.levels[l].name, ls.down_sent_bytes, ls.down_delivered_bytes, ls.up_sent_bytes,
                        ls.up_delivered_bytes);
   }
-  for (const char* unit : {"mac", "dpt_decoder", "requant"}) {
+  for (const char* unit : {"mac", "dpt_decoder", "requant", "copy"}) {
     auto it = s.resource_busy_cycles.find(unit);
     std::uint64_t busy = it == s.resource_busy_cycles.end() ? 0 : it->second;
     if (busy) out += fmt::format("  {} busy {:.1f}%\n", unit, s.cycles ? 100.0 * busy / s.cycles : 0.0);

@@ -33,6 +33,14 @@ struct VerifyResult {
   std::string first_mismatch;  // e.g. "C[3,7]: got 12, expected 13"
 };
 
+// A part of a run reported on its own (e.g. the gather after `treesim place`'s load).
+struct PhaseStats {
+  std::uint64_t cycles = 0;  // its own duration
+  std::uint64_t dram_read_bytes = 0;
+  std::uint64_t dram_write_bytes = 0;
+  std::vector<LinkStats> levels;
+};
+
 struct RunStats {
   std::string kernel;
   std::uint64_t cycles = 0;
@@ -49,6 +57,7 @@ struct RunStats {
   std::uint64_t lm_bytes_accessed = 0;
   std::optional<VerifyResult> verify;
   std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, top-level keys of the report
+  std::map<std::string, PhaseStats> phases;    // reported under "phases"
   std::map<std::string, std::string> info;     // kernel-specific text (plan, layouts), under "info"
 };
 
