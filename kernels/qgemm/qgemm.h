@@ -64,11 +64,13 @@ struct QgemmPlan {
 // Checks the problem on its own (sizes, dtypes, zero points, output stage); throws QgemmError.
 void check_problem(const QgemmProblem& problem);
 
-// The plan for a given level assignment, with the largest K step that fits the LM and as few
-// passes as needed; throws QgemmError when the assignment cannot work (a C tile that cannot fit,
-// K split over levels that are not the lowest ones at full fan-out, ...).
+// The plan for a given level assignment, with the largest K step that fits the LM (but at least
+// `min_steps` steps) and as few passes as needed (times `extra_m_passes`); throws QgemmError when the
+// assignment cannot work (a C tile that cannot fit, K split over levels that are not the lowest ones at full
+// fan-out, ...).
 QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
-                    const Assignment& assignment, std::uint64_t extra_m_passes = 1);
+                    const Assignment& assignment, std::uint64_t extra_m_passes = 1,
+                    std::uint64_t min_steps = 1);
 
 // The default planner: every assignment of the free levels to dimensions (keeping what `fixed`
 // fixes), each estimated from the machine's closed forms and the layouts' traffic plans; the

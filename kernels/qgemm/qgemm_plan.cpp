@@ -70,19 +70,25 @@ double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::Mac
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   add_load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m), m, steps, false, totals);
   add_load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m), m, steps, false, totals);
+  const double load_step = *std::max_element(totals.begin(), totals.end()) / steps;
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
   layout::TrafficPlan store = layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1));
   add_load(store, m, passes, true, totals);
-  const double mac_step = static_cast<double>(ceil_div(p.tm * p.tn * p.kt, m.pe.mac.int8_macs_per_cycle));
-  double busiest = std::max(mac_step * steps, *std::max_element(totals.begin(), totals.end()));
   double latency = static_cast<double>(m.dram.latency_cycles);
   for (const auto& l : m.levels) latency += static_cast<double>(l.latency_cycles);
+  // With two buffers per operand, a step's loads start when the MAC two steps back has finished
+  // with their buffer and must land before the next MAC: a step costs the longer of its MAC and
+  // its loads' busiest stage plus the path latency.
+  const double mac_step = static_cast<double>(ceil_div(p.tm * p.tn * p.kt, m.pe.mac.int8_macs_per_cycle));
+  const double body = steps * std::max(mac_step, load_step + latency);
+  const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
   double store_stage = 0;
   for (std::size_t l = 0; l < m.levels.size(); ++l)
     store_stage = std::max(store_stage, static_cast<double>(ceil_div(store.levels[l].busiest_up_port_bytes,
                                                                      m.levels[l].up_bytes_per_cycle)));
-  double requant = static_cast<double>(ceil_div(p.tm * p.tn, m.pe.requant.values_per_cycle));
-  return busiest + 2 * latency + requant + store_stage;
+  const double requant = static_cast<double>(ceil_div(p.tm * p.tn, m.pe.requant.values_per_cycle));
+  // Fill (the first loads) and drain (the last requant and store) do not overlap the body.
+  return busiest + load_step + latency + requant + store_stage + latency;
 }
 
 const char* dim_name(const Assignment& a, std::size_t level) {
@@ -142,7 +148,7 @@ void check_problem(const QgemmProblem& p) {
 }
 
 QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
-                    std::uint64_t extra_m_passes) {
+                    std::uint64_t extra_m_passes, std::uint64_t min_steps) {
   QgemmPlan p;
   p.assignment = a;
   p.pm = product(a.m), p.pn = product(a.n), p.pk = product(a.k);
@@ -198,7 +204,8 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   }
   const std::uint64_t kk = ceil_div(prob.k, p.pk);
   const std::uint64_t kt_max = (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
-  p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min(kk, kt_max)));
+  // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
+  p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
   p.kt = ceil_div(kk, p.steps);  // even steps: the least padding
   // LM map.
   std::uint64_t at = 0;
@@ -260,9 +267,10 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
     if ((!fixed.fixed_m && product(a.m) > prob.m * 2) || (!fixed.fixed_n && product(a.n) > prob.n * 2) ||
         (!fixed.fixed_k && product(a.k) > prob.k))
       continue;
-    for (std::uint64_t extra : {1, 2, 4}) {
+    for (auto [extra, min_steps] :
+         {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}}) {
       try {
-        QgemmPlan p = make_plan(prob, m, a, extra);
+        QgemmPlan p = make_plan(prob, m, a, extra, min_steps);
         if (!best || p.estimated_cycles < best->estimated_cycles) best = p;
       } catch (const QgemmError& e) {
         last_error = e.what();
