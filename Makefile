@@ -2,7 +2,8 @@
 #   make run    build, then run the default simulation
 #   make test   build, then run the whole test suite (ctest)
 #   make bench  build, then run the benchmarks
-# Variables: BUILD (build directory, default build), SANITIZE=1 (ASan+UBSan), WERROR=1, JOBS.
+# Variables: BUILD (build directory, default build), SANITIZE=1 (ASan+UBSan), WERROR=1, JOBS,
+# RUN_ARGS (what `make run` passes to treesim after `info`).
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?= 0
@@ -24,8 +25,12 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The default simulation: a 1024³ quantized GEMM on the MN-Core board, checked bit-exactly.
+RUN_ARGS ?= run qgemm --machine configs/mncore-board.yaml --m 1024 --n 1024 --k 1024 --per-channel --verify
+
 run: build
 	$(BUILD)/tools/treesim info --machine configs/mncore-board.yaml
+	$(BUILD)/tools/treesim $(RUN_ARGS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
