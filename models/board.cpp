@@ -50,8 +50,3 @@ void Board::simulate() {
 }
 
 }  // namespace treesim::models
-
-// libsystemc.so brings a main() that calls sc_main(). treesim's programs (the CLI, the tests) have
-// their own main() and elaborate through Board::simulate(), so this is never called; it exists
-// because the shared library refers to it.
-int sc_main(int, char*[]) { return 1; }
