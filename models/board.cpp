@@ -24,24 +24,25 @@ Board::Board(const sc_core::sc_module_name& name, const machine::MachineConfig& 
     : sc_core::sc_module(name), config_(config), topo_(topo) {
   pes_.reserve(config.pe_count());
   build_children(config, topo, topo.board(), nodes_, own_pes_, pes_);
-  SC_THREAD(drive);
-}
-
-void Board::advance_to(std::uint64_t cycle) {
-  std::uint64_t now = now_cycles();
-  if (cycle > now) sc_core::wait(cycles_to_time(cycle - now));
+  SC_METHOD(drive);
 }
 
 std::uint64_t Board::now_cycles() const { return time_to_cycles(sc_core::sc_time_stamp()); }
 
 void Board::drive() {
+  if (done_ || !job_) return;
   // An exception escaping a SystemC process ends the whole simulation with a report; keep it and
   // rethrow it from simulate() instead.
   try {
-    if (job_) job_(*this);
+    const std::uint64_t now = now_cycles();
+    if (std::optional<std::uint64_t> next = job_(now)) {
+      next_trigger(cycles_to_time(*next - now));
+      return;
+    }
   } catch (...) {
     error_ = std::current_exception();
   }
+  done_ = true;  // no next trigger: the simulation ends when nothing else is pending
 }
 
 void Board::simulate() {

@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/pe.h"
@@ -35,10 +36,11 @@ class Board : public sc_core::sc_module {
   // Every PE, by global PE id.
   const std::vector<Pe*>& pes() const { return pes_; }
 
-  // The work the driver thread runs once the simulation starts.
-  void set_job(std::function<void(Board&)> job) { job_ = std::move(job); }
-  // From inside the job: lets simulated time reach `cycle` (no-op when it already has).
-  void advance_to(std::uint64_t cycle);
+  // The driver's work: called at cycle 0 and then at every cycle it returns, until it returns
+  // nullopt. It runs in an SC_METHOD on the caller's stack (no coroutine: cheaper, and clean under
+  // AddressSanitizer, which cannot follow SystemC's thread stacks).
+  using Job = std::function<std::optional<std::uint64_t>(std::uint64_t now)>;
+  void set_job(Job job) { job_ = std::move(job); }
   std::uint64_t now_cycles() const;
 
   // Runs the simulation to the end of the job; rethrows what the job threw.
@@ -52,7 +54,8 @@ class Board : public sc_core::sc_module {
   std::vector<Pe*> pes_;
   std::vector<std::unique_ptr<TreeNode>> nodes_;
   std::vector<std::unique_ptr<Pe>> own_pes_;  // only when the PE level is the root level
-  std::function<void(Board&)> job_;
+  Job job_;
+  bool done_ = false;
   std::exception_ptr error_;
 };
 

@@ -445,7 +445,8 @@ void Executor::perform_collective(std::size_t i, const Op& op) {
   }
 }
 
-void Executor::execute(std::size_t i) {
+void Executor::schedule_next() {
+  const std::size_t i = next_;
   Planned p = plan(i);
   for (const Range& r : p.reads) {
     if (scoreboard_.written(r)) continue;
@@ -457,13 +458,18 @@ void Executor::execute(std::size_t i) {
   }
   const std::uint64_t ready = scoreboard_.ready(p.reads, p.writes);
   const timing::Scheduled when = timing::schedule(p.cost, ready, resources_);
-  board_.advance_to(when.start);
   scoreboard_.commit(p.reads, p.writes, when.end);
-  perform(i);
-
   timings_[i] = {when.start, when.end};
+  end_ = std::max(end_, when.end);
+  if (tracing_) record_trace(i, p, when);
   records_[i] = std::move(p);
-  if (tracing_) record_trace(i, records_[i], when);
+  pending_ = true;
+}
+
+void Executor::perform_next() {
+  perform(next_);
+  pending_ = false;
+  ++next_;
 }
 
 void Executor::record_trace(std::size_t i, const Planned& p, const timing::Scheduled& when) {
@@ -493,15 +499,19 @@ void Executor::record_trace(std::size_t i, const Planned& p, const timing::Sched
   }
 }
 
-void Executor::run() {
-  timings_.assign(program_.instrs.size(), {});
-  records_.assign(program_.instrs.size(), {});
-  std::uint64_t end = 0;
-  for (std::size_t i = 0; i < program_.instrs.size(); ++i) {
-    execute(i);
-    end = std::max(end, timings_[i].end);
+std::optional<std::uint64_t> Executor::advance(std::uint64_t now) {
+  if (timings_.size() != program_.instrs.size()) {
+    timings_.assign(program_.instrs.size(), {});
+    records_.assign(program_.instrs.size(), {});
   }
-  board_.advance_to(end);
+  while (next_ < program_.instrs.size()) {
+    if (!pending_) schedule_next();
+    // Instructions are decided in program order; each does its work when time reaches its start.
+    if (timings_[next_].start > now) return timings_[next_].start;
+    perform_next();
+  }
+  if (end_ > now) return end_;  // let time run to the last completion
+  return std::nullopt;
 }
 
 report::RunStats Executor::stats() const { return stats(0, program_.instrs.size()); }

@@ -1,6 +1,7 @@
 // Runs a program on the board: every instruction does its functional work on the real bytes in the
 // LMs and DRAM, waits for the data it reads (scoreboard), occupies the resources it uses for the
-// time the machine file gives, and is counted. Runs inside the board's driver thread.
+// time the machine file gives, and is counted. The board's driver calls advance() as simulated time
+// moves.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +43,9 @@ class Executor {
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
-  // Runs every instruction; call from the board's driver thread (Board::set_job).
-  void run();
+  // Runs what is due at cycle `now` and returns the cycle at which to be called next, or nullopt
+  // once every instruction has completed (Board::set_job).
+  std::optional<std::uint64_t> advance(std::uint64_t now);
 
   // Counters of the whole run, or of instructions [first, last) (cycles = their last completion).
   report::RunStats stats() const;
@@ -68,7 +70,10 @@ class Executor {
   Planned plan(std::size_t index) const;
   template <typename Op>
   void plan_collective(std::size_t index, const Op& op, Planned& p) const;
-  void execute(std::size_t index);
+  // Decides when instruction next_ runs (checks, scoreboard, resources, trace), then does its
+  // functional work.
+  void schedule_next();
+  void perform_next();
   void perform(std::size_t index);
   template <typename Op>
   void perform_collective(std::size_t index, const Op& op);
@@ -85,8 +90,11 @@ class Executor {
   std::vector<Prepared> prepared_;
   timing::Resources resources_;
   timing::Scoreboard scoreboard_;
-  std::vector<Planned> records_;
-  MacScratch mac_scratch_;  // per instruction, once executed
+  std::vector<Planned> records_;  // per instruction, once scheduled
+  MacScratch mac_scratch_;
+  std::size_t next_ = 0;   // the next instruction to perform
+  bool pending_ = false;   // next_ is scheduled but not yet performed
+  std::uint64_t end_ = 0;  // the latest completion so far
   std::vector<InstrTiming> timings_;
   bool tracing_;
   trace::VcdTrace trace_;

@@ -34,7 +34,7 @@ SimulationResult simulate(const machine::MachineConfig& machine, const program::
   auto t1 = clock::now();  // elaboration: the tree of modules with their memories
   result.rss_after_elaboration_bytes = resident_bytes();
   Executor executor(board, program, std::move(inputs), !options.vcd_path.empty());
-  board.set_job([&executor](Board&) { executor.run(); });
+  board.set_job([&executor](std::uint64_t now) { return executor.advance(now); });
   board.simulate();
   auto t2 = clock::now();
   result.elaboration_seconds = std::chrono::duration<double>(t1 - t0).count();
