@@ -39,6 +39,8 @@ std::string shared_path(const std::string& relative) {
 }
 std::string temp_path(const std::string& name) { return temp_dir() + "/" + name; }
 
+std::string read_text(const std::string& path) { return slurp(path); }
+
 std::string write_temp_file(const std::string& name, const std::string& text) {
   std::string path = temp_path(name);
   std::ofstream(path, std::ios::binary) << text;

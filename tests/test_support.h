@@ -20,6 +20,9 @@ struct CliResult {
 // Runs the treesim binary with `args` (no shell: arguments are passed as they are).
 CliResult run_treesim(const std::vector<std::string>& args);
 
+// The whole contents of a file ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
 // Writes `text` to a fresh temporary file and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
 

@@ -1,9 +1,10 @@
-// Every filled LM slot of a placed tensor, for the loader that moves real bytes. A template so the
+// Every filled LM slot of a placed tensor, for the loader that moves real bytes. Templates so the
 // callback inlines: the walk is an odometer over the layout's digits in row-major order of the
 // padded index, where each digit step adds a constant to the PE id and to the byte offset (the maps
 // are linear per target), so no division happens per slot.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -11,24 +12,21 @@
 
 namespace treesim::layout {
 
-// Calls f(pe_global_id, lm_byte_offset, element) for every slot of every replica, where
-// lm_byte_offset = (addr × words_per_address + lane) × element_bytes and element is the row-major
-// linear index of the logical element, or -1 for a padding slot (the loader writes zeros there).
-// Order: padded index row-major, replicas innermost.
+// Replica 0 of a placed tensor as runs: f(pe_global_id, lm_byte_offset, element, count) for `count`
+// consecutive slots holding consecutive elements (element −1: `count` padding slots). Where the
+// innermost sub-axis is the LM address of the last tensor axis with stride 1, a run spans it, so a
+// loader copies rows instead of bytes. Order: padded index row-major.
 // @pre no _Time sub-axes (LayoutError E140: such a layout is not resident).
 template <class F>
-void for_each_slot(const BoundLayout& b, F&& f) {
+void for_each_run(const BoundLayout& b, F&& f) {
   require_resident(b);
   const std::size_t rank = b.rank();
   const auto& parts = b.parts();
-  const std::size_t n = b.distribution_part_count();
+  std::size_t n = b.distribution_part_count();
   const std::uint64_t eb = b.element_bytes(), words = b.words_per_address();
   const int levels = static_cast<int>(b.level_count());
-
-  // Per distribution part: what one digit step adds to the PE id, the byte offset, the axis
-  // coordinate and the logical linear index.
-  std::vector<std::uint64_t> pe_step(n), byte_step(n), lin_step(n), axis_step(n);
-  std::vector<std::uint64_t> logical_stride(rank, 1);
+  if (b.padded_elements() == 0) return;
+  std::vector<std::uint64_t> pe_step(n), byte_step(n), lin_step(n), axis_step(n), logical_stride(rank, 1);
   for (std::size_t d = rank; d-- > 1;) logical_stride[d - 1] = logical_stride[d] * b.shape()[d];
   for (std::size_t i = 0; i < n; ++i) {
     const auto& p = parts[i];
@@ -39,35 +37,42 @@ void for_each_slot(const BoundLayout& b, F&& f) {
     axis_step[i] = p.weight;
     lin_step[i] = p.weight * logical_stride[static_cast<std::size_t>(p.axis)];
   }
-
-  // PE-id offset of every replica: broadcast digits times their strides, omitted levels' units.
-  std::vector<std::uint64_t> replica_pe(b.replicas(), 0);
+  std::uint64_t base_pe = 0;
   {
-    std::vector<std::uint64_t> values(b.target_count()), units(b.level_count());
-    for (std::uint64_t r = 0; r < b.replicas(); ++r) {
-      std::fill(values.begin(), values.end(), 0);
-      std::fill(units.begin(), units.end(), 0);
-      b.apply_replica(r, values.data(), units);
-      std::uint64_t pe = 0;
-      for (std::size_t lv = 0; lv < b.level_count(); ++lv) pe += (values[lv] + units[lv]) * b.pe_weight(lv);
-      replica_pe[r] = pe;
+    std::vector<std::uint64_t> values(b.target_count(), 0), units(b.level_count(), 0);
+    b.apply_replica(0, values.data(), units);
+    for (std::size_t lv = 0; lv < b.level_count(); ++lv)
+      base_pe += (values[lv] + units[lv]) * b.pe_weight(lv);
+  }
+  // The innermost part forms runs when it walks the last axis one element and one slot at a time.
+  std::uint64_t run = 1;
+  if (n > 0) {
+    const auto& last = parts[n - 1];
+    if (last.axis == static_cast<int>(rank) - 1 && last.weight == 1 && byte_step[n - 1] == eb) {
+      run = last.size;
+      --n;
     }
   }
-
-  if (b.padded_elements() == 0) return;
+  const std::uint64_t last_dim = rank ? b.shape()[rank - 1] : 1;
   std::vector<std::uint64_t> digit(n, 0), x(rank, 0);
-  std::size_t padding_axes = 0;  // axes whose coordinate is in the pad region
-  std::uint64_t pe = 0, off = 0, lin = 0;
-  const std::uint64_t* rpe = replica_pe.data();
-  const std::size_t replicas = replica_pe.size();
+  std::size_t padding_axes = 0;  // axes other than a run's position that are in the pad region
+  std::uint64_t pe = base_pe, off = 0, lin = 0;
   for (;;) {
-    const std::int64_t element = padding_axes ? -1 : static_cast<std::int64_t>(lin);
-    for (std::size_t r = 0; r < replicas; ++r) f(pe + rpe[r], off, element);
+    if (padding_axes) {
+      f(pe, off, std::int64_t{-1}, run);
+    } else if (rank == 0) {
+      f(pe, off, std::int64_t{0}, std::uint64_t{1});
+    } else {
+      const std::uint64_t x0 = x[rank - 1];
+      const std::uint64_t logical = x0 >= last_dim ? 0 : std::min(run, last_dim - x0);
+      if (logical) f(pe, off, static_cast<std::int64_t>(lin), logical);
+      if (logical < run) f(pe, off + logical * eb, std::int64_t{-1}, run - logical);
+    }
     std::size_t k = n;
     while (k-- > 0) {
       const auto& p = parts[k];
       const std::size_t d = static_cast<std::size_t>(p.axis);
-      const bool was_pad = x[d] >= b.shape()[d];
+      const bool was_pad = x[d] >= b.shape()[d] && !(run > 1 && d == rank - 1);
       if (++digit[k] < p.size) {
         pe += pe_step[k];
         off += byte_step[k];
@@ -81,12 +86,43 @@ void for_each_slot(const BoundLayout& b, F&& f) {
         lin -= back * lin_step[k];
         x[d] -= back * axis_step[k];
       }
-      const bool is_pad = x[d] >= b.shape()[d];
+      const bool is_pad = x[d] >= b.shape()[d] && !(run > 1 && d == rank - 1);
       padding_axes = padding_axes + (is_pad ? 1 : 0) - (was_pad ? 1 : 0);
       if (digit[k] != 0) break;
     }
-    if (k == static_cast<std::size_t>(-1)) return;  // the odometer wrapped: every slot visited
+    if (k == static_cast<std::size_t>(-1)) return;
   }
+}
+
+// PE-id offset of every replica (replica 0 included): broadcast digits times their strides and
+// the omitted levels' units, weighted by the PE-id weight of their level.
+inline std::vector<std::uint64_t> replica_pe_offsets(const BoundLayout& b) {
+  std::vector<std::uint64_t> out(b.replicas(), 0);
+  std::vector<std::uint64_t> values(b.target_count()), units(b.level_count());
+  for (std::uint64_t r = 0; r < b.replicas(); ++r) {
+    std::fill(values.begin(), values.end(), 0);
+    std::fill(units.begin(), units.end(), 0);
+    b.apply_replica(r, values.data(), units);
+    for (std::size_t lv = 0; lv < b.level_count(); ++lv) out[r] += (values[lv] + units[lv]) * b.pe_weight(lv);
+  }
+  return out;
+}
+
+// Calls f(pe_global_id, lm_byte_offset, element) for every slot of every replica, where
+// lm_byte_offset = (addr × words_per_address + lane) × element_bytes and element is the row-major
+// linear index of the logical element, or -1 for a padding slot (the loader writes zeros there).
+// Order: padded index row-major, replicas innermost.
+// @pre no _Time sub-axes (LayoutError E140: such a layout is not resident).
+template <class F>
+void for_each_slot(const BoundLayout& b, F&& f) {
+  const std::vector<std::uint64_t> shift = replica_pe_offsets(b);
+  const std::uint64_t eb = b.element_bytes();
+  for_each_run(b, [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::int64_t e = element < 0 ? -1 : element + static_cast<std::int64_t>(i);
+      for (std::uint64_t r : shift) f(pe - shift[0] + r, offset + i * eb, e);
+    }
+  });
 }
 
 }  // namespace treesim::layout

@@ -18,11 +18,6 @@ namespace {
 using testing::run_treesim;
 using testing::source_path;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 struct PlaceCase {
   const char* name;
   const char* shape;
@@ -52,7 +47,7 @@ nlohmann::json place(const std::string& machine, const std::string& shape, const
   auto r = run_treesim({"place", "--machine", source_path("configs/" + machine + ".yaml"), "--shape", shape,
                         "--layout", layout, "--dtype", dtype, "--report", report, "--quiet"});
   EXPECT_EQ(r.exit_code, 0) << layout << ": " << r.err;
-  return nlohmann::json::parse(slurp(report));
+  return nlohmann::json::parse(testing::read_text(report));
 }
 
 std::vector<std::uint64_t> parse_shape(const std::string& s) {
@@ -151,7 +146,7 @@ TEST(VcdTrace, MiniTraceConvertsWithVcd2fstAndFollowsTheTree) {
   auto r = run_treesim({"place", "--machine", source_path("configs/mini.yaml"), "--shape", "64,64",
                         "--layout", "((2_L1B, 4_MAB, 8:64), (4_PE, 16:1))", "--vcd", vcd, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string text = slurp(vcd);
+  std::string text = testing::read_text(vcd);
   EXPECT_NE(text.find("$scope module board $end\n"), std::string::npos);
   EXPECT_NE(text.find("$scope module L2B_0 $end\n$var"), std::string::npos);
   EXPECT_NE(text.find("$scope module MAB_3 $end"), std::string::npos);
@@ -169,7 +164,7 @@ TEST(VcdTrace, DepthStopsTheTraceAtALevel) {
   auto r = run_treesim({"place", "--machine", source_path("configs/mini.yaml"), "--shape", "12,8", "--layout",
                         "((4_PE, 3:8), (8:1))", "--vcd", vcd, "--vcd-depth", "2", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string text = slurp(vcd);
+  std::string text = testing::read_text(vcd);
   EXPECT_NE(text.find("L1B_1"), std::string::npos);
   EXPECT_EQ(text.find("MAB_"), std::string::npos);
 }
@@ -180,7 +175,7 @@ TEST(VcdTrace, UnitPatternKeepsOnlyMatchingUnits) {
                         "((4_PE, 3:8), (8:1))", "--vcd", vcd, "--vcd-units", "board.L2B_0.L1B_1.MAB_2*",
                         "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string text = slurp(vcd);
+  std::string text = testing::read_text(vcd);
   EXPECT_NE(text.find("$scope module MAB_2"), std::string::npos);
   EXPECT_EQ(text.find("$scope module MAB_1"), std::string::npos);
   EXPECT_EQ(text.find("$scope module L1B_0"), std::string::npos);
@@ -244,7 +239,7 @@ TEST(ExecCli, RunsAProgramAndWritesOutputs) {
                         "--report", report, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  nlohmann::json j = nlohmann::json::parse(slurp(report));
+  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
   EXPECT_EQ(j["instructions"]["copy"]["count"], 1);
   EXPECT_EQ(j["instructions"]["load"]["count"], 1);
   EXPECT_TRUE(std::ifstream(out).good());

@@ -19,11 +19,6 @@ namespace {
 using testing::run_treesim;
 using testing::source_path;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 nlohmann::json run_qgemm(const std::string& machine, std::vector<std::string> extra) {
   static int n = 0;
   std::string report = testing::temp_path("qgemm-" + std::to_string(n++) + ".json");
@@ -36,7 +31,7 @@ nlohmann::json run_qgemm(const std::string& machine, std::vector<std::string> ex
   for (const auto& a : extra) all += a + " ";
   EXPECT_EQ(r.exit_code, 0) << machine << " " << all << "\n" << r.err;
   if (r.exit_code != 0) return {};
-  nlohmann::json j = nlohmann::json::parse(slurp(report));
+  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
   EXPECT_EQ(j["verify"]["ok"], true) << all;
   EXPECT_EQ(j["verify"]["mismatches"], 0) << all;
   EXPECT_GE(j["cycles"].get<std::uint64_t>(), j["roofline"]["cycles"].get<std::uint64_t>()) << all;
