@@ -377,10 +377,26 @@ void Executor::perform(std::size_t i) {
                    gather_tensor(*prep.transfer, pes, op.lm, dram_.at(op.tensor).data());
                  },
                  [&](const program::Mac& op) {
-                   for (Pe* pe : pes) pe->mac(op, mac_scratch_);
+                   const std::uint64_t a_bytes = op.m * op.k * program::dtype_bytes(op.a_dtype),
+                                       b_bytes = op.k * op.n * program::dtype_bytes(op.b_dtype);
+                   for (std::size_t p = 0; p < pes.size(); ++p) {
+                     mac_scratch_.same_a =
+                         p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
+                     mac_scratch_.same_b =
+                         p > 0 && std::memcmp(pes[p]->lm() + op.b, pes[p - 1]->lm() + op.b, b_bytes) == 0;
+                     pes[p]->mac(op, mac_scratch_);
+                   }
                  },
                  [&](const program::TernaryMac& op) {
-                   for (Pe* pe : pes) pe->ternary_mac(op, mac_scratch_);
+                   const std::uint64_t a_bytes = op.m * op.k * program::dtype_bytes(op.a_dtype),
+                                       w_bytes = op.k * op.n;
+                   for (std::size_t p = 0; p < pes.size(); ++p) {
+                     mac_scratch_.same_a =
+                         p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
+                     mac_scratch_.same_b =
+                         p > 0 && std::memcmp(pes[p]->lm() + op.w, pes[p - 1]->lm() + op.w, w_bytes) == 0;
+                     pes[p]->ternary_mac(op, mac_scratch_);
+                   }
                  },
                  [&](const program::DptDecode& op) {
                    for (Pe* pe : pes) pe->dpt_decode(op);

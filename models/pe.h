@@ -14,10 +14,13 @@
 
 namespace treesim::models {
 
-// Working memory for the host side of MAC instructions, reused across PEs.
+// Working memory for the host side of MAC instructions, reused across PEs. Replicated operands sit
+// in neighbouring PEs: when a PE's operand bytes equal the previous PE's, its widened copy is
+// reused (same_a / same_b).
 struct MacScratch {
   std::vector<std::int16_t> a, b;
   std::vector<std::int32_t> c;
+  bool same_a = false, same_b = false;
 };
 
 class Pe : public sc_core::sc_module {
