@@ -203,44 +203,14 @@ Executor::Planned Executor::plan(std::size_t i) const {
   };
   std::visit(Overloaded{
                  [&](const program::Load& op) {
-                   const LayoutTransfer& t = *prep.transfer;
                    p.reads.push_back(Range{space_of(op.tensor), 0, tensor(i, op.tensor).bytes()});
-                   p.writes.push_back(lm_range(op.lm, t.footprint_bytes));
-                   std::vector<timing::Stage> stages{
-                       {Resources::kDram, t.load.dram_read_bytes, config_.dram.bytes_per_cycle}};
-                   std::uint64_t latency = config_.dram.latency_cycles;
-                   for (std::size_t l = 0; l < config_.levels.size(); ++l) {
-                     const auto& lt = t.load.levels[l];
-                     stages.push_back({resources_.down(l), lt.busiest_down_port_bytes,
-                                       config_.levels[l].down_bytes_per_cycle});
-                     latency += config_.levels[l].latency_cycles;
-                     p.traffic[l].down_sent_bytes = lt.down_sent_bytes;
-                     p.traffic[l].down_delivered_bytes = lt.down_delivered_bytes;
-                     p.traffic[l].down_busiest_port_bytes = lt.busiest_down_port_bytes;
-                   }
-                   p.cost = timing::transfer_cost(stages, latency);
-                   p.dram_read = t.load.dram_read_bytes;
-                   p.lm_bytes = t.load.levels.back().down_delivered_bytes;
+                   p.writes.push_back(lm_range(op.lm, prep.transfer->footprint_bytes));
+                   plan_transfer(prep.transfer->load, /*down=*/true, p);
                  },
                  [&](const program::Store& op) {
-                   const LayoutTransfer& t = *prep.transfer;
-                   p.reads.push_back(lm_range(op.lm, t.footprint_bytes));
+                   p.reads.push_back(lm_range(op.lm, prep.transfer->footprint_bytes));
                    p.writes.push_back(Range{space_of(op.tensor), 0, tensor(i, op.tensor).bytes()});
-                   std::vector<timing::Stage> stages{
-                       {Resources::kDram, t.gather.dram_write_bytes, config_.dram.bytes_per_cycle}};
-                   std::uint64_t latency = config_.dram.latency_cycles;
-                   for (std::size_t l = 0; l < config_.levels.size(); ++l) {
-                     const auto& lt = t.gather.levels[l];
-                     stages.push_back(
-                         {resources_.up(l), lt.busiest_up_port_bytes, config_.levels[l].up_bytes_per_cycle});
-                     latency += config_.levels[l].latency_cycles;
-                     p.traffic[l].up_sent_bytes = lt.up_sent_bytes;
-                     p.traffic[l].up_delivered_bytes = lt.up_delivered_bytes;
-                     p.traffic[l].up_busiest_port_bytes = lt.busiest_up_port_bytes;
-                   }
-                   p.cost = timing::transfer_cost(stages, latency);
-                   p.dram_write = t.gather.dram_write_bytes;
-                   p.lm_bytes = t.gather.levels.back().up_sent_bytes;
+                   plan_transfer(prep.transfer->gather, /*down=*/false, p);
                  },
                  [&](const program::Mac& op) {
                    const std::uint64_t sa = program::dtype_bytes(op.a_dtype),
@@ -296,6 +266,34 @@ Executor::Planned Executor::plan(std::size_t i) const {
         if (r.space == kLm) p.lm_bytes += (r.hi - r.lo) * pes;
   }
   return p;
+}
+
+// A load (down, from DRAM) or a store (up, to DRAM) through every level, by its layout's plan.
+void Executor::plan_transfer(const layout::TrafficPlan& plan, bool down, Planned& p) const {
+  const std::uint64_t dram_bytes = down ? plan.dram_read_bytes : plan.dram_write_bytes;
+  std::vector<timing::Stage> stages{{Resources::kDram, dram_bytes, config_.dram.bytes_per_cycle}};
+  std::uint64_t latency = config_.dram.latency_cycles;
+  for (std::size_t l = 0; l < config_.levels.size(); ++l) {
+    const layout::LevelTraffic& lt = plan.levels[l];
+    report::LinkStats& t = p.traffic[l];
+    if (down) {
+      stages.push_back(
+          {resources_.down(l), lt.busiest_down_port_bytes, config_.levels[l].down_bytes_per_cycle});
+      t.down_sent_bytes = lt.down_sent_bytes;
+      t.down_delivered_bytes = lt.down_delivered_bytes;
+      t.down_busiest_port_bytes = lt.busiest_down_port_bytes;
+    } else {
+      stages.push_back({resources_.up(l), lt.busiest_up_port_bytes, config_.levels[l].up_bytes_per_cycle});
+      t.up_sent_bytes = lt.up_sent_bytes;
+      t.up_delivered_bytes = lt.up_delivered_bytes;
+      t.up_busiest_port_bytes = lt.busiest_up_port_bytes;
+    }
+    latency += config_.levels[l].latency_cycles;
+  }
+  p.cost = timing::transfer_cost(stages, latency);
+  (down ? p.dram_read : p.dram_write) = dram_bytes;
+  // The LM side: what the PEs receive, or what they send.
+  p.lm_bytes = down ? plan.levels.back().down_delivered_bytes : plan.levels.back().up_sent_bytes;
 }
 
 template <typename Op>

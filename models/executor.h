@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/board.h"
+#include "sim/layout/loader_plan.h"
 #include "sim/program/instruction.h"
 #include "sim/report/run_stats.h"
 #include "sim/timing/resources.h"
@@ -68,6 +69,7 @@ class Executor {
   // requant parameters); throws SimError.
   void prepare();
   Planned plan(std::size_t index) const;
+  void plan_transfer(const layout::TrafficPlan& plan, bool down, Planned& p) const;
   template <typename Op>
   void plan_collective(std::size_t index, const Op& op, Planned& p) const;
   // Decides when instruction next_ runs (checks, scoreboard, resources, trace), then does its
