@@ -42,6 +42,16 @@ std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t pad
   return fmt::format("({},{})/", rows, cols);
 }
 
+// A rows×cols matrix whose rows split over `row_levels` and then r per unit, and whose columns over
+// `col_levels` and then c per unit, each unit holding its r×c block row-major; a pad prefix pads the
+// matrix to row_units·r × col_units·c when it is smaller. Every operand layout of the kernel is one.
+std::string matrix_layout(std::uint64_t rows, std::uint64_t cols, const std::string& row_levels,
+                          std::uint64_t row_units, std::uint64_t r, const std::string& col_levels,
+                          std::uint64_t col_units, std::uint64_t c) {
+  return pad_prefix(rows, cols, row_units * r, col_units * c) +
+         fmt::format("(({}{}:{}), ({}{}:1))", row_levels, r, c, col_levels, c);
+}
+
 layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
                             std::size_t element_bytes, const machine::MachineConfig& m) {
   layout::TensorLayout parsed = layout::parse_layout_or_throw(text, m);
@@ -106,21 +116,19 @@ const char* dim_name(const Assignment& a, std::size_t level) {
 // Tile layouts for a block of `rows`×`cols` logical elements of each operand.
 std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
-  return pad_prefix(rows, cols, p.pm * p.tm, p.pk * p.kt) +
-         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m), p.tm, p.kt,
-                     level_prefix(p.assignment.k, m), p.kt);
+  const Assignment& a = p.assignment;
+  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm, level_prefix(a.k, m), p.pk, p.kt);
 }
 std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
-  return pad_prefix(rows, cols, p.pk * p.kt, p.pn * p.tn) +
-         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.k, m), p.kt, p.tn,
-                     level_prefix(p.assignment.n, m), p.tn);
+  const Assignment& a = p.assignment;
+  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn);
 }
 std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
-  return pad_prefix(rows, cols, p.pm * p.tm, p.pn * p.tn) +
-         fmt::format("(({}{}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m),
-                     pinned_prefix(p.assignment.k, m), p.tm, p.tn, level_prefix(p.assignment.n, m), p.tn);
+  const Assignment& a = p.assignment;
+  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm,
+                       level_prefix(a.n, m), p.pn, p.tn);
 }
 std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
   std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
@@ -283,25 +291,23 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
   return *best;
 }
 
+// The whole operands: a unit's share is its tiles of every pass and step together.
 std::string whole_layout_a(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  const std::uint64_t kk = ceil_div(prob.k, p.pk);
-  return pad_prefix(prob.m, prob.k, p.pm * p.tm * p.m_passes, p.pk * kk) +
-         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m), p.tm * p.m_passes, kk,
-                     level_prefix(p.assignment.k, m), kk);
+  const Assignment& a = p.assignment;
+  return matrix_layout(prob.m, prob.k, level_prefix(a.m, m), p.pm, p.tm * p.m_passes, level_prefix(a.k, m),
+                       p.pk, ceil_div(prob.k, p.pk));
 }
 
 std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  const std::uint64_t kk = ceil_div(prob.k, p.pk);
-  return pad_prefix(prob.k, prob.n, p.pk * kk, p.pn * p.tn * p.n_passes) +
-         fmt::format("(({}{}:{}), ({}{}:1))", level_prefix(p.assignment.k, m), kk, p.tn * p.n_passes,
-                     level_prefix(p.assignment.n, m), p.tn * p.n_passes);
+  const Assignment& a = p.assignment;
+  return matrix_layout(prob.k, prob.n, level_prefix(a.k, m), p.pk, ceil_div(prob.k, p.pk),
+                       level_prefix(a.n, m), p.pn, p.tn * p.n_passes);
 }
 
 std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  return pad_prefix(prob.m, prob.n, p.pm * p.tm * p.m_passes, p.pn * p.tn * p.n_passes) +
-         fmt::format("(({}{}{}:{}), ({}{}:1))", level_prefix(p.assignment.m, m),
-                     pinned_prefix(p.assignment.k, m), p.tm * p.m_passes, p.tn * p.n_passes,
-                     level_prefix(p.assignment.n, m), p.tn * p.n_passes);
+  const Assignment& a = p.assignment;
+  return matrix_layout(prob.m, prob.n, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm * p.m_passes,
+                       level_prefix(a.n, m), p.pn, p.tn * p.n_passes);
 }
 
 std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
