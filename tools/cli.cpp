@@ -15,6 +15,18 @@ machine::MachineConfig load_machine_or_throw(const std::string& path) {
   }
 }
 
+io::NpyDType npy_dtype(program::DType t) {
+  switch (t) {
+    case program::DType::kInt8:
+      return io::NpyDType::kInt8;
+    case program::DType::kUInt8:
+      return io::NpyDType::kUInt8;
+    case program::DType::kInt32:
+      return io::NpyDType::kInt32;
+  }
+  return io::NpyDType::kInt8;
+}
+
 void emit(const std::string& text, const std::string& path) {
   if (path.empty() || path == "-") {
     std::cout << text;

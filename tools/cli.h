@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/io/npy.h"
 #include "sim/machine/machine_config.h"
+#include "sim/program/instruction.h"
 
 namespace treesim::tools {
 
@@ -26,6 +28,9 @@ class CliError : public std::runtime_error {
 
 // Loads and validates a machine file; its errors become CliErrors with exit status 2.
 machine::MachineConfig load_machine_or_throw(const std::string& path);
+
+// The .npy element type of a program tensor's type.
+io::NpyDType npy_dtype(program::DType t);
 
 // Writes `text` to stdout, or atomically to `path` when it is not empty and not "-".
 void emit(const std::string& text, const std::string& path = "");

@@ -29,18 +29,6 @@ std::pair<std::string, std::string> split_binding(const std::string& text, const
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-io::NpyDType npy_dtype(program::DType t) {
-  switch (t) {
-    case program::DType::kInt8:
-      return io::NpyDType::kInt8;
-    case program::DType::kUInt8:
-      return io::NpyDType::kUInt8;
-    case program::DType::kInt32:
-      return io::NpyDType::kInt32;
-  }
-  return io::NpyDType::kInt8;
-}
-
 // Tensors the program loads before anything stores to them: its inputs.
 std::set<std::string> program_inputs(const program::Program& p) {
   std::set<std::string> inputs, stored;

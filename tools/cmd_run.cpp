@@ -239,17 +239,15 @@ void run_qgemm(QgemmOptions& o) {
     } catch (const numeric::QuantError& e) {
       throw CliError(std::string("the host reference rejects this problem: ") + e.what());
     }
-    const program::DType out_t =
-        problem.out.out_dtype == numeric::DType::kUInt8 ? program::DType::kUInt8 : program::DType::kInt8;
     std::vector<std::int32_t> got(c.size());
-    for (std::size_t i = 0; i < c.size(); ++i) got[i] = code(c[i], out_t);
+    for (std::size_t i = 0; i < c.size(); ++i) got[i] = code(c[i], problem.out_dtype());
     report::VerifyResult v = kernels::compare_outputs(got, expect, problem.n);
     stats.verify = v;
   }
   finish_run(machine, stats, o.run);
   if (!o.out_path.empty()) {
     io::NpyArray out;
-    out.dtype = problem.out.out_dtype == numeric::DType::kUInt8 ? io::NpyDType::kUInt8 : io::NpyDType::kInt8;
+    out.dtype = npy_dtype(problem.out_dtype());
     out.shape = {problem.m, problem.n};
     out.bytes = c;
     try {

@@ -27,6 +27,10 @@ struct QgemmProblem {
   bool has_bias = false;
   numeric::OutputStage out;  // 1 multiplier (per tensor) or N (per output column)
   bool per_channel() const { return out.multipliers.size() > 1; }
+  // C's element type, as the program's tensors name it.
+  program::DType out_dtype() const {
+    return out.out_dtype == numeric::DType::kUInt8 ? program::DType::kUInt8 : program::DType::kInt8;
+  }
 };
 
 // A problem or plan that cannot run; what() is one line.

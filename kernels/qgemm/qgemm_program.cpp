@@ -28,8 +28,7 @@ program::Load load(const std::string& tensor, const std::string& layout, std::ui
 program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
                                const machine::MachineConfig& m) {
   check_problem(prob);
-  const program::DType out_dtype =
-      prob.out.out_dtype == numeric::DType::kUInt8 ? program::DType::kUInt8 : program::DType::kInt8;
+  const program::DType out_dtype = prob.out_dtype();
   program::Program prog;
   prog.tensors = {{"A", {prob.m, prob.k}, prob.a_dtype},
                   {"B", {prob.k, prob.n}, prob.b_dtype},
