@@ -327,6 +327,20 @@ BindResult bind_layout(const TensorLayout& l, const std::vector<std::uint64_t>& 
       if (b.parts_[i].stride <= reach) nested = false;
       reach = sat_add(reach, sat_mul(b.parts_[i].size - 1, b.parts_[i].stride));
     }
+    // Steps the parts' digits to the next combination (row-major) and the target value with them;
+    // false when they wrap around.
+    auto step = [&](std::vector<std::uint64_t>& digit, std::uint64_t& value) {
+      for (std::size_t k = dec.parts.size(); k-- > 0;) {
+        const auto& p = b.parts_[dec.parts[k]];
+        if (++digit[k] < p.size) {
+          value += p.stride;
+          return true;
+        }
+        digit[k] = 0;
+        value -= (p.size - 1) * p.stride;
+      }
+      return false;
+    };
     if (dec.cosize > kTableLimit) {
       if (nested) {
         dec.greedy_order.assign(by_stride.rbegin(), by_stride.rend());
@@ -341,15 +355,7 @@ BindResult bind_layout(const TensorLayout& l, const std::vector<std::uint64_t>& 
       for (std::uint64_t id = 0; id < combos && id < kTableLimit; ++id) {
         auto [it, fresh] = seen.emplace(value, id);
         if (!fresh) return collision(t, it->second, id);
-        for (std::size_t k = dec.parts.size(); k-- > 0;) {
-          const auto& p = b.parts_[dec.parts[k]];
-          if (++digit[k] < p.size) {
-            value += p.stride;
-            break;
-          }
-          digit[k] = 0;
-          value -= (p.size - 1) * p.stride;
-        }
+        step(digit, value);
       }
       return fail("E064",
                   fmt::format("target range {} too large and irregular to check and invert", dec.cosize),
@@ -361,17 +367,7 @@ BindResult bind_layout(const TensorLayout& l, const std::vector<std::uint64_t>& 
     for (std::uint32_t id = 0;; ++id) {
       if (dec.table[value] != BoundLayout::kNone) return collision(t, dec.table[value], id);
       dec.table[value] = id;
-      std::size_t k = dec.parts.size();
-      while (k-- > 0) {
-        const auto& p = b.parts_[dec.parts[k]];
-        if (++digit[k] < p.size) {
-          value += p.stride;
-          break;
-        }
-        digit[k] = 0;
-        value -= (p.size - 1) * p.stride;
-      }
-      if (k == static_cast<std::size_t>(-1)) break;  // odometer wrapped: all combos seen
+      if (!step(digit, value)) break;  // odometer wrapped: all combos seen
     }
   }
 
