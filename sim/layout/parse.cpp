@@ -65,6 +65,19 @@ class Parser {
     return std::string("'") + s_[pos_] + "'";
   }
   // "expected X at column c, found Y"; running out of text inside parentheses is E002.
+  // After an item of a list: takes a ',' and returns true (another item follows), or takes `close`
+  // and returns false; anything else is an error.
+  bool next_item(char close) {
+    ws();
+    if (peek() == ',') {
+      ++pos_;
+      return true;
+    }
+    if (peek() != close) expected(std::string("',' or '") + close + "'");
+    ++pos_;
+    return false;
+  }
+
   [[noreturn]] void expected(const std::string& what, const std::string& code = "E001") {
     if (pos_ >= s_.size() && open_parens() > 0)
       fail("E002", "expected " + what + " at column " + col(pos_) + ", found end of input (unbalanced '(')",
@@ -168,15 +181,8 @@ class Parser {
     std::vector<SubAxis> subs;
     for (;;) {
       subs.push_back(sub_axis());
-      ws();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == ')') break;
-      expected("',' or ')'");
+      if (!next_item(')')) break;
     }
-    ++pos_;
     l.axis_spans.push_back({start, pos_ - start});
     return subs;
   }
@@ -282,15 +288,8 @@ class Parser {
       }
       b.span = {item, pos_ - item};
       l.broadcasts.push_back(b);
-      ws();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == ']') break;
-      expected("',' or ']'");
+      if (!next_item(']')) break;
     }
-    ++pos_;
   }
 
   std::string bcast_level(std::size_t item) {
