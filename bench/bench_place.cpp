@@ -18,7 +18,7 @@ void BM_PlaceAndGather64MiBOnBoard(benchmark::State& state) {
   machine::MachineConfig m = machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
   const char* layout = "((16_L2B, 8_L1B, 16_MAB, 4_PE), (8192:1))";  // one 8 KiB row per PE
   program::Program p;
-  p.tensors = {{"T", {8192, 8192}, program::DType::kInt8}, {"U", {8192, 8192}, program::DType::kInt8}};
+  p.tensors = {{"T", {8192, 8192}, core::DType::kInt8}, {"U", {8192, 8192}, core::DType::kInt8}};
   program::Load load;
   load.tensor = "T";
   load.layout = layout;

@@ -57,7 +57,7 @@ void BM_QgemmSimulatedVsOneDnn2048(benchmark::State& state) {
   machine::MachineConfig m = machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
   kernels::QgemmProblem p;
   p.m = p.n = p.k = kSize;
-  p.a_dtype = program::DType::kUInt8;
+  p.a_dtype = core::DType::kUInt8;
   p.a_zero = 128;
   p.out.multipliers = {numeric::quantize_multiplier(1.0 / (128.0 * 45.0))};
   kernels::QgemmPlan plan = kernels::default_plan(p, m);

@@ -13,7 +13,7 @@
 namespace treesim::models {
 namespace {
 
-using program::DType;
+using core::DType;
 using timing::Range;
 using timing::Resources;
 
@@ -38,10 +38,10 @@ numeric::OutputStage output_stage_template(const program::Requant& r) {
   numeric::OutputStage s;
   s.multipliers.clear();
   s.out_zero_point = r.out_zero;
-  s.out_dtype = r.out_dtype == DType::kUInt8 ? numeric::DType::kUInt8 : numeric::DType::kInt8;
+  s.out_dtype = r.out_dtype == DType::kUInt8 ? core::DType::kUInt8 : core::DType::kInt8;
   s.act_min = r.act_min;
   s.act_max = r.act_max;
-  s.rounding = *numeric::parse_rounding(r.rounding);
+  s.rounding = r.rounding;
   return s;
 }
 
@@ -74,7 +74,7 @@ Executor::Executor(Board& board, const program::Program& program,
     if (!t) throw SimError(fmt::format("input '{}' is not a tensor of the program", name));
     if (bytes.size() != t->bytes())
       throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
-                                 bytes.size(), t->bytes(), t->elements(), program::dtype_name(t->dtype)));
+                                 bytes.size(), t->bytes(), t->elements(), core::dtype_name(t->dtype)));
     scoreboard_.mark_written(Range{space_of(name), 0, t->bytes()});
   }
   for (const auto& t : program_.tensors) dram_.try_emplace(t.name, t.bytes(), 0);
@@ -132,13 +132,13 @@ const program::TensorDecl& Executor::tensor(std::size_t index, const std::string
   return *t;
 }
 
-int Executor::level_index(std::size_t index, const std::string& name) const {
-  if (name == "board") return topology::kBoardLevel;
-  auto l = config_.level_index(name);
-  if (!l) fail(index, fmt::format("level '{}' is not a level of machine '{}'", name, config_.name));
-  if (*l + 1 == config_.levels.size())
-    fail(index, fmt::format("a collective needs a level above the PE, got '{}'", name));
-  return static_cast<int>(*l);
+int Executor::level_index(std::size_t index, program::Level level) const {
+  if (level.is_board()) return topology::kBoardLevel;
+  if (level.index < 0 || static_cast<std::size_t>(level.index) >= config_.levels.size())
+    fail(index, fmt::format("level {} is not a level of machine '{}'", level.index, config_.name));
+  if (static_cast<std::size_t>(level.index) + 1 == config_.levels.size())
+    fail(index, fmt::format("a collective needs a level above the PE, got '{}'", config_.levels.back().name));
+  return level.index;
 }
 
 void Executor::prepare() {
@@ -157,7 +157,8 @@ void Executor::prepare() {
                 } catch (const layout::LayoutError& e) {
                   const layout::Diagnostic& d = e.diagnostic();
                   std::string where = d.column ? fmt::format(" at column {}", d.column) : "";
-                  fail(i, fmt::format("layout \"{}\"{}: {}", t.layout, where, d.headline()));
+                  fail(i,
+                       fmt::format("layout \"{}\"{}: {}", layout::to_string(t.layout), where, d.headline()));
                 }
               } else if constexpr (std::is_same_v<T, program::Requant>) {
                 if (t.out_dtype == DType::kInt32) fail(i, "out_dtype must be int8 or uint8");
@@ -213,8 +214,7 @@ Executor::Planned Executor::plan(std::size_t i) const {
                    plan_transfer(prep.transfer->gather, /*down=*/false, p);
                  },
                  [&](const program::Mac& op) {
-                   const std::uint64_t sa = program::dtype_bytes(op.a_dtype),
-                                       sb = program::dtype_bytes(op.b_dtype);
+                   const std::uint64_t sa = core::dtype_bytes(op.a_dtype), sb = core::dtype_bytes(op.b_dtype);
                    p.reads = {lm_range(op.a, op.m * op.k * sa), lm_range(op.b, op.k * op.n * sb)};
                    if (op.accumulate) p.reads.push_back(lm_range(op.c, op.m * op.n * 4));
                    p.writes = {lm_range(op.c, op.m * op.n * 4)};
@@ -223,7 +223,7 @@ Executor::Planned Executor::plan(std::size_t i) const {
                    p.macs = op.m * op.n * op.k * pes;
                  },
                  [&](const program::TernaryMac& op) {
-                   p.reads = {lm_range(op.a, op.m * op.k * program::dtype_bytes(op.a_dtype)),
+                   p.reads = {lm_range(op.a, op.m * op.k * core::dtype_bytes(op.a_dtype)),
                               lm_range(op.w, op.k * op.n)};
                    if (op.accumulate) p.reads.push_back(lm_range(op.c, op.m * op.n * 4));
                    p.writes = {lm_range(op.c, op.m * op.n * 4)};
@@ -375,8 +375,8 @@ void Executor::perform(std::size_t i) {
                    gather_tensor(*prep.transfer, pes, op.lm, dram_.at(op.tensor).data());
                  },
                  [&](const program::Mac& op) {
-                   const std::uint64_t a_bytes = op.m * op.k * program::dtype_bytes(op.a_dtype),
-                                       b_bytes = op.k * op.n * program::dtype_bytes(op.b_dtype);
+                   const std::uint64_t a_bytes = op.m * op.k * core::dtype_bytes(op.a_dtype),
+                                       b_bytes = op.k * op.n * core::dtype_bytes(op.b_dtype);
                    for (std::size_t p = 0; p < pes.size(); ++p) {
                      mac_scratch_.same_a =
                          p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
@@ -386,7 +386,7 @@ void Executor::perform(std::size_t i) {
                    }
                  },
                  [&](const program::TernaryMac& op) {
-                   const std::uint64_t a_bytes = op.m * op.k * program::dtype_bytes(op.a_dtype),
+                   const std::uint64_t a_bytes = op.m * op.k * core::dtype_bytes(op.a_dtype),
                                        w_bytes = op.k * op.n;
                    for (std::size_t p = 0; p < pes.size(); ++p) {
                      mac_scratch_.same_a =

@@ -83,7 +83,7 @@ class Executor {
   [[noreturn]] void fail(std::size_t index, const std::string& message) const;
   std::uint32_t space_of(const std::string& tensor) const;
   const program::TensorDecl& tensor(std::size_t index, const std::string& name) const;
-  int level_index(std::size_t index, const std::string& name) const;
+  int level_index(std::size_t index, program::Level level) const;
 
   Board& board_;
   const machine::MachineConfig& config_;

@@ -21,11 +21,11 @@ std::uint64_t Block::full_index(std::uint64_t i) const {
   return full;
 }
 
-LayoutTransfer prepare_transfer(const std::string& layout_text, const program::TensorDecl& tensor,
+LayoutTransfer prepare_transfer(const layout::TensorLayout& parsed, const program::TensorDecl& tensor,
                                 const std::vector<std::uint64_t>& offset,
                                 const std::vector<std::uint64_t>& shape,
                                 const machine::MachineConfig& machine) {
-  const std::size_t eb = program::dtype_bytes(tensor.dtype);
+  const std::size_t eb = core::dtype_bytes(tensor.dtype);
   Block block;
   block.shape = shape.empty() ? tensor.shape : shape;
   block.offset = offset.empty() ? std::vector<std::uint64_t>(tensor.shape.size(), 0) : offset;
@@ -43,7 +43,6 @@ LayoutTransfer prepare_transfer(const std::string& layout_text, const program::T
                       layout::shape_string(tensor.shape)));
     if (block.offset[d] != 0 || block.shape[d] != tensor.shape[d]) block.whole = false;
   }
-  layout::TensorLayout parsed = layout::parse_layout_or_throw(layout_text, machine);
   LayoutTransfer t{layout::bind_or_throw(parsed, block.shape, machine, eb), block, 0, {}, {}};
   layout::require_resident(t.bound);
   t.footprint_bytes = t.bound.footprint_bytes_per_unit();

@@ -31,10 +31,10 @@ struct LayoutTransfer {
   layout::TrafficPlan gather;
 };
 
-// Parses and binds `layout_text` for the block of `tensor` with `shape` at `offset` (both empty:
+// Binds `layout` for the block of `tensor` with `shape` at `offset` (both empty:
 // the whole tensor); throws layout::LayoutError on an invalid layout and std::invalid_argument
 // when the block is not inside the tensor.
-LayoutTransfer prepare_transfer(const std::string& layout_text, const program::TensorDecl& tensor,
+LayoutTransfer prepare_transfer(const layout::TensorLayout& layout, const program::TensorDecl& tensor,
                                 const std::vector<std::uint64_t>& offset,
                                 const std::vector<std::uint64_t>& shape,
                                 const machine::MachineConfig& machine);

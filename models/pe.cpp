@@ -10,18 +10,18 @@ namespace treesim::models {
 namespace {
 
 // Reads element i of an int8/uint8 operand as an int32.
-inline std::int32_t load_8(const std::uint8_t* base, std::size_t i, program::DType t) {
-  return t == program::DType::kUInt8 ? static_cast<std::int32_t>(base[i])
-                                     : static_cast<std::int32_t>(static_cast<std::int8_t>(base[i]));
+inline std::int32_t load_8(const std::uint8_t* base, std::size_t i, core::DType t) {
+  return t == core::DType::kUInt8 ? static_cast<std::int32_t>(base[i])
+                                  : static_cast<std::int32_t>(static_cast<std::int8_t>(base[i]));
 }
 
 // Widens an 8-bit operand minus its zero point into int16 (|q − Z| ≤ 255 fits). One loop per
 // type, so that each vectorizes.
-void widen(const std::uint8_t* src, std::uint64_t count, program::DType t, std::int32_t zero,
+void widen(const std::uint8_t* src, std::uint64_t count, core::DType t, std::int32_t zero,
            std::vector<std::int16_t>& out) {
   out.resize(count);
   const auto z = static_cast<std::int16_t>(zero);
-  if (t == program::DType::kUInt8) {
+  if (t == core::DType::kUInt8) {
     for (std::uint64_t i = 0; i < count; ++i) out[i] = static_cast<std::int16_t>(src[i] - z);
   } else {
     const auto* s = reinterpret_cast<const std::int8_t*>(src);
@@ -54,7 +54,7 @@ void Pe::mac(const program::Mac& op, MacScratch& s) {
 
 void Pe::ternary_mac(const program::TernaryMac& op, MacScratch& s) {
   if (!s.same_a) widen(lm() + op.a, op.m * op.k, op.a_dtype, op.a_zero, s.a);
-  if (!s.same_b) widen(lm() + op.w, op.k * op.n, program::DType::kInt8, 0, s.b);
+  if (!s.same_b) widen(lm() + op.w, op.k * op.n, core::DType::kInt8, 0, s.b);
   mac_into(s.a, s.b, lm() + op.c, op.m, op.n, op.k, op.accumulate, s.c);
 }
 

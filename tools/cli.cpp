@@ -15,16 +15,16 @@ machine::MachineConfig load_machine_or_throw(const std::string& path) {
   }
 }
 
-io::NpyDType npy_dtype(program::DType t) {
+core::DType npy_dtype(core::DType t) {
   switch (t) {
-    case program::DType::kInt8:
-      return io::NpyDType::kInt8;
-    case program::DType::kUInt8:
-      return io::NpyDType::kUInt8;
-    case program::DType::kInt32:
-      return io::NpyDType::kInt32;
+    case core::DType::kInt8:
+      return core::DType::kInt8;
+    case core::DType::kUInt8:
+      return core::DType::kUInt8;
+    case core::DType::kInt32:
+      return core::DType::kInt32;
   }
-  return io::NpyDType::kInt8;
+  return core::DType::kInt8;
 }
 
 void emit(const std::string& text, const std::string& path) {

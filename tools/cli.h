@@ -30,7 +30,7 @@ class CliError : public std::runtime_error {
 machine::MachineConfig load_machine_or_throw(const std::string& path);
 
 // The .npy element type of a program tensor's type.
-io::NpyDType npy_dtype(program::DType t);
+core::DType npy_dtype(core::DType t);
 
 // Writes `text` to stdout, or atomically to `path` when it is not empty and not "-".
 void emit(const std::string& text, const std::string& path = "");

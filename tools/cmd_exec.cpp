@@ -5,6 +5,7 @@
 
 #include "sim/io/atomic_file.h"
 #include "sim/io/npy.h"
+#include "sim/layout/parse.h"
 #include "sim/program/program_text.h"
 #include "tools/cli.h"
 #include "tools/run_options.h"
@@ -44,14 +45,14 @@ void run_exec(const ExecOptions& o) {
   machine::MachineConfig machine = load_machine_or_throw(o.machine);
   program::Program p;
   try {
-    p = program::parse_program(io::read_file(o.program), o.program);
+    p = program::parse_program(io::read_file(o.program), o.program, layout::level_names(machine));
   } catch (const program::ProgramError& e) {
     throw CliError(e.what());
   } catch (const std::runtime_error& e) {
     throw CliError(e.what());
   }
   if (o.print) {
-    emit(program::print_program(p));
+    emit(program::print_program(p, layout::level_names(machine)));
     return;
   }
   std::map<std::string, std::vector<std::uint8_t>> dram;
@@ -67,8 +68,8 @@ void run_exec(const ExecOptions& o) {
     }
     if (a.dtype != npy_dtype(t->dtype) || a.shape != t->shape)
       throw CliError(fmt::format("{}: expected {} {} for tensor '{}', got {} {}", path,
-                                 program::dtype_name(t->dtype), io::shape_string(t->shape), name,
-                                 io::to_string(a.dtype), io::shape_string(a.shape)));
+                                 core::dtype_name(t->dtype), io::shape_string(t->shape), name,
+                                 core::dtype_name(a.dtype), io::shape_string(a.shape)));
     dram[name] = std::move(a.bytes);
   }
   std::uint64_t salt = 0;

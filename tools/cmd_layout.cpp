@@ -55,7 +55,7 @@ V parse_list(const std::string& text, const std::string& what) {
 
 struct Loaded {
   machine::MachineConfig machine;
-  layout::ElementType type = layout::ElementType::Int8;
+  core::DType type = core::DType::kInt8;
   std::optional<layout::BoundLayout> bound;
   std::vector<layout::Diagnostic> warnings;
 };
@@ -63,14 +63,14 @@ struct Loaded {
 Loaded load(const Common& o, const std::string& text) {
   Loaded l;
   l.machine = load_machine_or_throw(o.machine);
-  auto type = layout::parse_element_type(o.dtype);
+  auto type = core::parse_dtype(o.dtype);
   if (!type) throw CliError("--dtype '" + o.dtype + "': expected int8, uint8, int16, int32 or float32");
   l.type = *type;
   layout::ParseResult p = layout::parse_layout(text, l.machine);
   if (!p) layout_failure(*p.error);
   V shape = o.shape.empty() ? (p.layout->logical_shape ? *p.layout->logical_shape : p.layout->padded_shape())
                             : parse_list(o.shape, "--shape");
-  layout::BindResult b = layout::bind_layout(*p.layout, shape, l.machine, layout::element_bytes(l.type));
+  layout::BindResult b = layout::bind_layout(*p.layout, shape, l.machine, core::dtype_bytes(l.type));
   if (!b) layout_failure(b.validation.errors.front());
   l.bound = std::move(b.layout);
   l.warnings = b.validation.warnings;
@@ -95,13 +95,13 @@ void show(const Common& o) {
     gather_plan = layout::plan_gather(b);
   }
   const std::string canonical = layout::to_string(b.layout());
-  const std::string sum = layout::summary(b, layout::element_type_short_name(l.type));
+  const std::string sum = layout::summary(b, core::dtype_short_name(l.type));
   if (o.json) {
     ordered_json j;
     j["canonical"] = canonical;
     j["summary"] = sum;
     j["shape"] = b.shape();
-    j["dtype"] = layout::element_type_name(l.type);
+    j["dtype"] = core::dtype_name(l.type);
     j["footprint_bytes_per_unit"] = b.footprint_bytes_per_unit();
     j["replication"] = b.replicas();
     j["pes_used"] = b.pes_used();
@@ -130,7 +130,7 @@ void show(const Common& o) {
     return;
   }
   std::string out = fmt::format("layout   {}\n", canonical);
-  out += fmt::format("tensor   {} {} on {} ({} PEs)\n", layout::element_type_name(l.type),
+  out += fmt::format("tensor   {} {} on {} ({} PEs)\n", core::dtype_name(l.type),
                      layout::shape_string(b.shape()), l.machine.name, l.machine.pe_count());
   out += fmt::format("summary  {}\n", sum);
   out += l.warnings.empty() ? "valid    yes, no warnings\n" : "valid    yes, with warnings:\n";

@@ -38,20 +38,15 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
 
 void run_place(const PlaceOptions& o) {
   machine::MachineConfig machine = load_machine_or_throw(o.machine);
-  program::TensorDecl tensor{"T", parse_shape(o.shape), program::DType::kInt8};
-  if (!program::parse_dtype(o.dtype, tensor.dtype))
+  program::TensorDecl tensor{"T", parse_shape(o.shape), core::DType::kInt8};
+  std::optional<core::DType> dtype = core::parse_dtype(o.dtype);
+  if (!dtype || !core::is_integer(*dtype) || *dtype == core::DType::kInt16)
     throw CliError(fmt::format("--dtype: expected int8, uint8 or int32, got '{}'", o.dtype));
+  tensor.dtype = *dtype;
   program::TensorDecl back = tensor;
   back.name = "T_gathered";
   program::Program p;
   p.tensors = {tensor, back};
-  program::Load load;
-  load.tensor = "T";
-  load.layout = o.layout;
-  program::Store store;
-  store.tensor = "T_gathered";
-  store.layout = o.layout;
-  p.instrs = {load, store};
   if (tensor.bytes() > machine.dram.bytes)
     throw CliError(fmt::format("tensor of {} bytes does not fit the machine's {}-byte DRAM", tensor.bytes(),
                                machine.dram.bytes));
@@ -59,8 +54,15 @@ void run_place(const PlaceOptions& o) {
   // A bad layout is shown with a caret under the offending token before anything runs.
   try {
     layout::TensorLayout parsed = layout::parse_layout_or_throw(o.layout, machine);
+    program::Load load;
+    load.tensor = "T";
+    load.layout = parsed;
+    program::Store store;
+    store.tensor = "T_gathered";
+    store.layout = parsed;
+    p.instrs = {load, store};
     layout::require_resident(
-        layout::bind_or_throw(parsed, tensor.shape, machine, program::dtype_bytes(tensor.dtype)));
+        layout::bind_or_throw(parsed, tensor.shape, machine, core::dtype_bytes(tensor.dtype)));
   } catch (const layout::LayoutError& e) {
     std::string what = e.what();
     while (!what.empty() && what.back() == '\n') what.pop_back();
@@ -80,7 +82,7 @@ void run_place(const PlaceOptions& o) {
   stats.phases["gather"] = {gather_cycles, gather.dram_read_bytes, gather.dram_write_bytes, gather.levels};
   report::VerifyResult verify;
   const std::vector<std::uint8_t>& got = r.dram.at("T_gathered");
-  const std::size_t eb = program::dtype_bytes(tensor.dtype);
+  const std::size_t eb = core::dtype_bytes(tensor.dtype);
   for (std::uint64_t i = 0; i < input.size(); ++i) {
     if (got[i] == input[i]) continue;
     if (verify.mismatches++ == 0) verify.first_mismatch = fmt::format("element {} differs", i / eb);

@@ -106,21 +106,21 @@ void add_mbqm(CLI::App& quant) {
 
 // An .npy operand of the GEMM: a 2-D int8 or uint8 matrix.
 struct Matrix {
-  numeric::DType dtype;
+  core::DType dtype;
   std::uint64_t rows, cols;
   std::vector<std::int32_t> codes;
 };
 
 Matrix read_matrix(const std::string& path, const char* what) {
   const io::NpyArray a = io::read_npy(path);
-  if (a.dtype != io::NpyDType::kInt8 && a.dtype != io::NpyDType::kUInt8)
-    throw CliError(
-        fmt::format("{}: expected dtype int8 or uint8 for {}, got {}", path, what, io::to_string(a.dtype)));
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
+    throw CliError(fmt::format("{}: expected dtype int8 or uint8 for {}, got {}", path, what,
+                               core::dtype_name(a.dtype)));
   if (a.shape.size() != 2)
     throw CliError(
         fmt::format("{}: expected a 2-D matrix for {}, got shape {}", path, what, io::shape_string(a.shape)));
-  return {a.dtype == io::NpyDType::kInt8 ? numeric::DType::kInt8 : numeric::DType::kUInt8, a.shape[0],
-          a.shape[1], io::npy_integers(a, path)};
+  return {a.dtype == core::DType::kInt8 ? core::DType::kInt8 : core::DType::kUInt8, a.shape[0], a.shape[1],
+          io::npy_integers(a, path)};
 }
 
 void add_gemm(CLI::App& quant) {
@@ -165,11 +165,11 @@ void add_gemm(CLI::App& quant) {
       p.out = q.out;
       const std::vector<std::int32_t> c = numeric::reference_qgemm(p, A.codes, B.codes, bias_values);
       const std::vector<std::uint64_t> shape = {A.rows, B.cols};
-      if (q.out.out_dtype == numeric::DType::kUInt8)
+      if (q.out.out_dtype == core::DType::kUInt8)
         io::write_npy(*out, io::make_npy(shape, std::vector<std::uint8_t>(c.begin(), c.end())));
       else
         io::write_npy(*out, io::make_npy(shape, std::vector<std::int8_t>(c.begin(), c.end())));
-      emit(fmt::format("C = {} {}×{} ({} rounding, {}): {}\n", numeric::to_string(q.out.out_dtype), A.rows,
+      emit(fmt::format("C = {} {}×{} ({} rounding, {}): {}\n", core::dtype_name(q.out.out_dtype), A.rows,
                        B.cols, numeric::to_string(q.out.rounding),
                        channels == 1 ? "per tensor" : "per column", *out));
     } catch (const numeric::QuantFileError& e) {

@@ -32,15 +32,18 @@ struct QgemmOptions {
   RunOptions run;
 };
 
-program::DType parse_operand_dtype(const std::string& text, const char* option) {
-  program::DType t;
-  if (!program::parse_dtype(text, t) || t == program::DType::kInt32)
+core::DType parse_operand_dtype(const std::string& text, const char* option) {
+  // The short spellings of oneDNN (u8, s8) and the canonical names.
+  if (text == "u8") return core::DType::kUInt8;
+  if (text == "s8") return core::DType::kInt8;
+  std::optional<core::DType> t = core::parse_dtype(text);
+  if (!t || !core::is_8bit(*t))
     throw CliError(fmt::format("{}: expected u8 or s8 (uint8, int8), got '{}'", option, text));
-  return t;
+  return *t;
 }
 
-numeric::DType to_numeric(program::DType t) {
-  return t == program::DType::kUInt8 ? numeric::DType::kUInt8 : numeric::DType::kInt8;
+core::DType to_numeric(core::DType t) {
+  return t == core::DType::kUInt8 ? core::DType::kUInt8 : core::DType::kInt8;
 }
 
 // Host operands as the program's DRAM bytes and as the reference's int32 codes.
@@ -49,8 +52,8 @@ struct Operands {
   std::vector<std::int32_t> a_codes, b_codes, bias_values;
 };
 
-std::int32_t code(std::uint8_t byte, program::DType t) {
-  return t == program::DType::kUInt8 ? byte : static_cast<std::int8_t>(byte);
+std::int32_t code(std::uint8_t byte, core::DType t) {
+  return t == core::DType::kUInt8 ? byte : static_cast<std::int8_t>(byte);
 }
 
 io::NpyArray read_npy_or_throw(const std::string& path) {
@@ -62,11 +65,11 @@ io::NpyArray read_npy_or_throw(const std::string& path) {
 }
 
 // Reads an int8/uint8 matrix from .npy and checks its shape against what the other inputs say.
-std::vector<std::uint8_t> read_operand(const std::string& path, program::DType& dtype, std::uint64_t& rows,
+std::vector<std::uint8_t> read_operand(const std::string& path, core::DType& dtype, std::uint64_t& rows,
                                        std::uint64_t& cols, const char* rows_name, const char* cols_name) {
   io::NpyArray a = read_npy_or_throw(path);
-  if (a.dtype != io::NpyDType::kInt8 && a.dtype != io::NpyDType::kUInt8)
-    throw CliError(fmt::format("{}: expected int8 or uint8 values, got {}", path, io::to_string(a.dtype)));
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
+    throw CliError(fmt::format("{}: expected int8 or uint8 values, got {}", path, core::dtype_name(a.dtype)));
   if (a.shape.size() != 2)
     throw CliError(
         fmt::format("{}: expected a matrix (2 dimensions), got shape {}", path, io::shape_string(a.shape)));
@@ -78,7 +81,7 @@ std::vector<std::uint8_t> read_operand(const std::string& path, program::DType& 
   };
   agree(rows, a.shape[0], rows_name);
   agree(cols, a.shape[1], cols_name);
-  dtype = a.dtype == io::NpyDType::kUInt8 ? program::DType::kUInt8 : program::DType::kInt8;
+  dtype = a.dtype == core::DType::kUInt8 ? core::DType::kUInt8 : core::DType::kInt8;
   return std::move(a.bytes);
 }
 
@@ -104,9 +107,9 @@ kernels::QgemmProblem problem_from_options(QgemmOptions& o, Operands& ops) {
     p.out = q.out;
     if (!o.bias_path.empty()) {
       io::NpyArray bias = read_npy_or_throw(o.bias_path);
-      if (bias.dtype != io::NpyDType::kInt32 || bias.shape != std::vector<std::uint64_t>{p.n})
+      if (bias.dtype != core::DType::kInt32 || bias.shape != std::vector<std::uint64_t>{p.n})
         throw CliError(fmt::format("{}: expected int32 of shape ({},), got {} {}", o.bias_path, p.n,
-                                   io::to_string(bias.dtype), io::shape_string(bias.shape)));
+                                   core::dtype_name(bias.dtype), io::shape_string(bias.shape)));
       p.has_bias = true;
       ops.bias = std::move(bias.bytes);
     }
@@ -115,14 +118,14 @@ kernels::QgemmProblem problem_from_options(QgemmOptions& o, Operands& ops) {
     p.m = o.m, p.n = o.n, p.k = o.k;
     p.a_dtype = parse_operand_dtype(o.dtype_a, "--dtype-a");
     p.b_dtype = parse_operand_dtype(o.dtype_b, "--dtype-b");
-    program::DType out = parse_operand_dtype(o.dtype_out, "--dtype-out");
-    auto default_zero = [](program::DType t) { return t == program::DType::kUInt8 ? 128 : 0; };
+    core::DType out = parse_operand_dtype(o.dtype_out, "--dtype-out");
+    auto default_zero = [](core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; };
     p.a_zero = o.a_zero.value_or(default_zero(p.a_dtype));
     p.b_zero = o.b_zero.value_or(default_zero(p.b_dtype));
     p.out.out_dtype = to_numeric(out);
     p.out.out_zero_point = o.out_zero.value_or(default_zero(out));
-    p.out.act_min = out == program::DType::kUInt8 ? 0 : -128;
-    p.out.act_max = out == program::DType::kUInt8 ? 255 : 127;
+    p.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
+    p.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
     // Seeded problems take an output scale of 1/20 (so 6.0 is 120 codes) for the activations.
     if (o.act == "relu" || o.act == "relu6") p.out.act_min = std::max(p.out.act_min, p.out.out_zero_point);
     if (o.act == "relu6") p.out.act_max = std::min(p.out.act_max, p.out.out_zero_point + 120);

@@ -21,15 +21,15 @@ namespace treesim::kernels {
 
 struct QgemmProblem {
   std::uint64_t m = 0, n = 0, k = 0;
-  program::DType a_dtype = program::DType::kInt8;  // int8 or uint8
-  program::DType b_dtype = program::DType::kInt8;
+  core::DType a_dtype = core::DType::kInt8;  // int8 or uint8
+  core::DType b_dtype = core::DType::kInt8;
   std::int32_t a_zero = 0, b_zero = 0;
   bool has_bias = false;
   numeric::OutputStage out;  // 1 multiplier (per tensor) or N (per output column)
   bool per_channel() const { return out.multipliers.size() > 1; }
   // C's element type, as the program's tensors name it.
-  program::DType out_dtype() const {
-    return out.out_dtype == numeric::DType::kUInt8 ? program::DType::kUInt8 : program::DType::kInt8;
+  core::DType out_dtype() const {
+    return out.out_dtype == core::DType::kUInt8 ? core::DType::kUInt8 : core::DType::kInt8;
   }
 };
 

@@ -139,11 +139,11 @@ void check_problem(const QgemmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0)
     throw QgemmError(fmt::format("M, N and K must be positive, got {}×{}×{}", p.m, p.n, p.k));
   for (auto [t, z, name] : {std::tuple{p.a_dtype, p.a_zero, "A"}, std::tuple{p.b_dtype, p.b_zero, "B"}}) {
-    if (t == program::DType::kInt32) throw QgemmError(fmt::format("{} must be int8 or uint8", name));
-    std::int32_t lo = t == program::DType::kUInt8 ? 0 : -128, hi = t == program::DType::kUInt8 ? 255 : 127;
+    if (t == core::DType::kInt32) throw QgemmError(fmt::format("{} must be int8 or uint8", name));
+    std::int32_t lo = t == core::DType::kUInt8 ? 0 : -128, hi = t == core::DType::kUInt8 ? 255 : 127;
     if (z < lo || z > hi)
       throw QgemmError(fmt::format("{}'s zero point {} is outside {}'s range [{}, {}]", name, z,
-                                   program::dtype_name(t), lo, hi));
+                                   core::dtype_name(t), lo, hi));
   }
   if (p.out.multipliers.size() != 1 && p.out.multipliers.size() != p.n)
     throw QgemmError(fmt::format("{} output multipliers: give 1 (per tensor) or N = {} (per channel)",

@@ -11,11 +11,11 @@
 namespace treesim::kernels {
 namespace {
 
-program::Load load(const std::string& tensor, const std::string& layout, std::uint64_t lm,
+program::Load load(const std::string& tensor, layout::TensorLayout layout, std::uint64_t lm,
                    std::vector<std::uint64_t> offset, std::vector<std::uint64_t> shape, std::int32_t pad) {
   program::Load l;
   l.tensor = tensor;
-  l.layout = layout;
+  l.layout = std::move(layout);
   l.lm = lm;
   l.offset = std::move(offset);
   l.shape = std::move(shape);
@@ -23,20 +23,25 @@ program::Load load(const std::string& tensor, const std::string& layout, std::ui
   return l;
 }
 
+program::Level level_of(const std::string& name, const machine::MachineConfig& m) {
+  if (name == "board") return program::Level{};
+  return program::Level{static_cast<int>(*m.level_index(name))};
+}
+
 }  // namespace
 
 program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
                                const machine::MachineConfig& m) {
   check_problem(prob);
-  const program::DType out_dtype = prob.out_dtype();
+  const core::DType out_dtype = prob.out_dtype();
   program::Program prog;
   prog.tensors = {{"A", {prob.m, prob.k}, prob.a_dtype},
                   {"B", {prob.k, prob.n}, prob.b_dtype},
                   {"C", {prob.m, prob.n}, out_dtype}};
-  if (prob.has_bias) prog.tensors.push_back({"bias", {prob.n}, program::DType::kInt32});
+  if (prob.has_bias) prog.tensors.push_back({"bias", {prob.n}, core::DType::kInt32});
   if (prob.per_channel()) {
-    prog.tensors.push_back({"multiplier", {prob.n}, program::DType::kInt32});
-    prog.tensors.push_back({"shift", {prob.n}, program::DType::kInt32});
+    prog.tensors.push_back({"multiplier", {prob.n}, core::DType::kInt32});
+    prog.tensors.push_back({"shift", {prob.n}, core::DType::kInt32});
   }
   const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn, block_k = p.pk * p.kt;
   std::uint64_t step = 0, pass = 0;
@@ -45,7 +50,7 @@ program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
     if (n0 >= prob.n) break;
     const std::uint64_t bn = std::min(block_n, prob.n - n0);
     // Per-column vectors of this block of columns.
-    const std::string vec = tile_layout_vector(p, m, bn);
+    const layout::TensorLayout vec = layout::parse_layout_or_throw(tile_layout_vector(p, m, bn), m);
     if (prob.has_bias) prog.instrs.emplace_back(load("bias", vec, p.lm_bias, {n0}, {bn}, 0));
     if (prob.per_channel()) {
       prog.instrs.emplace_back(load("multiplier", vec, p.lm_mult, {n0}, {bn}, 0));
@@ -60,10 +65,10 @@ program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
         const std::uint64_t bk = std::min(block_k, prob.k - k0);
         const int buf = static_cast<int>(step % 2);
         // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-        prog.instrs.emplace_back(
-            load("A", tile_layout_a(p, m, bm, bk), p.lm_a[buf], {m0, k0}, {bm, bk}, prob.a_zero));
-        prog.instrs.emplace_back(
-            load("B", tile_layout_b(p, m, bk, bn), p.lm_b[buf], {k0, n0}, {bk, bn}, prob.b_zero));
+        prog.instrs.emplace_back(load("A", layout::parse_layout_or_throw(tile_layout_a(p, m, bm, bk), m),
+                                      p.lm_a[buf], {m0, k0}, {bm, bk}, prob.a_zero));
+        prog.instrs.emplace_back(load("B", layout::parse_layout_or_throw(tile_layout_b(p, m, bk, bn), m),
+                                      p.lm_b[buf], {k0, n0}, {bk, bn}, prob.b_zero));
         program::Mac mac;
         mac.a = p.lm_a[buf], mac.b = p.lm_b[buf], mac.c = p.lm_acc;
         mac.m = p.tm, mac.n = p.tn, mac.k = p.kt;
@@ -73,7 +78,8 @@ program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
         prog.instrs.emplace_back(mac);
       }
       if (p.pk > 1)
-        prog.instrs.emplace_back(program::Reduce{p.reduce_level, p.lm_acc, p.lm_reduced, p.tm * p.tn});
+        prog.instrs.emplace_back(
+            program::Reduce{level_of(p.reduce_level, m), p.lm_acc, p.lm_reduced, p.tm * p.tn});
       program::Requant rq;
       rq.src = p.lm_reduced;
       rq.dst = p.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
@@ -92,11 +98,11 @@ program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
       rq.out_dtype = out_dtype;
       rq.act_min = prob.out.act_min;
       rq.act_max = prob.out.act_max;
-      rq.rounding = numeric::to_string(prob.out.rounding);
+      rq.rounding = prob.out.rounding;
       prog.instrs.emplace_back(rq);
       program::Store st;
       st.tensor = "C";
-      st.layout = tile_layout_c(p, m, bm, bn);
+      st.layout = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
       st.lm = p.lm_out[pass % 2];
       st.offset = {m0, n0};
       st.shape = {bm, bn};

@@ -17,25 +17,25 @@ constexpr std::size_t kMagicSize = 6;
 
 struct DescrName {
   const char* descr;
-  NpyDType dtype;
+  core::DType dtype;
 };
 // The descr strings NumPy writes ('|' for one-byte types), plus the equivalent '<' spellings.
-constexpr DescrName kDescrs[] = {{"|i1", NpyDType::kInt8},   {"<i1", NpyDType::kInt8},
-                                 {"|u1", NpyDType::kUInt8},  {"<u1", NpyDType::kUInt8},
-                                 {"<i4", NpyDType::kInt32},  {"<f4", NpyDType::kFloat32},
-                                 {"<f8", NpyDType::kFloat64}};
+constexpr DescrName kDescrs[] = {{"|i1", core::DType::kInt8},   {"<i1", core::DType::kInt8},
+                                 {"|u1", core::DType::kUInt8},  {"<u1", core::DType::kUInt8},
+                                 {"<i4", core::DType::kInt32},  {"<f4", core::DType::kFloat32},
+                                 {"<f8", core::DType::kFloat64}};
 
-const char* descr_of(NpyDType t) {
+const char* descr_of(core::DType t) {
   switch (t) {
-    case NpyDType::kInt8:
+    case core::DType::kInt8:
       return "|i1";
-    case NpyDType::kUInt8:
+    case core::DType::kUInt8:
       return "|u1";
-    case NpyDType::kInt32:
+    case core::DType::kInt32:
       return "<i4";
-    case NpyDType::kFloat32:
+    case core::DType::kFloat32:
       return "<f4";
-    case NpyDType::kFloat64:
+    case core::DType::kFloat64:
       return "<f8";
   }
   return "?";
@@ -127,36 +127,6 @@ std::uint32_t little_endian(const unsigned char* p, int bytes) {
 
 }  // namespace
 
-const char* to_string(NpyDType t) {
-  switch (t) {
-    case NpyDType::kInt8:
-      return "int8";
-    case NpyDType::kUInt8:
-      return "uint8";
-    case NpyDType::kInt32:
-      return "int32";
-    case NpyDType::kFloat32:
-      return "float32";
-    case NpyDType::kFloat64:
-      return "float64";
-  }
-  return "?";
-}
-
-std::size_t item_size(NpyDType t) {
-  switch (t) {
-    case NpyDType::kInt8:
-    case NpyDType::kUInt8:
-      return 1;
-    case NpyDType::kInt32:
-    case NpyDType::kFloat32:
-      return 4;
-    case NpyDType::kFloat64:
-      return 8;
-  }
-  return 1;
-}
-
 std::uint64_t NpyArray::size() const {
   std::uint64_t n = 1;
   for (std::uint64_t d : shape) n *= d;
@@ -188,7 +158,7 @@ NpyArray parse_npy(std::string_view data, const std::string& name) {
                    " bytes is cut off)");
 
   HeaderParser h(data.substr(8 + len_bytes, header_len), name);
-  std::optional<NpyDType> dtype;
+  std::optional<core::DType> dtype;
   std::optional<bool> fortran;
   std::optional<std::vector<std::uint64_t>> shape;
   h.expect('{');
@@ -226,15 +196,15 @@ NpyArray parse_npy(std::string_view data, const std::string& name) {
   a.shape = *shape;
   std::uint64_t count = 1;
   for (std::uint64_t d : a.shape) {
-    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / item_size(a.dtype) / d)
+    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / core::dtype_bytes(a.dtype) / d)
       throw NpyError(name + ": shape " + shape_string(a.shape) + " is too large");
     count *= d;
   }
-  const std::uint64_t need = count * item_size(a.dtype);
+  const std::uint64_t need = count * core::dtype_bytes(a.dtype);
   const std::uint64_t have = data.size() - data_start;
   if (have != need)
     throw NpyError(name + ": " + (have < need ? "truncated .npy file: " : "") + "expected " +
-                   std::to_string(need) + " data bytes for " + to_string(a.dtype) + " " +
+                   std::to_string(need) + " data bytes for " + core::dtype_name(a.dtype) + " " +
                    shape_string(a.shape) + ", got " + std::to_string(have));
   a.bytes.assign(p + data_start, p + data.size());
   return a;
@@ -251,9 +221,9 @@ NpyArray read_npy(const std::string& path) {
 }
 
 std::string to_npy_bytes(const NpyArray& a) {
-  if (a.bytes.size() != a.size() * item_size(a.dtype))
-    throw NpyError("array of " + std::string(to_string(a.dtype)) + " " + shape_string(a.shape) + " needs " +
-                   std::to_string(a.size() * item_size(a.dtype)) + " bytes, has " +
+  if (a.bytes.size() != a.size() * core::dtype_bytes(a.dtype))
+    throw NpyError("array of " + std::string(core::dtype_name(a.dtype)) + " " + shape_string(a.shape) +
+                   " needs " + std::to_string(a.size() * core::dtype_bytes(a.dtype)) + " bytes, has " +
                    std::to_string(a.bytes.size()));
   std::string header = std::string("{'descr': '") + descr_of(a.dtype) +
                        "', 'fortran_order': False, 'shape': " + shape_string(a.shape) + ", }";
@@ -278,18 +248,19 @@ void write_npy(const std::string& path, const NpyArray& array) {
 
 std::vector<std::int32_t> npy_integers(const NpyArray& a, const std::string& name) {
   switch (a.dtype) {
-    case NpyDType::kInt8: {
+    case core::DType::kInt8: {
       auto v = npy_values<std::int8_t>(a, name);
       return {v.begin(), v.end()};
     }
-    case NpyDType::kUInt8: {
+    case core::DType::kUInt8: {
       auto v = npy_values<std::uint8_t>(a, name);
       return {v.begin(), v.end()};
     }
-    case NpyDType::kInt32:
+    case core::DType::kInt32:
       return npy_values<std::int32_t>(a, name);
     default:
-      throw NpyError(name + ": expected an integer dtype (int8, uint8 or int32), got " + to_string(a.dtype));
+      throw NpyError(name + ": expected an integer dtype (int8, uint8 or int32), got " +
+                     core::dtype_name(a.dtype));
   }
 }
 

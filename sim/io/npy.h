@@ -11,41 +11,38 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/dtype.h"
+
 namespace treesim::io {
 
-enum class NpyDType { kInt8, kUInt8, kInt32, kFloat32, kFloat64 };
-
-const char* to_string(NpyDType t);  // "int8", "uint8", "int32", "float32", "float64"
-std::size_t item_size(NpyDType t);  // bytes per element
-
 template <typename T>
-constexpr NpyDType npy_dtype_of();
+constexpr core::DType npy_dtype_of();
 template <>
-constexpr NpyDType npy_dtype_of<std::int8_t>() {
-  return NpyDType::kInt8;
+constexpr core::DType npy_dtype_of<std::int8_t>() {
+  return core::DType::kInt8;
 }
 template <>
-constexpr NpyDType npy_dtype_of<std::uint8_t>() {
-  return NpyDType::kUInt8;
+constexpr core::DType npy_dtype_of<std::uint8_t>() {
+  return core::DType::kUInt8;
 }
 template <>
-constexpr NpyDType npy_dtype_of<std::int32_t>() {
-  return NpyDType::kInt32;
+constexpr core::DType npy_dtype_of<std::int32_t>() {
+  return core::DType::kInt32;
 }
 template <>
-constexpr NpyDType npy_dtype_of<float>() {
-  return NpyDType::kFloat32;
+constexpr core::DType npy_dtype_of<float>() {
+  return core::DType::kFloat32;
 }
 template <>
-constexpr NpyDType npy_dtype_of<double>() {
-  return NpyDType::kFloat64;
+constexpr core::DType npy_dtype_of<double>() {
+  return core::DType::kFloat64;
 }
 
 // An array: element type, shape (C order; empty = a scalar) and the raw little-endian bytes.
 struct NpyArray {
-  NpyDType dtype = NpyDType::kFloat64;
+  core::DType dtype = core::DType::kFloat64;
   std::vector<std::uint64_t> shape;
-  std::vector<std::uint8_t> bytes;  // size() · item_size(dtype) bytes
+  std::vector<std::uint8_t> bytes;  // size() · core::dtype_bytes(dtype) bytes
 
   std::uint64_t size() const;  // number of elements: the product of shape (1 for a scalar)
 };
@@ -87,7 +84,8 @@ NpyArray make_npy(std::vector<std::uint64_t> shape, const std::vector<T>& values
 template <typename T>
 std::vector<T> npy_values(const NpyArray& a, const std::string& name) {
   if (a.dtype != npy_dtype_of<T>())
-    throw NpyError(name + ": expected dtype " + to_string(npy_dtype_of<T>()) + ", got " + to_string(a.dtype));
+    throw NpyError(name + ": expected dtype " + core::dtype_name(npy_dtype_of<T>()) + ", got " +
+                   core::dtype_name(a.dtype));
   std::vector<T> v(a.size());
   if (!v.empty()) std::memcpy(v.data(), a.bytes.data(), v.size() * sizeof(T));
   return v;

@@ -82,11 +82,4 @@ std::ostream& operator<<(std::ostream& out, const TensorLayout& layout);
 // "(12,8)" — shapes and indices the way messages print them.
 std::string shape_string(const std::vector<std::uint64_t>& shape);
 
-// Element types of the command line and the loader.
-enum class ElementType { Int8, Uint8, Int16, Int32, Float32 };
-std::size_t element_bytes(ElementType t);
-const char* element_type_name(ElementType t);        // "int8"
-const char* element_type_short_name(ElementType t);  // "i8" (summary lines)
-std::optional<ElementType> parse_element_type(const std::string& name);
-
 }  // namespace treesim::layout

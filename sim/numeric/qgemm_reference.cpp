@@ -14,14 +14,14 @@ void check_codes(const char* name, const std::vector<std::int32_t>& v, std::size
   if (t == DType::kInt32) throw QuantError(fmt::format("{} must be uint8 or int8, not int32", name));
   for (std::size_t i = 0; i < v.size(); ++i)
     if (!in_range(v[i], t))
-      throw QuantError(fmt::format("{}[{}] = {} is outside {} [{}, {}]", name, i, v[i], to_string(t),
+      throw QuantError(fmt::format("{}[{}] = {} is outside {} [{}, {}]", name, i, v[i], core::dtype_name(t),
                                    dtype_min(t), dtype_max(t)));
 }
 
 void check_zero_point(const char* name, std::int32_t z, DType t) {
   if (!in_range(z, t))
-    throw QuantError(
-        fmt::format("{} {} is outside {} [{}, {}]", name, z, to_string(t), dtype_min(t), dtype_max(t)));
+    throw QuantError(fmt::format("{} {} is outside {} [{}, {}]", name, z, core::dtype_name(t), dtype_min(t),
+                                 dtype_max(t)));
 }
 
 }  // namespace

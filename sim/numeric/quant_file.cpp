@@ -140,9 +140,9 @@ QuantFile read_quant(Reader& r, const YAML::Node& root) {
     q.b_zero_point = static_cast<std::int32_t>(r.integer(root["b_zero_point"], "b_zero_point", -128, 255));
   OutputStage& out = q.out;
   if (root["out_dtype"])
-    out.out_dtype = *parse_dtype(r.choice(root["out_dtype"], "out_dtype", {"uint8", "int8"}));
+    out.out_dtype = *core::parse_dtype(r.choice(root["out_dtype"], "out_dtype", {"uint8", "int8"}));
   const std::int64_t lo = dtype_min(out.out_dtype), hi = dtype_max(out.out_dtype);
-  const std::string range = fmt::format("{} range", to_string(out.out_dtype));
+  const std::string range = fmt::format("{} range", core::dtype_name(out.out_dtype));
   if (root["out_zero_point"])
     out.out_zero_point =
         static_cast<std::int32_t>(r.integer(root["out_zero_point"], "out_zero_point", lo, hi));

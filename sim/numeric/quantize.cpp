@@ -6,48 +6,6 @@
 
 namespace treesim::numeric {
 
-const char* to_string(DType t) {
-  switch (t) {
-    case DType::kUInt8:
-      return "uint8";
-    case DType::kInt8:
-      return "int8";
-    case DType::kInt32:
-      return "int32";
-  }
-  return "?";
-}
-
-std::optional<DType> parse_dtype(const std::string& text) {
-  for (DType t : {DType::kUInt8, DType::kInt8, DType::kInt32})
-    if (text == to_string(t)) return t;
-  return std::nullopt;
-}
-
-std::int64_t dtype_min(DType t) {
-  switch (t) {
-    case DType::kUInt8:
-      return 0;
-    case DType::kInt8:
-      return -128;
-    case DType::kInt32:
-      return std::numeric_limits<std::int32_t>::min();
-  }
-  return 0;
-}
-
-std::int64_t dtype_max(DType t) {
-  switch (t) {
-    case DType::kUInt8:
-      return 255;
-    case DType::kInt8:
-      return 127;
-    case DType::kInt32:
-      return std::numeric_limits<std::int32_t>::max();
-  }
-  return 0;
-}
-
 std::int32_t saturate(std::int64_t v, DType t) {
   return static_cast<std::int32_t>(std::clamp(v, dtype_min(t), dtype_max(t)));
 }

@@ -6,17 +6,16 @@
 #include <optional>
 #include <string>
 
+#include "sim/core/dtype.h"
+
 namespace treesim::numeric {
 
-enum class DType { kUInt8, kInt8, kInt32 };
-
-// "uint8", "int8", "int32"; parse_dtype returns nullopt for any other text.
-const char* to_string(DType t);
-std::optional<DType> parse_dtype(const std::string& text);
-
-// The representable codes of a type.
-std::int64_t dtype_min(DType t);
-std::int64_t dtype_max(DType t);
+// The quantized types are core::DType's int8, uint8 and int32.
+using core::DType;
+using core::dtype_max;
+using core::dtype_min;
+// int8, uint8 or int32: the types a quantized value may have.
+inline bool is_quantized(DType t) { return core::is_integer(t) && t != DType::kInt16; }
 inline bool in_range(std::int64_t v, DType t) { return v >= dtype_min(t) && v <= dtype_max(t); }
 
 // Clamps to the type's range: the saturating cast at the end of every output stage.

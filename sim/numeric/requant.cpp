@@ -15,10 +15,11 @@ void validate(const OutputStage& stage, std::size_t channels) {
   const DType t = stage.out_dtype;
   if (!in_range(stage.out_zero_point, t))
     throw QuantError(fmt::format("out_zero_point {} is outside {} [{}, {}]", stage.out_zero_point,
-                                 to_string(t), dtype_min(t), dtype_max(t)));
+                                 core::dtype_name(t), dtype_min(t), dtype_max(t)));
   if (!in_range(stage.act_min, t) || !in_range(stage.act_max, t) || stage.act_min > stage.act_max)
     throw QuantError(fmt::format("activation range [{}, {}] is not a non-empty range inside {} [{}, {}]",
-                                 stage.act_min, stage.act_max, to_string(t), dtype_min(t), dtype_max(t)));
+                                 stage.act_min, stage.act_max, core::dtype_name(t), dtype_min(t),
+                                 dtype_max(t)));
   for (std::size_t c = 0; c < n; ++c) {
     const QuantizedMultiplier& m = stage.multipliers[c];
     // A zero accumulator is always inside the left-shift contract, so this checks q and shift alone.

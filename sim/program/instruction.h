@@ -1,28 +1,42 @@
 // The tile-level instruction set. A program is data: a list of tensors in DRAM and a list of
 // instructions that every PE executes in lock-step (one instruction stream). Addresses are LM byte
 // offsets, the same in every PE. No timing here: durations come from the machine file.
+//
+// Fields are typed: layouts are parsed TensorLayout values, collectives name a level by its index
+// in the machine, element types are core::DType and rounding is numeric::Rounding. Text exists
+// only in program_text (parser and printer) and in messages.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
+#include "sim/core/dtype.h"
+#include "sim/layout/tensor_layout.h"
+#include "sim/numeric/fixed_point.h"
+
 namespace treesim::program {
 
-enum class DType { kInt8, kUInt8, kInt32 };
+using core::DType;
 
-std::size_t dtype_bytes(DType t);
-const char* dtype_name(DType t);  // "int8", "uint8", "int32"
-bool parse_dtype(const std::string& text, DType& out);
+// A level of the machine: an index into MachineConfig::levels (root first), or the board.
+struct Level {
+  static constexpr int kBoard = -1;
+  int index = kBoard;
+  bool is_board() const { return index == kBoard; }
+  bool operator==(const Level& o) const { return index == o.index; }
+};
 
 // A tensor in the board's DRAM, row-major.
 struct TensorDecl {
   std::string name;
   std::vector<std::uint64_t> shape;
   DType dtype = DType::kInt8;
-  std::uint64_t bytes() const;
+  std::uint64_t bytes() const;  // saturates at UINT64_MAX; the checker refuses such tensors
   std::uint64_t elements() const;
+  auto tie() const { return std::tie(name, shape, dtype); }
 };
 
 // DRAM → LMs: places tensor `tensor`, or its block of `shape` at `offset` when given, by `layout`
@@ -30,21 +44,23 @@ struct TensorDecl {
 // point, so that padded terms of a quantized product vanish).
 struct Load {
   std::string tensor;
-  std::string layout;
+  layout::TensorLayout layout;
   std::uint64_t lm = 0;
   std::vector<std::uint64_t> offset;  // empty: the whole tensor
   std::vector<std::uint64_t> shape;   // the block's shape; empty: the whole tensor
   std::int32_t pad = 0;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad); }
 };
 
 // LMs → DRAM: gathers tensor `tensor` (or its block of `shape` at `offset`), one replica of each
 // element, from its layout at `lm`.
 struct Store {
   std::string tensor;
-  std::string layout;
+  layout::TensorLayout layout;
   std::uint64_t lm = 0;
   std::vector<std::uint64_t> offset;
   std::vector<std::uint64_t> shape;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape); }
 };
 
 // int8 MAC on LM tiles in every PE: C[m×n] (int32) (+)= Σ_k (A[m×k] − a_zero)(B[k×n] − b_zero).
@@ -55,11 +71,13 @@ struct Mac {
   DType a_dtype = DType::kInt8, b_dtype = DType::kInt8;
   std::int32_t a_zero = 0, b_zero = 0;
   bool accumulate = false;
+  auto tie() const { return std::tie(a, b, c, m, n, k, a_dtype, b_dtype, a_zero, b_zero, accumulate); }
 };
 
 // DPT decode in every PE: `bytes` packed bytes at src → 5·bytes int8 ternary weights at dst.
 struct DptDecode {
   std::uint64_t src = 0, dst = 0, bytes = 0;
+  auto tie() const { return std::tie(src, dst, bytes); }
 };
 
 // Ternary MAC: C[m×n] (int32) (+)= Σ_k (A[m×k] − a_zero) · W[k×n], W int8 in {−1, 0, +1}.
@@ -69,6 +87,7 @@ struct TernaryMac {
   DType a_dtype = DType::kInt8;
   std::int32_t a_zero = 0;
   bool accumulate = false;
+  auto tie() const { return std::tie(a, w, c, m, n, k, a_dtype, a_zero, accumulate); }
 };
 
 // Requantization in every PE of `rows`×`cols` int32 at src (+ int32 bias per column at `bias`
@@ -86,38 +105,57 @@ struct Requant {
   std::int32_t out_zero = 0;
   DType out_dtype = DType::kInt8;
   std::int32_t act_min = -128, act_max = 127;
-  std::string rounding = "double";  // double | single | double_upward (see the numerics notes)
+  numeric::Rounding rounding = numeric::Rounding::kDouble;
+  auto tie() const {
+    return std::tie(src, dst, rows, cols, has_bias, bias, multiplier, shift, params_in_lm, multiplier_lm,
+                    shift_lm, out_zero, out_dtype, act_min, act_max, rounding);
+  }
 };
 
 // Local copy inside every PE's LM.
 struct Copy {
   std::uint64_t src = 0, dst = 0, bytes = 0;
+  auto tie() const { return std::tie(src, dst, bytes); }
 };
 
 // Tree collectives at a level L: every unit U of level L works on the PEs of its subtree.
 // Broadcast: the subtree's first PE sends `bytes` at src to dst of every PE of the subtree.
 struct Broadcast {
-  std::string level;
+  Level level;
   std::uint64_t src = 0, dst = 0, bytes = 0;
+  auto tie() const { return std::tie(level, src, dst, bytes); }
 };
 // Scatter: the subtree's first PE holds one block of `bytes` per PE at src (in PE order); PE j of
 // the subtree receives block j at dst.
 struct Scatter {
-  std::string level;
+  Level level;
   std::uint64_t src = 0, dst = 0, bytes = 0;
+  auto tie() const { return std::tie(level, src, dst, bytes); }
 };
 // Gather: the inverse of Scatter: every PE's block at src lands, in PE order, at dst of the
 // subtree's first PE.
 struct Gather {
-  std::string level;
+  Level level;
   std::uint64_t src = 0, dst = 0, bytes = 0;
+  auto tie() const { return std::tie(level, src, dst, bytes); }
 };
 // Reduce: the int32 sum of `count` values at src over all PEs of the subtree lands at dst of the
 // subtree's first PE. Levels with `reduce: true` sum on the way up; others forward every block.
 struct Reduce {
-  std::string level;
+  Level level;
   std::uint64_t src = 0, dst = 0, count = 0;
+  auto tie() const { return std::tie(level, src, dst, count); }
 };
+
+// Representation equality for every instruction struct (and TensorDecl): field by field.
+template <typename T, typename = decltype(std::declval<const T&>().tie())>
+bool operator==(const T& a, const T& b) {
+  return a.tie() == b.tie();
+}
+template <typename T, typename = decltype(std::declval<const T&>().tie())>
+bool operator!=(const T& a, const T& b) {
+  return !(a == b);
+}
 
 using Instr =
     std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather, Reduce>;
@@ -131,6 +169,8 @@ struct Program {
   std::vector<TensorDecl> tensors;
   std::vector<Instr> instrs;
   const TensorDecl* find_tensor(const std::string& name) const;
+  bool operator==(const Program& o) const { return tensors == o.tensors && instrs == o.instrs; }
+  bool operator!=(const Program& o) const { return !(*this == o); }
 };
 
 }  // namespace treesim::program

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/layout/parse.h"
+
 namespace treesim::program {
 namespace {
 
@@ -115,10 +117,37 @@ class Fields {
 
   DType dtype_or(const std::string& key, DType fallback) {
     if (!has(key)) return fallback;
-    DType t;
-    if (!parse_dtype(raw(key), t))
+    std::optional<DType> t = core::parse_dtype(raw(key));
+    if (!t || (*t != DType::kInt8 && *t != DType::kUInt8 && *t != DType::kInt32))
       fail(fmt::format("field '{}': expected int8, uint8 or int32, got '{}'", key, values_.at(key)));
-    return t;
+    return *t;
+  }
+
+  layout::TensorLayout tensor_layout(const std::string& key, const std::vector<std::string>& level_names) {
+    const std::string& s = text(key);
+    layout::ParseResult r = layout::parse_layout(s, level_names);
+    if (!r) {
+      const layout::Diagnostic& d = *r.error;
+      fail(fmt::format("field '{}': invalid layout \"{}\" at column {}: {}", key, s, d.column, d.headline()));
+    }
+    return std::move(*r.layout);
+  }
+
+  Level level(const std::string& key, const std::vector<std::string>& level_names) {
+    const std::string& s = text(key);
+    if (s == "board") return Level{};
+    for (std::size_t i = 0; i < level_names.size(); ++i)
+      if (level_names[i] == s) return Level{static_cast<int>(i)};
+    std::string names = "board";
+    for (const auto& n : level_names) names += ", " + n;
+    fail(fmt::format("field '{}': expected a level of the machine ({}), got '{}'", key, names, s));
+  }
+
+  numeric::Rounding rounding(const std::string& key) {
+    const std::string& s = text(key);
+    std::optional<numeric::Rounding> r = numeric::parse_rounding(s);
+    if (!r) fail(fmt::format("field '{}': expected double, single or double_upward, got '{}'", key, s));
+    return *r;
   }
 
   std::string text(const std::string& key) {
@@ -170,10 +199,10 @@ std::map<std::string, std::string> split_fields(const std::string& rest, const s
   return out;
 }
 
-Instr parse_instr(const std::string& kind, Fields& f) {
+Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::string>& levels) {
   if (kind == "load" || kind == "store") {
     std::string tensor = f.text("tensor");
-    std::string layout = f.text("layout");
+    layout::TensorLayout layout = f.tensor_layout("layout", levels);
     std::uint64_t lm = f.u64_or("lm", 0);
     std::vector<std::uint64_t> offset, shape;
     if (f.has("offset")) offset = f.indices("offset");
@@ -227,24 +256,27 @@ Instr parse_instr(const std::string& kind, Fields& f) {
     std::int32_t hi = r.out_dtype == DType::kUInt8 ? 255 : 127;
     r.act_min = f.i32_or("act_min", lo);
     r.act_max = f.i32_or("act_max", hi);
-    if (f.has("rounding")) {
-      r.rounding = f.text("rounding");
-      if (r.rounding != "double" && r.rounding != "single" && r.rounding != "double_upward")
-        f.fail("field 'rounding': expected double, single or double_upward, got '" + r.rounding + "'");
-    }
+    if (f.has("rounding")) r.rounding = f.rounding("rounding");
     return r;
   }
   if (kind == "copy") return Copy{f.u64("src"), f.u64("dst"), f.u64("bytes")};
-  if (kind == "broadcast") return Broadcast{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("bytes")};
-  if (kind == "scatter") return Scatter{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("bytes")};
-  if (kind == "gather") return Gather{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("bytes")};
-  if (kind == "reduce") return Reduce{f.text("level"), f.u64("src"), f.u64("dst"), f.u64("count")};
+  if (kind == "broadcast")
+    return Broadcast{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "scatter") return Scatter{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "gather") return Gather{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "reduce") return Reduce{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("count")};
   std::string names = "tensor";
   for (const auto& n : kind_names()) names += ", " + n;
   f.fail(fmt::format("unknown instruction '{}' (expected one of: {})", kind, names));
 }
 
 struct Printer {
+  const std::vector<std::string>& levels;
+  std::string level(Level l) const {
+    if (l.is_board()) return "board";
+    return static_cast<std::size_t>(l.index) < levels.size() ? levels[static_cast<std::size_t>(l.index)]
+                                                             : fmt::format("level{}", l.index);
+  }
   static std::string block(const std::vector<std::uint64_t>& offset,
                            const std::vector<std::uint64_t>& shape) {
     if (offset.empty()) return "";
@@ -252,24 +284,24 @@ struct Printer {
   }
   std::string operator()(const Load& l) const {
     std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
-    return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}", l.tensor, l.layout, l.lm,
+    return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}", l.tensor, layout::to_string(l.layout), l.lm,
                        block(l.offset, l.shape), pad);
   }
   std::string operator()(const Store& s) const {
-    return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, s.layout, s.lm,
+    return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, layout::to_string(s.layout), s.lm,
                        block(s.offset, s.shape));
   }
   std::string operator()(const Mac& m) const {
     return fmt::format("mac a={} b={} c={} m={} n={} k={} a_dtype={} b_dtype={} a_zero={} b_zero={} acc={}",
-                       m.a, m.b, m.c, m.m, m.n, m.k, dtype_name(m.a_dtype), dtype_name(m.b_dtype), m.a_zero,
-                       m.b_zero, b(m.accumulate));
+                       m.a, m.b, m.c, m.m, m.n, m.k, core::dtype_name(m.a_dtype), core::dtype_name(m.b_dtype),
+                       m.a_zero, m.b_zero, b(m.accumulate));
   }
   std::string operator()(const DptDecode& d) const {
     return fmt::format("dpt_decode src={} dst={} bytes={}", d.src, d.dst, d.bytes);
   }
   std::string operator()(const TernaryMac& m) const {
     return fmt::format("ternary_mac a={} w={} c={} m={} n={} k={} a_dtype={} a_zero={} acc={}", m.a, m.w, m.c,
-                       m.m, m.n, m.k, dtype_name(m.a_dtype), m.a_zero, b(m.accumulate));
+                       m.m, m.n, m.k, core::dtype_name(m.a_dtype), m.a_zero, b(m.accumulate));
   }
   std::string operator()(const Requant& r) const {
     std::string bias = r.has_bias ? fmt::format(" bias={}", r.bias) : "";
@@ -279,39 +311,42 @@ struct Printer {
     return fmt::format(
         "requant src={} dst={} rows={} cols={}{} {} out_zero={} out_dtype={} act_min={} act_max={} "
         "rounding={}",
-        r.src, r.dst, r.rows, r.cols, bias, params, r.out_zero, dtype_name(r.out_dtype), r.act_min, r.act_max,
-        r.rounding);
+        r.src, r.dst, r.rows, r.cols, bias, params, r.out_zero, core::dtype_name(r.out_dtype), r.act_min,
+        r.act_max, numeric::to_string(r.rounding));
   }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
   }
   std::string operator()(const Broadcast& c) const {
-    return fmt::format("broadcast level={} src={} dst={} bytes={}", c.level, c.src, c.dst, c.bytes);
+    return fmt::format("broadcast level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
   }
   std::string operator()(const Scatter& c) const {
-    return fmt::format("scatter level={} src={} dst={} bytes={}", c.level, c.src, c.dst, c.bytes);
+    return fmt::format("scatter level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
   }
   std::string operator()(const Gather& c) const {
-    return fmt::format("gather level={} src={} dst={} bytes={}", c.level, c.src, c.dst, c.bytes);
+    return fmt::format("gather level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
   }
   std::string operator()(const Reduce& c) const {
-    return fmt::format("reduce level={} src={} dst={} count={}", c.level, c.src, c.dst, c.count);
+    return fmt::format("reduce level={} src={} dst={} count={}", level(c.level), c.src, c.dst, c.count);
   }
 };
 
 }  // namespace
 
-std::string print_instr(const Instr& instr) { return std::visit(Printer{}, instr); }
+std::string print_instr(const Instr& instr, const std::vector<std::string>& level_names) {
+  return std::visit(Printer{level_names}, instr);
+}
 
-std::string print_program(const Program& p) {
+std::string print_program(const Program& p, const std::vector<std::string>& level_names) {
   std::string out = "# treesim program\n";
   for (const auto& t : p.tensors)
-    out += fmt::format("tensor {} shape={} dtype={}\n", t.name, join_u64(t.shape), dtype_name(t.dtype));
-  for (const auto& i : p.instrs) out += print_instr(i) + "\n";
+    out += fmt::format("tensor {} shape={} dtype={}\n", t.name, join_u64(t.shape), core::dtype_name(t.dtype));
+  for (const auto& i : p.instrs) out += print_instr(i, level_names) + "\n";
   return out;
 }
 
-Program parse_program(const std::string& text, const std::string& file) {
+Program parse_program(const std::string& text, const std::string& file,
+                      const std::vector<std::string>& level_names) {
   Program p;
   std::istringstream in(text);
   std::string line;
@@ -348,7 +383,7 @@ Program parse_program(const std::string& text, const std::string& file) {
       continue;
     }
     Fields f(where, split_fields(rest, where));
-    Instr instr = parse_instr(kind, f);
+    Instr instr = parse_instr(kind, f, level_names);
     f.finish(kind);
     if (const auto* l = std::get_if<Load>(&instr); l && !p.find_tensor(l->tensor))
       f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)", l->tensor,

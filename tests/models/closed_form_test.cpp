@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "models/simulation.h"
+#include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
 #include "sim/report/report.h"
@@ -20,7 +21,7 @@ machine::MachineConfig mini() {
 }
 
 SimulationResult run(const std::string& text) {
-  program::Program p = program::parse_program(text, "test");
+  program::Program p = program::parse_program(text, "test", layout::level_names(mini()));
   std::map<std::string, std::vector<std::uint8_t>> inputs;
   for (const auto& t : p.tensors) inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 1);
   return simulate(mini(), p, inputs, {});

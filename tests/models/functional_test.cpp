@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "models/simulation.h"
+#include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/program_text.h"
@@ -53,7 +54,7 @@ void check_gemm(bool a_unsigned, bool b_unsigned, int za, int zb) {
                                                            {"DB", b_unsigned ? "uint8" : "int8"},
                                                            {"ZA", std::to_string(za)},
                                                            {"ZB", std::to_string(zb)}}),
-                                              "gemm");
+                                              "gemm", layout::level_names(mini()));
   auto a = pattern(96, 1), b = pattern(32, 2);
   auto r = simulate(mini(), p, {{"A", a}, {"B", b}}, {});
   auto c = as_i32(r.dram.at("C"));
@@ -78,13 +79,13 @@ load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=0
 requant src=0 dst=64 rows=1 cols=4 multiplier=1518500250,1073741824,2000000000,1300000000 shift=-20,-18,-19,-21 out_zero=7 out_dtype=uint8 act_min=7 act_max=200
 store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=64
 )P",
-                                              "rq");
+                                              "rq", layout::level_names(mini()));
   auto x = pattern(32 * 4 * 4, 3);
   auto r = simulate(mini(), p, {{"X", x}}, {});
   numeric::OutputStage stage;
   stage.multipliers = {{1518500250, -20}, {1073741824, -18}, {2000000000, -19}, {1300000000, -21}};
   stage.out_zero_point = 7;
-  stage.out_dtype = numeric::DType::kUInt8;
+  stage.out_dtype = core::DType::kUInt8;
   stage.act_min = 7;
   stage.act_max = 200;
   auto acc = as_i32(x);
@@ -104,7 +105,7 @@ store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=64
 
 std::vector<std::int32_t> run_collective(const std::string& op, const std::string& y_init_op = "") {
   std::string text = fill(kCollective, {{"OP", y_init_op + op}});
-  program::Program p = program::parse_program(text, "coll");
+  program::Program p = program::parse_program(text, "coll", layout::level_names(mini()));
   std::vector<std::int32_t> x(128);
   for (int pe = 0; pe < 32; ++pe)
     for (int j = 0; j < 4; ++j) x[pe * 4 + j] = pe * 10 + j;
@@ -155,7 +156,7 @@ load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=0
 dpt_decode src=0 dst=64 bytes=4
 store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (20:1))" lm=64
 )P",
-                                              "dpt");
+                                              "dpt", layout::level_names(mini()));
   auto r = simulate(mini(), p, {{"X", std::vector<std::uint8_t>(128, 0)}}, {});
   for (std::uint8_t v : r.dram.at("Y")) ASSERT_EQ(static_cast<std::int8_t>(v), -1);
 }
@@ -177,7 +178,7 @@ load tensor=A layout="(3,4)/((4_PE), (4:1))" offset=4,2 shape=3,4 pad=9
 store tensor=B layout="((4_PE), (4:1))"
 store tensor=C layout="(3,4)/((4_PE), (4:1))" offset=1,0 shape=3,4
 )P",
-                                              "block");
+                                              "block", layout::level_names(mini()));
   std::vector<std::uint8_t> a(80);
   for (int i = 0; i < 80; ++i) a[i] = static_cast<std::uint8_t>(i);
   auto r = simulate(mini(), p, {{"A", a}}, {});
@@ -193,7 +194,8 @@ store tensor=C layout="(3,4)/((4_PE), (4:1))" offset=1,0 shape=3,4
 
 TEST(Functional, BlockOutsideTheTensorIsABadProgram) {
   program::Program p = program::parse_program(
-      "tensor A shape=10,8\nload tensor=A layout=\"((4_PE), (4:1))\" offset=8,0 shape=4,4\n", "outside");
+      "tensor A shape=10,8\nload tensor=A layout=\"((4_PE), (4:1))\" offset=8,0 shape=4,4\n", "outside",
+      layout::level_names(mini()));
   try {
     simulate(mini(), p, {{"A", std::vector<std::uint8_t>(80)}}, {});
     FAIL();

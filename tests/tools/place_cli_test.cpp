@@ -204,7 +204,7 @@ const BadProgram kBadPrograms[] = {
     {"unknown-level",
      "tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
      "reduce level=L3B src=0 dst=64 count=4\n",
-     "instruction 1 (reduce): level 'L3B' is not a level of machine 'mini'"},
+     "prog.txt:3: field 'level': expected a level of the machine (board, L2B, L1B, MAB, PE), got 'L3B'"},
     {"bad-requant",
      "tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
      "requant src=0 dst=64 rows=1 cols=4 multiplier=1,2 shift=0,0\n",
@@ -219,7 +219,7 @@ TEST(ExecCli, BadProgramsExitTwoWithOneLine) {
     EXPECT_EQ(r.exit_code, 2) << bad.name;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad.name << ": " << r.err;
     std::string expected = "treesim: " + std::string(bad.error);
-    if (std::string(bad.name) == "unknown-instruction")
+    if (std::string(bad.name) == "unknown-instruction" || std::string(bad.name) == "unknown-level")
       expected = "treesim: " + prog.substr(0, prog.size() - 8) + bad.error;
     EXPECT_EQ(r.err.rfind(expected, 0), 0u)
         << bad.name << "\nexpected: " << expected << "\n     got: " << r.err;

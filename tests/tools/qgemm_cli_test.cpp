@@ -153,9 +153,9 @@ TEST(QgemmCli, NpyInputsAndQuantFileMatchTheReference) {
   // The reference here is computed independently of the CLI from the same files.
   numeric::QGemmParams p;
   p.M = M, p.N = N, p.K = K;
-  p.a_dtype = p.b_dtype = numeric::DType::kUInt8;
+  p.a_dtype = p.b_dtype = core::DType::kUInt8;
   p.a_zero_point = 120, p.b_zero_point = 130;
-  p.out.out_dtype = numeric::DType::kUInt8;
+  p.out.out_dtype = core::DType::kUInt8;
   p.out.out_zero_point = 10, p.out.act_min = 10, p.out.act_max = 250;
   // The quantization file forms a·b in float32 for uint8 outputs (TFLite's uint8 path).
   p.out.multipliers = {
@@ -164,7 +164,7 @@ TEST(QgemmCli, NpyInputsAndQuantFileMatchTheReference) {
   std::vector<std::int32_t> expect = numeric::reference_qgemm(p, ai, bi, bias);
   io::NpyArray c = io::read_npy(out);
   ASSERT_EQ(c.shape, (std::vector<std::uint64_t>{M, N}));
-  ASSERT_EQ(c.dtype, io::NpyDType::kUInt8);
+  ASSERT_EQ(c.dtype, core::DType::kUInt8);
   for (std::uint64_t i = 0; i < M * N; ++i) ASSERT_EQ(int(c.bytes[i]), expect[i]) << i;
 }
 

@@ -109,13 +109,13 @@ TEST(ParserMutation, ProgramsParseOrFailWithFileAndLine) {
       "(8:1))\"\n";
   std::mt19937_64 gen(11);
   int parsed = 0;
-  for (int i = 0; i < 4000; ++i) {
+  for (int i = 0; i < 6000; ++i) {
     const std::string text = mutate(seed, gen);
     try {
-      program::Program p = program::parse_program(text, "p.txt");
+      const std::vector<std::string> levels = {"L2B", "L1B", "MAB", "PE"};
+      program::Program p = program::parse_program(text, "p.txt", levels);
       ++parsed;
-      EXPECT_EQ(program::print_program(program::parse_program(program::print_program(p), "again")),
-                program::print_program(p));
+      EXPECT_EQ(program::parse_program(program::print_program(p, levels), "again", levels), p);
     } catch (const program::ProgramError& e) {
       EXPECT_EQ(std::string(e.what()).rfind("p.txt:", 0), 0u) << e.what();
     }

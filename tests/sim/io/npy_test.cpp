@@ -73,7 +73,7 @@ TEST(Npy, ReadsVersion2HeadersAndOtherKeyOrders) {
   const NpyArray a = parse_npy(
       handmade("{\"shape\": (3,), \"fortran_order\": False, \"descr\": \"|u1\"}", "\x01\x02\x03", 2),
       "x.npy");
-  EXPECT_EQ(a.dtype, NpyDType::kUInt8);
+  EXPECT_EQ(a.dtype, core::DType::kUInt8);
   EXPECT_EQ(npy_values<std::uint8_t>(a, "x.npy"), (std::vector<std::uint8_t>{1, 2, 3}));
 }
 

@@ -23,7 +23,7 @@ QGemmParams tflite_params(const json& g, Rounding rounding) {
   p.M = g["M"];
   p.N = g["N"];
   p.K = g["K"];
-  p.a_dtype = p.b_dtype = *parse_dtype(g["dtype"].get<std::string>());
+  p.a_dtype = p.b_dtype = *core::parse_dtype(g["dtype"].get<std::string>());
   p.a_zero_point = g["a_zero_point"];
   p.b_zero_point = g["b_zero_point"];
   p.out.out_dtype = p.a_dtype;

@@ -5,6 +5,8 @@
 namespace treesim::program {
 namespace {
 
+const std::vector<std::string> kLevels = {"L2B", "L1B", "MAB", "PE"};
+
 const char* kProgram = R"P(# a small program
 tensor A shape=12,8 dtype=int8
 tensor B shape=8,4 dtype=uint8
@@ -23,7 +25,7 @@ store tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
 )P";
 
 TEST(ProgramText, ParsesEveryInstructionKind) {
-  Program p = parse_program(kProgram, "p.txt");
+  Program p = parse_program(kProgram, "p.txt", kLevels);
   ASSERT_EQ(p.tensors.size(), 2u);
   EXPECT_EQ(p.tensors[1].dtype, DType::kUInt8);
   EXPECT_EQ(p.tensors[0].shape, (std::vector<std::uint64_t>{12, 8}));
@@ -35,32 +37,58 @@ TEST(ProgramText, ParsesEveryInstructionKind) {
   const auto& mac = std::get<Mac>(p.instrs[2]);
   EXPECT_EQ(mac.b_zero, 128);
   EXPECT_TRUE(mac.accumulate);
-  EXPECT_EQ(std::get<Load>(p.instrs[0]).layout, "((4_PE, 3:8), (8:1))");
+  EXPECT_EQ(layout::to_string(std::get<Load>(p.instrs[0]).layout), "((4_PE, 3:8), (8:1))");
   const auto& rq = std::get<Requant>(p.instrs[5]);
   EXPECT_EQ(rq.shift, (std::vector<std::int32_t>{-1, -1, -1, -2}));
   EXPECT_TRUE(rq.has_bias);
-  EXPECT_EQ(rq.rounding, "single");
+  EXPECT_EQ(rq.rounding, numeric::Rounding::kSingle);
 }
 
 TEST(ProgramText, PrintThenParseGivesTheSameProgram) {
-  Program p = parse_program(kProgram, "p.txt");
-  std::string printed = print_program(p);
-  Program q = parse_program(printed, "printed.txt");
-  EXPECT_EQ(print_program(q), printed);
+  Program p = parse_program(kProgram, "p.txt", kLevels);
+  std::string printed = print_program(p, kLevels);
+  Program q = parse_program(printed, "printed.txt", kLevels);
+  EXPECT_EQ(print_program(q, kLevels), printed);
   EXPECT_EQ(q.instrs.size(), p.instrs.size());
 }
 
+TEST(ProgramText, ParseOfPrintEqualsTheProgram) {
+  Program p = parse_program(kProgram, "p.txt", kLevels);
+  EXPECT_EQ(parse_program(print_program(p, kLevels), "printed.txt", kLevels), p);
+}
+
+TEST(ProgramText, ProgramsThatDifferInOneFieldAreNotEqual) {
+  Program p = parse_program(kProgram, "p.txt", kLevels);
+  Program q = p;
+  std::get<Mac>(q.instrs[2]).k = 9;
+  EXPECT_NE(p, q);
+  q = p;
+  std::get<Broadcast>(q.instrs[7]).level = Level{1};
+  EXPECT_NE(p, q);
+  q = p;
+  std::get<Load>(q.instrs[0]).layout = std::get<Load>(q.instrs[1]).layout;
+  EXPECT_NE(p, q);
+}
+
+TEST(ProgramText, LevelsAreIndicesOfTheMachine) {
+  Program p = parse_program(kProgram, "p.txt", kLevels);
+  EXPECT_EQ(std::get<Broadcast>(p.instrs[7]).level, Level{2});
+  EXPECT_TRUE(std::get<Gather>(p.instrs[9]).level.is_board());
+  EXPECT_EQ(std::get<Reduce>(p.instrs[10]).level, Level{0});
+}
+
 TEST(ProgramText, DefaultsAreFilledIn) {
-  Program p = parse_program("requant src=0 dst=64 rows=1 cols=4 multiplier=1 shift=0 out_dtype=uint8\n", "p");
+  Program p = parse_program("requant src=0 dst=64 rows=1 cols=4 multiplier=1 shift=0 out_dtype=uint8\n", "p",
+                            kLevels);
   const auto& r = std::get<Requant>(p.instrs[0]);
   EXPECT_EQ(r.act_min, 0);
   EXPECT_EQ(r.act_max, 255);
-  EXPECT_EQ(r.rounding, "double");
+  EXPECT_EQ(r.rounding, numeric::Rounding::kDouble);
 }
 
 std::string error_of(const std::string& text) {
   try {
-    parse_program(text, "p.txt");
+    parse_program(text, "p.txt", kLevels);
   } catch (const ProgramError& e) {
     return e.what();
   }
@@ -105,27 +133,22 @@ TEST(ProgramText, BadRoundingIsRejected) {
             "p.txt:1: field 'rounding': expected double, single or double_upward, got 'up'");
 }
 
-}  // namespace
-}  // namespace treesim::program
-
-namespace treesim::program {
-namespace {
-
 TEST(ProgramText, BlockLoadsCarryOffsetShapeAndPad) {
   Program p = parse_program(
       "tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 1:4), (4:1))\" offset=4,4 shape=4,4 pad=7 lm=32\n",
-      "p");
+      "p", kLevels);
   const auto& l = std::get<Load>(p.instrs[0]);
   EXPECT_EQ(l.offset, (std::vector<std::uint64_t>{4, 4}));
   EXPECT_EQ(l.shape, (std::vector<std::uint64_t>{4, 4}));
   EXPECT_EQ(l.pad, 7);
-  EXPECT_EQ(print_instr(p.instrs[0]),
+  EXPECT_EQ(print_instr(p.instrs[0], kLevels),
             "load tensor=A layout=\"((4_PE, 1:4), (4:1))\" lm=32 offset=4,4 shape=4,4 pad=7");
 }
 
 TEST(ProgramText, OffsetWithoutShapeIsRejected) {
   try {
-    parse_program("tensor A shape=12,8\nstore tensor=A layout=\"((4_PE, 3:8), (8:1))\" offset=4,4\n", "p");
+    parse_program("tensor A shape=12,8\nstore tensor=A layout=\"((4_PE, 3:8), (8:1))\" offset=4,4\n", "p",
+                  kLevels);
     FAIL();
   } catch (const ProgramError& e) {
     EXPECT_EQ(std::string(e.what()), "p:2: fields 'offset' and 'shape' go together (a block of the tensor)");
@@ -133,13 +156,24 @@ TEST(ProgramText, OffsetWithoutShapeIsRejected) {
 }
 
 TEST(ProgramText, RequantParamsMayComeFromTheLm) {
-  Program p = parse_program("requant src=0 dst=64 rows=2 cols=4 multiplier_lm=128 shift_lm=144\n", "p");
+  Program p =
+      parse_program("requant src=0 dst=64 rows=2 cols=4 multiplier_lm=128 shift_lm=144\n", "p", kLevels);
   const auto& r = std::get<Requant>(p.instrs[0]);
   EXPECT_TRUE(r.params_in_lm);
   EXPECT_EQ(r.multiplier_lm, 128u);
   EXPECT_EQ(r.shift_lm, 144u);
-  EXPECT_EQ(parse_program(print_program(p), "q").instrs.size(), 1u);
-  EXPECT_NE(print_instr(p.instrs[0]).find("multiplier_lm=128 shift_lm=144"), std::string::npos);
+  EXPECT_EQ(parse_program(print_program(p, kLevels), "q", kLevels).instrs.size(), 1u);
+  EXPECT_NE(print_instr(p.instrs[0], kLevels).find("multiplier_lm=128 shift_lm=144"), std::string::npos);
+}
+
+TEST(ProgramText, UnknownLevelIsRejected) {
+  EXPECT_EQ(error_of("broadcast level=L3B src=0 dst=64 bytes=4\n"),
+            "p.txt:1: field 'level': expected a level of the machine (board, L2B, L1B, MAB, PE), got 'L3B'");
+}
+
+TEST(ProgramText, InvalidLayoutIsRejectedWithItsColumn) {
+  std::string e = error_of("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1)\"\n");
+  EXPECT_EQ(e.rfind("p.txt:2: field 'layout': invalid layout \"((4_PE, 3:8), (8:1)\" at column", 0), 0u) << e;
 }
 
 }  // namespace
