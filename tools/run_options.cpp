@@ -29,8 +29,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 }
 
 void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o) {
-  if (!o.quiet) std::cout << report::summary_text(machine, stats) << std::flush;
-  if (!o.report_path.empty()) emit(report::report_json(machine, stats), o.report_path);
+  const report::Report r = report::make_report(machine, stats);
+  if (!o.quiet) std::cout << report::to_text(r) << std::flush;
+  if (!o.report_path.empty()) emit(report::to_json(r), o.report_path);
 }
 
 models::SimulationResult run_simulation(const machine::MachineConfig& machine,

@@ -2,12 +2,39 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 namespace treesim::report {
 namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+double ratio(std::uint64_t part, std::uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::vector<LevelReport> level_reports(const machine::MachineConfig& m, const std::vector<LinkStats>& stats) {
+  std::vector<LevelReport> out;
+  for (std::size_t l = 0; l < m.levels.size() && l < stats.size(); ++l)
+    out.push_back({m.levels[l].name, stats[l]});
+  return out;
+}
+
+// Summed in name order (dram, links, lm, mac), as the report has always summed them.
+EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
+  const auto& en = *m.energy;
+  EnergyReport e;
+  e.mac = en.mac_int8_pj * static_cast<double>(s.macs);
+  e.lm = en.lm_byte_pj * static_cast<double>(s.lm_bytes_accessed);
+  e.dram = en.dram_byte_pj * static_cast<double>(s.dram_read_bytes + s.dram_write_bytes);
+  for (std::size_t l = 0; l < m.levels.size() && l < s.levels.size(); ++l) {
+    auto it = en.link_byte_pj.find(m.levels[l].name);
+    if (it == en.link_byte_pj.end()) continue;
+    e.links +=
+        it->second * static_cast<double>(s.levels[l].down_delivered_bytes + s.levels[l].up_delivered_bytes);
+  }
+  e.total = 0;
+  for (double part : {e.dram, e.links, e.lm, e.mac}) e.total += part;
+  return e;
+}
 
 }  // namespace
 
@@ -31,59 +58,33 @@ Roofline roofline(const machine::MachineConfig& m, const RunStats& s) {
       r.resource = name;
     }
   }
+  r.fraction_of_run = ratio(r.cycles, s.cycles);
   return r;
 }
 
-std::map<std::string, double> energy_pj(const machine::MachineConfig& m, const RunStats& s) {
-  std::map<std::string, double> e;
-  if (!m.energy) return e;
-  const auto& en = *m.energy;
-  e["mac"] = en.mac_int8_pj * static_cast<double>(s.macs);
-  e["lm"] = en.lm_byte_pj * static_cast<double>(s.lm_bytes_accessed);
-  e["dram"] = en.dram_byte_pj * static_cast<double>(s.dram_read_bytes + s.dram_write_bytes);
-  double links = 0;
-  for (std::size_t l = 0; l < m.levels.size() && l < s.levels.size(); ++l) {
-    auto it = en.link_byte_pj.find(m.levels[l].name);
-    if (it == en.link_byte_pj.end()) continue;
-    links +=
-        it->second * static_cast<double>(s.levels[l].down_delivered_bytes + s.levels[l].up_delivered_bytes);
-  }
-  e["links"] = links;
-  double total = 0;
-  for (const auto& [k, v] : e) total += v;
-  e["total"] = total;
-  return e;
-}
-
-std::string summary_text(const machine::MachineConfig& m, const RunStats& s) {
-  Roofline r = roofline(m, s);
-  double seconds = static_cast<double>(s.cycles) / (m.clock_ghz * 1e9);
-  std::string out = fmt::format("{} on {}: {} cycles ({:.3g} s at {} GHz)\n", s.kernel, m.name, s.cycles,
-                                seconds, m.clock_ghz);
-  double frac = s.cycles ? static_cast<double>(r.cycles) / static_cast<double>(s.cycles) : 0;
-  out += fmt::format("  roofline bound {} cycles, set by {} ({:.1f}% of the run)\n", r.cycles, r.resource,
-                     100 * frac);
-  out += fmt::format("  DRAM read {} B, written {} B\n", s.dram_read_bytes, s.dram_write_bytes);
-  for (std::size_t l = 0; l < m.levels.size() && l < s.levels.size(); ++l) {
-    const LinkStats& ls = s.levels[l];
-    out += fmt::format("  {:<4} down sent {} B, delivered {} B; up sent {} B, delivered {} B\n",
-                       m.levels[l].name, ls.down_sent_bytes, ls.down_delivered_bytes, ls.up_sent_bytes,
-                       ls.up_delivered_bytes);
-  }
-  for (const char* unit : {"mac", "dpt_decoder", "requant", "copy"}) {
-    auto it = s.resource_busy_cycles.find(unit);
-    std::uint64_t busy = it == s.resource_busy_cycles.end() ? 0 : it->second;
-    if (busy) out += fmt::format("  {} busy {:.1f}%\n", unit, s.cycles ? 100.0 * busy / s.cycles : 0.0);
-  }
-  out += fmt::format("  LM peak {} B per PE\n", s.lm_peak_bytes_per_pe);
-  if (s.verify) {
-    if (s.verify->ok)
-      out += "  verify: ok (bit-exact)\n";
-    else
-      out += fmt::format("  verify: FAILED, {} mismatches; first {}\n", s.verify->mismatches,
-                         s.verify->first_mismatch);
-  }
-  return out;
+Report make_report(const machine::MachineConfig& m, const RunStats& s) {
+  Report r;
+  r.machine = m.name;
+  r.kernel = s.kernel;
+  r.clock_ghz = m.clock_ghz;
+  r.cycles = s.cycles;
+  r.seconds = static_cast<double>(s.cycles) / (m.clock_ghz * 1e9);
+  r.roofline = roofline(m, s);
+  r.dram_read_bytes = s.dram_read_bytes;
+  r.dram_write_bytes = s.dram_write_bytes;
+  r.levels = level_reports(m, s.levels);
+  for (const auto& [name, busy] : s.resource_busy_cycles)
+    r.units.push_back({name, busy, ratio(busy, s.cycles)});
+  for (const auto& [kind, ks] : s.instructions) r.instructions.push_back({kind, ks.count, ks.cycles});
+  r.work = {s.macs, s.dpt_bytes, s.requant_values, s.copy_bytes, s.lm_bytes_accessed};
+  r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;
+  if (m.energy) r.energy_pj = energy(m, s);
+  r.verify = s.verify;
+  for (const auto& [name, p] : s.phases)
+    r.phases.push_back({name, p.cycles, p.dram_read_bytes, p.dram_write_bytes, level_reports(m, p.levels)});
+  r.info = s.info;
+  r.fields = s.extra;
+  return r;
 }
 
 }  // namespace treesim::report

@@ -1,10 +1,12 @@
-// The report of a run, derived from the machine and the raw counters: the JSON document of
-// `--report` and the short human summary are two printers of the same figures.
+// The report of a run: make_report derives every figure once from the machine and the raw
+// counters, into one plain value; the text summary and the JSON document are two renderers of it.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/machine/machine_config.h"
 #include "sim/report/run_stats.h"
@@ -17,16 +19,85 @@ struct Roofline {
   std::uint64_t cycles = 0;
   std::string resource;                         // the bound that sets it: "mac", "dram", "L1B.down", ...
   std::map<std::string, std::uint64_t> bounds;  // every resource's bound
+  double fraction_of_run = 0;                   // cycles / the run's cycles (0 for an empty run)
+};
+
+// One tree level's links to its parents, named by the machine. Per-level figures (and, later,
+// per-unit arrays of the level) belong here.
+struct LevelReport {
+  std::string name;
+  LinkStats traffic;
+};
+
+// A shared resource of §8.1 of the timing model: "mac", "dram", "L2B.down", ...
+struct UnitReport {
+  std::string name;
+  std::uint64_t busy_cycles = 0;
+  double utilization = 0;  // busy_cycles / cycles
+};
+
+struct KindReport {
+  std::string kind;  // "load", "mac", ...
+  std::uint64_t count = 0;
+  std::uint64_t cycles = 0;  // Σ of the instructions' durations (they may overlap)
+};
+
+struct WorkReport {
+  std::uint64_t macs = 0;
+  std::uint64_t dpt_bytes = 0;
+  std::uint64_t requant_values = 0;
+  std::uint64_t copy_bytes = 0;
+  std::uint64_t lm_bytes_accessed = 0;
+};
+
+// Picojoules by component, from the machine's energy section.
+struct EnergyReport {
+  double dram = 0;
+  double links = 0;
+  double lm = 0;
+  double mac = 0;
+  double total = 0;
+};
+
+struct PhaseReport {
+  std::string name;
+  std::uint64_t cycles = 0;
+  std::uint64_t dram_read_bytes = 0;
+  std::uint64_t dram_write_bytes = 0;
+  std::vector<LevelReport> levels;
+};
+
+struct Report {
+  int schema_version = kSchemaVersion;
+  std::string machine;
+  std::string kernel;
+  double clock_ghz = 0;
+  std::uint64_t cycles = 0;
+  double seconds = 0;  // simulated: cycles / clock, not host time
+  Roofline roofline;
+  std::uint64_t dram_read_bytes = 0;
+  std::uint64_t dram_write_bytes = 0;
+  std::vector<LevelReport> levels;       // machine order, root-most first
+  std::vector<UnitReport> units;         // name order
+  std::vector<KindReport> instructions;  // kind-name order
+  WorkReport work;
+  std::uint64_t lm_peak_bytes_per_pe = 0;
+  std::optional<EnergyReport> energy_pj;  // only when the machine has an energy section
+  std::optional<VerifyResult> verify;
+  std::vector<PhaseReport> phases;              // name order
+  std::map<std::string, std::string> info;      // kernel descriptions (plan, layouts)
+  std::map<std::string, std::uint64_t> fields;  // kernel-specific counts (m, n, gather_cycles, ...)
 };
 
 // The largest of: MACs / (PEs × MACs per cycle), DPT bytes and requant values likewise, DRAM
 // bytes / DRAM bytes per cycle, and every level's busiest-port bytes / its rate, per direction.
 Roofline roofline(const machine::MachineConfig& machine, const RunStats& stats);
 
-// Picojoules by component; empty when the machine has no energy section.
-std::map<std::string, double> energy_pj(const machine::MachineConfig& machine, const RunStats& stats);
+Report make_report(const machine::MachineConfig& machine, const RunStats& stats);
 
-std::string report_json(const machine::MachineConfig& machine, const RunStats& stats);
-std::string summary_text(const machine::MachineConfig& machine, const RunStats& stats);
+// The `--report` document (schema_version 1), pretty-printed, ending in a newline.
+std::string to_json(const Report& report);
+// The short human summary a simulating command prints.
+std::string to_text(const Report& report);
 
 }  // namespace treesim::report

@@ -1,4 +1,4 @@
-// The only report file that knows nlohmann-json.
+// The `--report` document: a renderer of a Report, and the only report file that knows nlohmann-json.
 #include <nlohmann/json.hpp>
 
 #include "sim/report/report.h"
@@ -8,64 +8,66 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json levels_json(const machine::MachineConfig& m, const std::vector<LinkStats>& stats) {
-  json levels = json::object();
-  for (std::size_t l = 0; l < m.levels.size() && l < stats.size(); ++l) {
-    const LinkStats& ls = stats[l];
-    levels[m.levels[l].name] = {{"down_sent_bytes", ls.down_sent_bytes},
-                                {"down_delivered_bytes", ls.down_delivered_bytes},
-                                {"up_sent_bytes", ls.up_sent_bytes},
-                                {"up_delivered_bytes", ls.up_delivered_bytes},
-                                {"busiest_down_port_bytes", ls.down_busiest_port_bytes},
-                                {"busiest_up_port_bytes", ls.up_busiest_port_bytes}};
+json levels_json(const std::vector<LevelReport>& levels) {
+  json out = json::object();
+  for (const LevelReport& level : levels) {
+    const LinkStats& ls = level.traffic;
+    out[level.name] = {{"down_sent_bytes", ls.down_sent_bytes},
+                       {"down_delivered_bytes", ls.down_delivered_bytes},
+                       {"up_sent_bytes", ls.up_sent_bytes},
+                       {"up_delivered_bytes", ls.up_delivered_bytes},
+                       {"busiest_down_port_bytes", ls.down_busiest_port_bytes},
+                       {"busiest_up_port_bytes", ls.up_busiest_port_bytes}};
   }
-  return levels;
+  return out;
 }
 
 }  // namespace
 
-std::string report_json(const machine::MachineConfig& m, const RunStats& s) {
-  Roofline r = roofline(m, s);
+std::string to_json(const Report& r) {
   json j;
-  j["schema_version"] = kSchemaVersion;
-  j["machine"] = m.name;
-  j["kernel"] = s.kernel;
-  j["cycles"] = s.cycles;
-  j["seconds"] = static_cast<double>(s.cycles) / (m.clock_ghz * 1e9);
-  j["roofline"] = {{"cycles", r.cycles}, {"resource", r.resource}, {"bounds", r.bounds}};
-  j["dram"] = {{"read_bytes", s.dram_read_bytes}, {"write_bytes", s.dram_write_bytes}};
-  j["levels"] = levels_json(m, s.levels);
+  j["schema_version"] = r.schema_version;
+  j["machine"] = r.machine;
+  j["kernel"] = r.kernel;
+  j["cycles"] = r.cycles;
+  j["seconds"] = r.seconds;
+  j["roofline"] = {
+      {"cycles", r.roofline.cycles}, {"resource", r.roofline.resource}, {"bounds", r.roofline.bounds}};
+  j["dram"] = {{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}};
+  j["levels"] = levels_json(r.levels);
   json units = json::object();
-  for (const auto& [name, busy] : s.resource_busy_cycles) {
-    double util = s.cycles ? static_cast<double>(busy) / static_cast<double>(s.cycles) : 0.0;
-    units[name] = {{"busy_cycles", busy}, {"utilization", util}};
-  }
+  for (const UnitReport& u : r.units)
+    units[u.name] = {{"busy_cycles", u.busy_cycles}, {"utilization", u.utilization}};
   j["units"] = units;
   json instrs = json::object();
-  for (const auto& [kind, ks] : s.instructions) instrs[kind] = {{"count", ks.count}, {"cycles", ks.cycles}};
+  for (const KindReport& k : r.instructions) instrs[k.kind] = {{"count", k.count}, {"cycles", k.cycles}};
   j["instructions"] = instrs;
-  j["work"] = {{"macs", s.macs},
-               {"dpt_bytes", s.dpt_bytes},
-               {"requant_values", s.requant_values},
-               {"copy_bytes", s.copy_bytes},
-               {"lm_bytes_accessed", s.lm_bytes_accessed}};
-  j["lm_peak_bytes_per_pe"] = s.lm_peak_bytes_per_pe;
-  if (m.energy) j["energy_pj"] = energy_pj(m, s);
-  if (s.verify)
-    j["verify"] = {{"ok", s.verify->ok},
-                   {"mismatches", s.verify->mismatches},
-                   {"first_mismatch", s.verify->first_mismatch}};
-  // Kernel-specific counts (e.g. place's gather_cycles) sit at the top level beside the common keys.
-  if (!s.phases.empty()) {
+  j["work"] = {{"macs", r.work.macs},
+               {"dpt_bytes", r.work.dpt_bytes},
+               {"requant_values", r.work.requant_values},
+               {"copy_bytes", r.work.copy_bytes},
+               {"lm_bytes_accessed", r.work.lm_bytes_accessed}};
+  j["lm_peak_bytes_per_pe"] = r.lm_peak_bytes_per_pe;
+  if (r.energy_pj) {
+    const EnergyReport& e = *r.energy_pj;
+    j["energy_pj"] = {{"dram", e.dram}, {"links", e.links}, {"lm", e.lm}, {"mac", e.mac}, {"total", e.total}};
+  }
+  if (r.verify)
+    j["verify"] = {{"ok", r.verify->ok},
+                   {"mismatches", r.verify->mismatches},
+                   {"first_mismatch", r.verify->first_mismatch}};
+  if (!r.phases.empty()) {
     json phases = json::object();
-    for (const auto& [name, p] : s.phases)
-      phases[name] = {{"cycles", p.cycles},
-                      {"dram", {{"read_bytes", p.dram_read_bytes}, {"write_bytes", p.dram_write_bytes}}},
-                      {"levels", levels_json(m, p.levels)}};
+    for (const PhaseReport& p : r.phases)
+      phases[p.name] = {{"cycles", p.cycles},
+                        {"dram", {{"read_bytes", p.dram_read_bytes}, {"write_bytes", p.dram_write_bytes}}},
+                        {"levels", levels_json(p.levels)}};
     j["phases"] = phases;
   }
-  if (!s.info.empty()) j["info"] = s.info;
-  for (const auto& [key, value] : s.extra)
+  if (!r.info.empty()) j["info"] = r.info;
+  // Kernel-specific counts (e.g. place's gather_cycles) sit at the top level beside the common keys,
+  // which they never replace.
+  for (const auto& [key, value] : r.fields)
     if (!j.contains(key)) j[key] = value;
   return j.dump(2) + "\n";
 }

@@ -1,0 +1,36 @@
+// The short human summary: a renderer of a Report, no figure derived here.
+#include <fmt/format.h>
+
+#include "sim/report/report.h"
+
+namespace treesim::report {
+
+std::string to_text(const Report& r) {
+  std::string out = fmt::format("{} on {}: {} cycles ({:.3g} s at {} GHz)\n", r.kernel, r.machine, r.cycles,
+                                r.seconds, r.clock_ghz);
+  out += fmt::format("  roofline bound {} cycles, set by {} ({:.1f}% of the run)\n", r.roofline.cycles,
+                     r.roofline.resource, 100 * r.roofline.fraction_of_run);
+  out += fmt::format("  DRAM read {} B, written {} B\n", r.dram_read_bytes, r.dram_write_bytes);
+  for (const LevelReport& level : r.levels) {
+    const LinkStats& ls = level.traffic;
+    out += fmt::format("  {:<4} down sent {} B, delivered {} B; up sent {} B, delivered {} B\n", level.name,
+                       ls.down_sent_bytes, ls.down_delivered_bytes, ls.up_sent_bytes, ls.up_delivered_bytes);
+  }
+  // The PE units only, in pipeline order, and only those that worked.
+  for (const char* name : {"mac", "dpt_decoder", "requant", "copy"}) {
+    for (const UnitReport& unit : r.units)
+      if (unit.name == name && unit.busy_cycles)
+        out += fmt::format("  {} busy {:.1f}%\n", unit.name, 100 * unit.utilization);
+  }
+  out += fmt::format("  LM peak {} B per PE\n", r.lm_peak_bytes_per_pe);
+  if (r.verify) {
+    if (r.verify->ok)
+      out += "  verify: ok (bit-exact)\n";
+    else
+      out += fmt::format("  verify: FAILED, {} mismatches; first {}\n", r.verify->mismatches,
+                         r.verify->first_mismatch);
+  }
+  return out;
+}
+
+}  // namespace treesim::report
