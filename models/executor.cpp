@@ -271,7 +271,7 @@ Executor::Planned Executor::plan(std::size_t i) const {
 // A load (down, from DRAM) or a store (up, to DRAM) through every level, by its layout's plan.
 void Executor::plan_transfer(const layout::TrafficPlan& plan, bool down, Planned& p) const {
   const std::uint64_t dram_bytes = down ? plan.dram_read_bytes : plan.dram_write_bytes;
-  std::vector<timing::Stage> stages{{Resources::kDram, dram_bytes, config_.dram.bytes_per_cycle}};
+  std::vector<timing::ResourceStage> stages{{Resources::kDram, dram_bytes, config_.dram.bytes_per_cycle}};
   std::uint64_t latency = config_.dram.latency_cycles;
   for (std::size_t l = 0; l < config_.levels.size(); ++l) {
     const layout::LevelTraffic& lt = plan.levels[l];
@@ -323,7 +323,7 @@ void Executor::plan_collective(std::size_t i, const Op& op, Planned& p) const {
     down_blocks =
         config_.levels[static_cast<std::size_t>(li) + 1].fanout * blocks[static_cast<std::size_t>(li) + 1];
 
-  std::vector<timing::Stage> stages;
+  std::vector<timing::ResourceStage> stages;
   std::uint64_t latency = 0;
   for (std::size_t l = static_cast<std::size_t>(li + 1); l <= last; ++l) {
     const std::uint64_t parents = l == 0 ? 1 : config_.units_at(l - 1);

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "sim/timing/cost_model.h"
+
 namespace treesim::report {
 namespace {
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 
 double ratio(std::uint64_t part, std::uint64_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -39,25 +39,21 @@ EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
 }  // namespace
 
 Roofline roofline(const machine::MachineConfig& m, const RunStats& s) {
-  Roofline r;
-  const std::uint64_t pes = m.pe_count();
-  r.bounds["mac"] = ceil_div(s.macs, pes * m.pe.mac.int8_macs_per_cycle);
-  r.bounds["dpt_decoder"] = ceil_div(s.dpt_bytes, pes * m.pe.dpt_decoder.bytes_per_cycle);
-  r.bounds["requant"] = ceil_div(s.requant_values, pes * m.pe.requant.values_per_cycle);
-  r.bounds["copy"] = ceil_div(s.copy_bytes, pes * m.pe.copy.bytes_per_cycle);
-  r.bounds["dram"] = ceil_div(s.dram_read_bytes + s.dram_write_bytes, m.dram.bytes_per_cycle);
+  timing::Work w;
+  w.macs = s.macs;
+  w.dpt_bytes = s.dpt_bytes;
+  w.requant_values = s.requant_values;
+  w.copy_bytes = s.copy_bytes;
+  w.dram_bytes = s.dram_read_bytes + s.dram_write_bytes;
   for (std::size_t l = 0; l < m.levels.size() && l < s.levels.size(); ++l) {
-    r.bounds[m.levels[l].name + ".down"] =
-        ceil_div(s.levels[l].down_busiest_port_bytes, m.levels[l].down_bytes_per_cycle);
-    r.bounds[m.levels[l].name + ".up"] =
-        ceil_div(s.levels[l].up_busiest_port_bytes, m.levels[l].up_bytes_per_cycle);
+    w.busiest_down_bytes.push_back(s.levels[l].down_busiest_port_bytes);
+    w.busiest_up_bytes.push_back(s.levels[l].up_busiest_port_bytes);
   }
-  for (const auto& [name, cycles] : r.bounds) {
-    if (r.resource.empty() || cycles > r.cycles) {
-      r.cycles = cycles;
-      r.resource = name;
-    }
-  }
+  const timing::Roofline t = timing::CostModel(m).roofline(w);
+  Roofline r;
+  r.cycles = t.cycles;
+  r.resource = t.resource;
+  r.bounds = t.bounds;
   r.fraction_of_run = ratio(r.cycles, s.cycles);
   return r;
 }

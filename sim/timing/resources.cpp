@@ -21,12 +21,10 @@ void Resources::occupy(Resource r, std::uint64_t start, std::uint64_t cycles) {
   busy_[r] += cycles;
 }
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
-
-Cost transfer_cost(const std::vector<Stage>& stages, std::uint64_t path_latency) {
+Cost transfer_cost(const std::vector<ResourceStage>& stages, std::uint64_t path_latency) {
   Cost cost;
   std::uint64_t longest = 0;
-  for (const Stage& s : stages) {
+  for (const ResourceStage& s : stages) {
     std::uint64_t t = ceil_div(s.bytes, s.bytes_per_cycle);
     if (t == 0) continue;
     cost.uses.push_back({s.resource, t});

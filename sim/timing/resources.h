@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/machine/machine_config.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::timing {
 
@@ -63,10 +64,8 @@ struct Scheduled {
 };
 Scheduled schedule(const Cost& cost, std::uint64_t ready, Resources& resources);
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
-
 // A stage of a transfer: a resource, the bytes through its busiest port and that port's rate.
-struct Stage {
+struct ResourceStage {
   Resource resource;
   std::uint64_t bytes;
   std::uint64_t bytes_per_cycle;
@@ -74,7 +73,7 @@ struct Stage {
 
 // Cut-through transfer: duration = Σ latencies on the path + the largest stage time, a stage time
 // being ceil(bytes / bytes_per_cycle); each stage's resource is held for its own stage time.
-Cost transfer_cost(const std::vector<Stage>& stages, std::uint64_t path_latency);
+Cost transfer_cost(const std::vector<ResourceStage>& stages, std::uint64_t path_latency);
 
 // A PE unit working on `work` items at `rate` per cycle: held ceil(work / rate) cycles, done after
 // latency + ceil(work / rate).

@@ -1,0 +1,170 @@
+#include "sim/timing/cost_model.h"
+
+#include <algorithm>
+
+namespace treesim::timing {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
+
+const char* unit_name(Unit u) {
+  switch (u) {
+    case Unit::kMac:
+      return "mac";
+    case Unit::kDptDecoder:
+      return "dpt_decoder";
+    case Unit::kRequant:
+      return "requant";
+    case Unit::kCopy:
+      return "copy";
+  }
+  return "?";
+}
+
+std::uint64_t TransferTime::duration() const {
+  std::uint64_t longest = 0;
+  for (const Stage& s : stages) longest = std::max(longest, s.cycles);
+  return latency + longest;
+}
+
+UnitTime CostModel::unit(Unit u, std::uint64_t work) const {
+  const machine::PeConfig& pe = m_.pe;
+  switch (u) {
+    case Unit::kMac:
+      return {ceil_div(work, pe.mac.int8_macs_per_cycle), pe.mac.latency_cycles};
+    case Unit::kDptDecoder:
+      return {ceil_div(work, pe.dpt_decoder.bytes_per_cycle), pe.dpt_decoder.latency_cycles};
+    case Unit::kRequant:
+      return {ceil_div(work, pe.requant.values_per_cycle), pe.requant.latency_cycles};
+    case Unit::kCopy:
+      return {ceil_div(work, pe.copy.bytes_per_cycle), pe.copy.latency_cycles};
+  }
+  return {};
+}
+
+UnitTime CostModel::dram(std::uint64_t bytes) const {
+  return {ceil_div(bytes, m_.dram.bytes_per_cycle), m_.dram.latency_cycles};
+}
+
+UnitTime CostModel::port(std::size_t level, Direction d, std::uint64_t bytes) const {
+  const machine::LevelConfig& l = m_.levels[level];
+  return {ceil_div(bytes, d == Direction::kDown ? l.down_bytes_per_cycle : l.up_bytes_per_cycle),
+          l.latency_cycles};
+}
+
+TransferTime CostModel::transfer(const layout::TrafficPlan& plan, Direction d) const {
+  const bool down = d == Direction::kDown;
+  TransferTime t;
+  const std::uint64_t dram_bytes = down ? plan.dram_read_bytes : plan.dram_write_bytes;
+  const UnitTime dt = dram(dram_bytes);
+  t.stages.push_back({true, 0, d, dram_bytes, dt.busy});
+  t.latency = dt.latency;
+  for (std::size_t l = 0; l < m_.levels.size(); ++l) {
+    const layout::LevelTraffic& lt = plan.levels[l];
+    const std::uint64_t bytes = down ? lt.busiest_down_port_bytes : lt.busiest_up_port_bytes;
+    const UnitTime pt = port(l, d, bytes);
+    t.stages.push_back({false, l, d, bytes, pt.busy});
+    t.latency += pt.latency;
+  }
+  if (!down) std::reverse(t.stages.begin(), t.stages.end());  // a store flows from the PEs up
+  return t;
+}
+
+TransferTime CostModel::load(const layout::TrafficPlan& plan) const {
+  return transfer(plan, Direction::kDown);
+}
+TransferTime CostModel::store(const layout::TrafficPlan& plan) const {
+  return transfer(plan, Direction::kUp);
+}
+
+std::vector<CollectiveLevelTraffic> CostModel::collective_traffic(Collective kind, int li,
+                                                                  std::uint64_t b) const {
+  const std::size_t levels = m_.levels.size(), last = levels - 1;
+  std::vector<CollectiveLevelTraffic> out(levels);
+  const std::uint64_t pes = m_.pe_count();
+  const std::uint64_t subtrees = li < 0 ? 1 : m_.units_at(static_cast<std::size_t>(li));
+  const std::uint64_t s = pes / subtrees;  // PEs per subtree
+  // Reduce: blocks a unit of level l sends up (1 where its parent sums, all its children's otherwise).
+  std::vector<std::uint64_t> blocks(levels, 1);
+  for (std::size_t l = last; l-- > 0;)
+    blocks[l] = m_.levels[l].reduce ? 1 : m_.levels[l + 1].fanout * blocks[l + 1];
+  std::uint64_t down_blocks = 1;
+  if (li < 0)
+    down_blocks = m_.levels[0].fanout * blocks[0];
+  else if (!m_.levels[static_cast<std::size_t>(li)].reduce)
+    down_blocks =
+        m_.levels[static_cast<std::size_t>(li) + 1].fanout * blocks[static_cast<std::size_t>(li) + 1];
+  for (std::size_t l = static_cast<std::size_t>(li + 1); l <= last; ++l) {
+    const std::uint64_t parents = l == 0 ? 1 : m_.units_at(l - 1);
+    const std::uint64_t units = m_.units_at(l);
+    const std::uint64_t per_parent = pes / parents;  // PEs below one parent port
+    CollectiveLevelTraffic& t = out[l];
+    switch (kind) {
+      case Collective::kBroadcast:
+        t.up_sent = t.up_delivered = subtrees * b;
+        t.up_busiest = b;
+        t.down_sent = parents * b;
+        t.down_delivered = units * b;
+        t.down_busiest = b;
+        break;
+      case Collective::kScatter:
+        t.up_sent = t.up_delivered = subtrees * s * b;
+        t.up_busiest = s * b;
+        t.down_sent = t.down_delivered = pes * b;
+        t.down_busiest = per_parent * b;
+        break;
+      case Collective::kGather:
+        t.up_sent = t.up_delivered = pes * b;
+        t.up_busiest = per_parent * b;
+        t.down_sent = t.down_delivered = subtrees * s * b;
+        t.down_busiest = s * b;
+        break;
+      case Collective::kReduce:
+        t.up_sent = t.up_delivered = units * blocks[l] * b;
+        t.up_busiest = m_.levels[l].fanout * blocks[l] * b;
+        t.down_sent = t.down_delivered = subtrees * down_blocks * b;
+        t.down_busiest = down_blocks * b;
+        break;
+    }
+  }
+  return out;
+}
+
+TransferTime CostModel::collective(Collective kind, int li, std::uint64_t bytes) const {
+  TransferTime t;
+  const auto traffic = collective_traffic(kind, li, bytes);
+  for (std::size_t l = static_cast<std::size_t>(li + 1); l < m_.levels.size(); ++l) {
+    const UnitTime up = port(l, Direction::kUp, traffic[l].up_busiest);
+    const UnitTime down = port(l, Direction::kDown, traffic[l].down_busiest);
+    t.stages.push_back({false, l, Direction::kUp, traffic[l].up_busiest, up.busy});
+    t.stages.push_back({false, l, Direction::kDown, traffic[l].down_busiest, down.busy});
+    t.latency += up.latency + down.latency;  // up to the level's unit and back down
+  }
+  return t;
+}
+
+Roofline CostModel::roofline(const Work& w) const {
+  Roofline r;
+  const std::uint64_t pes = m_.pe_count();
+  const machine::PeConfig& pe = m_.pe;
+  r.bounds["mac"] = ceil_div(w.macs, pes * pe.mac.int8_macs_per_cycle);
+  r.bounds["dpt_decoder"] = ceil_div(w.dpt_bytes, pes * pe.dpt_decoder.bytes_per_cycle);
+  r.bounds["requant"] = ceil_div(w.requant_values, pes * pe.requant.values_per_cycle);
+  r.bounds["copy"] = ceil_div(w.copy_bytes, pes * pe.copy.bytes_per_cycle);
+  r.bounds["dram"] = dram(w.dram_bytes).busy;
+  for (std::size_t l = 0; l < m_.levels.size(); ++l) {
+    const std::string& name = m_.levels[l].name;
+    if (l < w.busiest_down_bytes.size())
+      r.bounds[name + ".down"] = port(l, Direction::kDown, w.busiest_down_bytes[l]).busy;
+    if (l < w.busiest_up_bytes.size())
+      r.bounds[name + ".up"] = port(l, Direction::kUp, w.busiest_up_bytes[l]).busy;
+  }
+  for (const auto& [name, cycles] : r.bounds) {
+    if (cycles > r.cycles || r.resource.empty()) {
+      r.cycles = cycles;
+      r.resource = name;
+    }
+  }
+  return r;
+}
+
+}  // namespace treesim::timing

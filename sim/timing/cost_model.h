@@ -1,0 +1,105 @@
+// The one cost model: every closed form of the timing model, written once and SystemC-free. The
+// SystemC modules (Dram, links, PE units), the roofline and every kernel planner's estimate call
+// it; outside it and the machine-file reader nothing reads a rate or a latency field.
+//
+//   PE unit alone:   latency + ceil(work per PE / rate)            (MAC, DPT decode, requant, copy)
+//   transfer alone:  Σ latencies on its path + max over stages of ceil(bytes at the stage's busiest
+//                    port / that port's rate)  (cut-through; DRAM is a stage when it is touched)
+//   roofline:        the largest of every resource's total work / its aggregate rate
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/layout/loader_plan.h"
+#include "sim/machine/machine_config.h"
+
+namespace treesim::timing {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
+
+enum class Direction { kDown, kUp };
+
+// The PE's units.
+enum class Unit { kMac, kDptDecoder, kRequant, kCopy };
+const char* unit_name(Unit u);  // "mac", "dpt_decoder", "requant", "copy"
+inline constexpr Unit kUnits[] = {Unit::kMac, Unit::kDptDecoder, Unit::kRequant, Unit::kCopy};
+
+// One use of a unit or port: held `busy` cycles, the result ready `latency` cycles after that.
+struct UnitTime {
+  std::uint64_t busy = 0;
+  std::uint64_t latency = 0;
+  std::uint64_t duration() const { return latency + busy; }
+};
+
+// One stage of a transfer: where (DRAM, or a level's port in a direction), its busiest port's
+// bytes and the cycles they hold that port.
+struct Stage {
+  bool dram = false;
+  std::size_t level = 0;  // when !dram
+  Direction direction = Direction::kDown;
+  std::uint64_t bytes = 0;
+  std::uint64_t cycles = 0;
+};
+
+// A transfer alone: its stages in path order and its path latency.
+struct TransferTime {
+  std::vector<Stage> stages;
+  std::uint64_t latency = 0;
+  std::uint64_t duration() const;  // latency + the longest stage
+};
+
+// Traffic of a tree collective at one level's links (level l: between level l's units and their
+// parents), as LinkStats counts it.
+struct CollectiveLevelTraffic {
+  std::uint64_t down_sent = 0, down_delivered = 0, down_busiest = 0;
+  std::uint64_t up_sent = 0, up_delivered = 0, up_busiest = 0;
+};
+enum class Collective { kBroadcast, kScatter, kGather, kReduce };
+
+// Totals of a run's work, the roofline's input.
+struct Work {
+  std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0;  // all PEs
+  std::uint64_t dram_bytes = 0;                                               // read + written
+  std::vector<std::uint64_t> busiest_down_bytes, busiest_up_bytes;  // per level, Σ over instructions
+};
+
+struct Roofline {
+  std::uint64_t cycles = 0;
+  std::string resource;                         // "mac", "dram", "L1B.down", ...
+  std::map<std::string, std::uint64_t> bounds;  // every resource's bound
+};
+
+class CostModel {
+ public:
+  explicit CostModel(const machine::MachineConfig& machine) : m_(machine) {}
+
+  // A PE unit doing `work_per_pe` items (MACs, bytes, values).
+  UnitTime unit(Unit u, std::uint64_t work_per_pe) const;
+  // DRAM's port streaming `bytes`, and its access latency.
+  UnitTime dram(std::uint64_t bytes) const;
+  // One port of `level`'s links carrying `bytes` in `direction`, and the level's link latency.
+  UnitTime port(std::size_t level, Direction direction, std::uint64_t bytes) const;
+
+  // A load (down, from DRAM) or a store (up, to DRAM) by its layout's traffic plan, alone.
+  TransferTime load(const layout::TrafficPlan& plan) const;
+  TransferTime store(const layout::TrafficPlan& plan) const;
+
+  // A collective at `level` (-1 = the board) moving `bytes` per PE block (reduce: int32 values × 4):
+  // its traffic per level (empty above `level`) and its time alone.
+  std::vector<CollectiveLevelTraffic> collective_traffic(Collective kind, int level,
+                                                         std::uint64_t bytes) const;
+  TransferTime collective(Collective kind, int level, std::uint64_t bytes) const;
+
+  Roofline roofline(const Work& work) const;
+
+  const machine::MachineConfig& machine() const { return m_; }
+
+ private:
+  TransferTime transfer(const layout::TrafficPlan& plan, Direction d) const;
+  const machine::MachineConfig& m_;
+};
+
+}  // namespace treesim::timing

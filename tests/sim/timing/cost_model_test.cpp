@@ -1,0 +1,72 @@
+// The closed forms of the one cost model, exact on configs/mini.yaml:
+//   DRAM 64 B/c + 100; L2B 64 B/c + 8; L1B 32 B/c + 4; MAB 16 B/c + 2; PE 8 B/c + 1;
+//   MAC 64/c + 4; DPT 4 B/c + 2; requant 8/c + 3; copy 16 B/c + 1 (default).
+#include "sim/timing/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/layout/parse.h"
+#include "sim/machine/machine_file.h"
+#include "tests/test_support.h"
+
+namespace treesim::timing {
+namespace {
+
+machine::MachineConfig mini() {
+  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+}
+
+TEST(CostModel, UnitIsLatencyPlusCeilingOfWorkOverRate) {
+  const auto m = mini();
+  CostModel c(m);
+  EXPECT_EQ(c.unit(Unit::kMac, 65).busy, 2u);
+  EXPECT_EQ(c.unit(Unit::kMac, 65).duration(), 6u);
+  EXPECT_EQ(c.unit(Unit::kDptDecoder, 9).duration(), 2u + 3u);
+  EXPECT_EQ(c.unit(Unit::kRequant, 16).duration(), 3u + 2u);
+  EXPECT_EQ(c.unit(Unit::kCopy, 17).duration(), 1u + 2u);
+  EXPECT_EQ(c.unit(Unit::kMac, 0).busy, 0u);
+}
+
+TEST(CostModel, PortsAndDramUseTheirOwnRates) {
+  const auto m = mini();
+  CostModel c(m);
+  EXPECT_EQ(c.dram(129).busy, 3u);
+  EXPECT_EQ(c.dram(129).latency, 100u);
+  EXPECT_EQ(c.port(3, Direction::kDown, 96).busy, 12u);
+  EXPECT_EQ(c.port(1, Direction::kUp, 33).busy, 2u);
+  EXPECT_EQ(c.port(0, Direction::kDown, 1).latency, 8u);
+}
+
+TEST(CostModel, LoadIsPathLatencyPlusTheSlowestStage) {
+  // 12×8 int8 in row blocks of 3 on the 4 PEs of every MAB: every port carries 96 B; PE's is slowest.
+  const auto m = mini();
+  const layout::TensorLayout l = layout::parse_layout_or_throw("((4_PE, 3:8), (8:1))", m);
+  TransferTime t = CostModel(m).load(layout::plan_load(l, {12, 8}, 1, m));
+  EXPECT_EQ(t.latency, 115u);
+  EXPECT_EQ(t.duration(), 115u + 12u);
+  ASSERT_EQ(t.stages.size(), 5u);
+  EXPECT_TRUE(t.stages[0].dram);
+}
+
+TEST(CostModel, BroadcastFromTheBoardCrossesEveryLevelTwice) {
+  const auto m = mini();
+  TransferTime t = CostModel(m).collective(Collective::kBroadcast, -1, 128);
+  EXPECT_EQ(t.latency, 2u * (8 + 4 + 2 + 1));
+  EXPECT_EQ(t.duration(), 30u + 128u / 8);  // the PE ports, 8 B/c, are the slowest
+}
+
+TEST(CostModel, RooflineNamesTheBindingResource) {
+  const auto m = mini();
+  Work w;
+  w.macs = 32 * 64 * 10;   // 10 cycles on 32 PEs
+  w.dram_bytes = 64 * 12;  // 12 cycles
+  w.busiest_down_bytes = {0, 0, 0, 8 * 11};
+  Roofline r = CostModel(m).roofline(w);
+  EXPECT_EQ(r.cycles, 12u);
+  EXPECT_EQ(r.resource, "dram");
+  EXPECT_EQ(r.bounds.at("mac"), 10u);
+  EXPECT_EQ(r.bounds.at("PE.down"), 11u);
+}
+
+}  // namespace
+}  // namespace treesim::timing
