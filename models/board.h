@@ -1,62 +1,54 @@
-// The board: DRAM, the tree of units below it, and the single driver process that runs a program
-// on them. Built like the TLM examples' top: children in the constructor, names follow the tree.
+// The board: the tree of units below it (built like the TLM examples' top: children in the
+// constructor, names following the tree), the PEs' local memories in one arena, its own link to
+// the level-0 units, the sequencer that issues programs, and the TLM initiator socket through which
+// it reaches DRAM. The socket is bound by Simulation to the built-in Dram unless the user binds
+// another TLM-2.0 loosely-timed target (one that annotates delays rather than waits: the
+// sequencer is a method process).
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
+#include <tlm>
 
 #include <cstdint>
-#include <exception>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "models/pe.h"
+#include "models/sequencer.h"
 #include "models/tree_node.h"
 #include "sim/machine/machine_config.h"
 #include "sim/topology/topology.h"
 
 namespace treesim::models {
 
-// One machine cycle is one SystemC time unit (1 ns); seconds are derived from the clock.
-void configure_time();
-sc_core::sc_time cycles_to_time(std::uint64_t cycles);
-std::uint64_t time_to_cycles(const sc_core::sc_time& t);
-
 class Board : public sc_core::sc_module {
  public:
-  SC_HAS_PROCESS(Board);
+  tlm_utils::simple_initiator_socket<Board> dram_socket;
+
   Board(const sc_core::sc_module_name& name, const machine::MachineConfig& config,
         const topology::Topology& topo);
+  ~Board() override;
   Board(const Board&) = delete;
   Board& operator=(const Board&) = delete;
 
   const machine::MachineConfig& config() const { return config_; }
   const topology::Topology& topology() const { return topo_; }
   // Every PE, by global PE id.
-  const std::vector<Pe*>& pes() const { return pes_; }
-
-  // The driver's work: called at cycle 0 and then at every cycle it returns, until it returns
-  // nullopt. It runs in an SC_METHOD on the caller's stack (no coroutine: cheaper, and clean under
-  // AddressSanitizer, which cannot follow SystemC's thread stacks).
-  using Job = std::function<std::optional<std::uint64_t>(std::uint64_t now)>;
-  void set_job(Job job) { job_ = std::move(job); }
-  std::uint64_t now_cycles() const;
-
-  // Runs the simulation to the end of the job; rethrows what the job threw.
-  void simulate();
+  const std::vector<Pe*>& pes() const { return index_.pes; }
+  // The links serving `level`'s units: one per parent (the board's for level 0).
+  const std::vector<Link*>& links(std::size_t level) const { return index_.links[level]; }
+  Sequencer& sequencer() { return *sequencer_; }
 
  private:
-  void drive();
-
   const machine::MachineConfig& config_;
   const topology::Topology& topo_;
-  std::vector<Pe*> pes_;
+  std::uint8_t* arena_ = nullptr;  // every PE's LM at a fixed stride; zero pages until written
+  TreeIndex index_;
+  Link link_;
   std::vector<std::unique_ptr<TreeNode>> nodes_;
   std::vector<std::unique_ptr<Pe>> own_pes_;  // only when the PE level is the root level
-  Job job_;
-  bool done_ = false;
-  std::exception_ptr error_;
+  std::unique_ptr<Sequencer> sequencer_;
 };
 
 }  // namespace treesim::models

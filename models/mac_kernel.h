@@ -7,7 +7,7 @@
 
 namespace treesim::models {
 
-void mac_int16(const std::int16_t* a, const std::int16_t* b, std::int32_t* c, std::uint64_t m, std::uint64_t n,
-               std::uint64_t k, bool accumulate);
+void mac_int16(const std::int16_t* a, const std::int16_t* b, std::int32_t* c, std::uint64_t m,
+               std::uint64_t n, std::uint64_t k, bool accumulate);
 
 }  // namespace treesim::models

@@ -41,10 +41,8 @@ void mac_into(const std::vector<std::int16_t>& a, const std::vector<std::int16_t
 
 }  // namespace
 
-Pe::Pe(const sc_core::sc_module_name& name, std::uint64_t id, std::uint64_t lm_bytes)
-    : sc_core::sc_module(name), id_(id), lm_(lm_bytes) {}
-
-void Pe::reset() { std::fill(lm_.begin(), lm_.end(), 0); }
+Pe::Pe(const sc_core::sc_module_name& name, std::uint64_t id, std::uint8_t* lm, std::uint64_t lm_bytes)
+    : sc_core::sc_module(name), id_(id), lm_(lm), lm_bytes_(lm_bytes) {}
 
 void Pe::mac(const program::Mac& op, MacScratch& s) {
   if (!s.same_a) widen(lm() + op.a, op.m * op.k, op.a_dtype, op.a_zero, s.a);

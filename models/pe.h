@@ -1,16 +1,20 @@
-// A processing element: its local memory (LM) and the functional work of its units (int8 MAC
-// array, DPT decoder, requant unit, local copy). It has no process of its own: the board's driver
-// runs every PE's share of a lock-step instruction and charges time by the machine file's closed
-// forms. Addresses are LM byte offsets, checked by the executor before any PE runs.
+// A processing element: its local memory (LM) and its four units — the int8 MAC array, the DPT
+// decoder, the requant unit and the copy unit — each with its own busy timeline and counters. It
+// has no process: the board's sequencer issues each lock-step instruction to every PE, which does
+// the functional work on its LM and holds its unit for its own work (the closed form of the cost
+// model), so PEs with more work finish later. Addresses were checked before the program ran.
 #pragma once
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "models/timeline.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/instruction.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::models {
 
@@ -25,17 +29,20 @@ struct MacScratch {
 
 class Pe : public sc_core::sc_module {
  public:
-  Pe(const sc_core::sc_module_name& name, std::uint64_t id, std::uint64_t lm_bytes);
+  // `lm` points at the PE's `lm_bytes` in the board's LM arena (zero pages until first written).
+  Pe(const sc_core::sc_module_name& name, std::uint64_t id, std::uint8_t* lm, std::uint64_t lm_bytes);
   Pe(const Pe&) = delete;
   Pe& operator=(const Pe&) = delete;
 
   std::uint64_t id() const { return id_; }
-  std::uint64_t lm_bytes() const { return lm_.size(); }
-  std::uint8_t* lm() { return lm_.data(); }
-  const std::uint8_t* lm() const { return lm_.data(); }
-  // Zeroes the LM: the state right after construction.
-  void reset();
+  std::uint64_t lm_bytes() const { return lm_bytes_; }
+  std::uint8_t* lm() { return lm_; }
+  const std::uint8_t* lm() const { return lm_; }
 
+  Timeline& unit(timing::Unit u) { return units_[static_cast<std::size_t>(u)]; }
+  const Timeline& unit(timing::Unit u) const { return units_[static_cast<std::size_t>(u)]; }
+
+  // Functional work of the lock-step instructions on this PE's LM.
   void mac(const program::Mac& op, MacScratch& scratch);
   void ternary_mac(const program::TernaryMac& op, MacScratch& scratch);
   void dpt_decode(const program::DptDecode& op);
@@ -44,7 +51,9 @@ class Pe : public sc_core::sc_module {
 
  private:
   const std::uint64_t id_;
-  std::vector<std::uint8_t> lm_;
+  std::uint8_t* const lm_;
+  const std::uint64_t lm_bytes_;
+  std::array<Timeline, 4> units_;
 };
 
 }  // namespace treesim::models

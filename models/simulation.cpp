@@ -6,12 +6,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/board.h"
+#include <fmt/format.h>
+
+#include "models/clock.h"
 #include "sim/io/atomic_file.h"
-#include "sim/topology/topology.h"
+#include "sim/program/checked_program.h"
 
 namespace treesim::models {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 std::uint64_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -20,35 +24,153 @@ std::uint64_t resident_bytes() {
   return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+// Debug transport (no time, no counters) of `len` bytes at `addr`, in pieces a payload can hold.
+void debug_access(Board& board, bool write, std::uint64_t addr, std::uint8_t* data, std::uint64_t len) {
+  constexpr std::uint64_t kPiece = 1u << 30;
+  for (std::uint64_t done = 0; done < len; done += kPiece) {
+    const std::uint64_t n = std::min(kPiece, len - done);
+    tlm::tlm_generic_payload t;
+    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    t.set_address(addr + done);
+    t.set_data_ptr(data + done);
+    t.set_data_length(static_cast<unsigned int>(n));
+    t.set_streaming_width(static_cast<unsigned int>(n));
+    if (board.dram_socket->transport_dbg(t) != n)
+      throw SimError(fmt::format("DRAM debug {} of {} bytes at address {} failed", write ? "write" : "read",
+                                 n, addr + done));
+  }
+}
+
+// Binds every link port, PE unit and the DRAM to this run's origin and trace.
+void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::VcdTrace* vcd) {
+  const machine::MachineConfig& m = board.config();
+  const topology::Topology& topo = board.topology();
+  if (dram) dram->start_run(origin, vcd);
+  for (std::size_t l = 0; l < m.levels.size(); ++l) {
+    for (std::uint64_t p = 0; p < board.links(l).size(); ++p) {
+      Link& link = *board.links(l)[p];
+      if (!vcd) {
+        link.down.start_run(origin);
+        link.up.start_run(origin);
+        continue;
+      }
+      // A level's links are traced in their parent: level l's under level l − 1's unit p.
+      const topology::Unit u = l == 0 ? topo.board() : topo.unit(static_cast<int>(l) - 1, p);
+      const int level = static_cast<int>(l) - 1;
+      auto busy = [&](const char* dir) {
+        return vcd->add_unit_signal(u, level, std::string(dir) + "_busy", 1);
+      };
+      auto bytes = [&](const char* dir) {
+        return vcd->add_unit_signal(u, level, std::string(dir) + "_bytes", 32);
+      };
+      const auto db = busy("down"), dy = bytes("down"), ub = busy("up"), uy = bytes("up");
+      link.down.start_run(origin, vcd, db, dy);
+      link.up.start_run(origin, vcd, ub, uy);
+    }
+  }
+  // Lock-step PEs: one shared signal per unit kind, driven by PE 0 (every PE starts together).
+  const int pe_level = static_cast<int>(m.levels.size()) - 1;
+  for (timing::Unit u : timing::kUnits) {
+    trace::VcdTrace::SignalId s = 0;
+    if (vcd)
+      s = vcd->add_signal(
+          pe_level, std::string(u == timing::Unit::kDptDecoder ? "dpt" : timing::unit_name(u)) + "_busy", 1);
+    for (std::size_t p = 0; p < board.pes().size(); ++p)
+      board.pes()[p]->unit(u).start_run(origin, p == 0 ? vcd : nullptr, s, s);
+  }
+}
+
 }  // namespace
 
-SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          std::map<std::string, std::vector<std::uint8_t>> inputs,
-                          const SimulationOptions& options) {
-  using clock = std::chrono::steady_clock;
-  SimulationResult result;
-  auto t0 = clock::now();
-  configure_time();
-  topology::Topology topo(machine);
-  Board board("board", machine, topo);
-  auto t1 = clock::now();  // elaboration: the tree of modules with their memories
-  result.rss_after_elaboration_bytes = resident_bytes();
-  Executor executor(board, program, std::move(inputs), !options.vcd_path.empty());
-  board.set_job([&executor](std::uint64_t now) { return executor.advance(now); });
-  board.simulate();
-  auto t2 = clock::now();
-  result.elaboration_seconds = std::chrono::duration<double>(t1 - t0).count();
-  result.simulation_seconds = std::chrono::duration<double>(t2 - t1).count();  // checks included
-  result.stats = executor.stats();
-  result.timings = executor.timings();
-  for (const auto& [first, last] : options.phases) result.phases.push_back(executor.stats(first, last));
-  for (const auto& t : program.tensors) result.dram[t.name] = executor.dram(t.name);
-  if (!options.vcd_path.empty()) {
-    std::ostringstream vcd;
-    executor.trace().write(vcd, topo, options.vcd_filter, result.stats.cycles);
-    io::write_file_atomically(options.vcd_path, vcd.str());
+Simulation::Simulation(const machine::MachineConfig& machine, bool bind_dram)
+    : machine_(machine), topo_(machine_) {
+  const auto t0 = Clock::now();
+  board_ = std::make_unique<Board>("board", machine_, topo_);
+  if (bind_dram) {
+    dram_ = std::make_unique<Dram>("dram", machine_);
+    board_->dram_socket.bind(dram_->socket);
   }
+  elaboration_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+  rss_after_elaboration_ = resident_bytes();
+}
+
+Simulation::~Simulation() = default;
+
+SimulationResult Simulation::run(const program::Program& program, const DramImage& inputs,
+                                 const SimulationOptions& options) {
+  const auto t0 = Clock::now();
+  SimulationResult result;
+  result.elaboration_seconds = elaboration_seconds_;
+  result.rss_after_elaboration_bytes = rss_after_elaboration_;
+  const program::CheckedProgram checked = program::check_program(program, machine_);
+  if (!checked.ok()) throw SimError(checked.errors.front().message());
+  for (const auto& [name, bytes] : inputs) {
+    const program::TensorDecl* t = program.find_tensor(name);
+    if (!t) throw SimError(fmt::format("input '{}' is not a tensor of the program", name));
+    if (bytes.size() != t->bytes())
+      throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
+                                 bytes.size(), t->bytes(), t->elements(), core::dtype_name(t->dtype)));
+  }
+  // The DRAM address map: tensors one after another, 64-byte aligned (the checker bounded the total).
+  DramMap map;
+  std::vector<timing::Range> written;
+  std::uint64_t next = 0;
+  for (std::size_t i = 0; i < program.tensors.size(); ++i) {
+    const program::TensorDecl& t = program.tensors[i];
+    map.base.push_back(next);
+    auto in = inputs.find(t.name);
+    std::vector<std::uint8_t> bytes =
+        in != inputs.end() ? in->second : std::vector<std::uint8_t>(t.bytes(), 0);
+    debug_access(*board_, true, next, bytes.data(), bytes.size());
+    if (in != inputs.end()) written.push_back({program::dram_space(i), 0, t.bytes()});
+    next += (t.bytes() + 63) / 64 * 64;
+  }
+  if (next > machine_.dram.bytes)
+    throw SimError(fmt::format("the program's tensors need {} bytes of DRAM, the machine has {}", next,
+                               machine_.dram.bytes));
+  std::unique_ptr<trace::VcdTrace> vcd;
+  if (!options.vcd_path.empty()) vcd = std::make_unique<trace::VcdTrace>();
+  const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
+  start_run(*board_, dram_.get(), origin, vcd.get());
+  Sequencer& seq = board_->sequencer();
+  seq.arm(program, checked, map, written, vcd.get());
+  sc_core::sc_start();
+  const std::vector<InstrRecord>& records = seq.records();
+  result.stats = collect_stats(machine_, program, records, 0, records.size());
+  for (const auto& [first, last] : options.phases)
+    result.phases.push_back(collect_stats(machine_, program, records, first, last));
+  for (const InstrRecord& r : records) result.timings.push_back(r.timing);
+  // Per-port and per-PE counters of the whole run, from the modules that own them.
+  for (std::size_t l = 0; l < machine_.levels.size(); ++l) {
+    for (const Link* link : board_->links(l)) {
+      result.stats.levels[l].down_ports.push_back({link->down.busy_cycles(), link->down.work()});
+      result.stats.levels[l].up_ports.push_back({link->up.busy_cycles(), link->up.work()});
+    }
+  }
+  for (timing::Unit u : timing::kUnits) {
+    auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
+    for (const Pe* pe : board_->pes()) v.push_back(pe->unit(u).busy_cycles());
+  }
+  for (std::size_t i = 0; i < program.tensors.size(); ++i) {
+    std::vector<std::uint8_t>& bytes = result.dram[program.tensors[i].name];
+    bytes.resize(program.tensors[i].bytes());
+    debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());
+  }
+  if (vcd) {
+    std::ostringstream text;
+    vcd->write(text, topo_, options.vcd_filter, result.stats.cycles);
+    io::write_file_atomically(options.vcd_path, text.str());
+  }
+  result.simulation_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;
+}
+
+SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
+                          const DramImage& inputs, const SimulationOptions& options) {
+  // The command line runs one program per process: the elaboration is never torn down (tearing
+  // down 10,000 modules costs more than building them), as the process ends right after.
+  auto* sim = new Simulation(machine);
+  return sim->run(program, inputs, options);
 }
 
 }  // namespace treesim::models

@@ -1,20 +1,27 @@
-// One simulation run: elaborate the board for a machine, execute a program on it, collect the
-// counters, the DRAM contents and (optionally) the VCD trace. SystemC elaborates once per process,
-// so simulate() may be called once per process.
+// A simulation of one machine: it owns the one elaboration (SystemC elaborates once per process)
+// — the board, the built-in Dram bound to the board's socket unless the caller binds its own
+// TLM-2.0 target — and runs programs on it one after another, each with its own counters, the
+// LMs keeping what earlier programs left in them. The only place that calls sc_start().
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "models/executor.h"
+#include "models/board.h"
+#include "models/dram.h"
 #include "sim/machine/machine_config.h"
 #include "sim/program/instruction.h"
 #include "sim/report/run_stats.h"
+#include "sim/topology/topology.h"
 #include "sim/trace/vcd_trace.h"
 
 namespace treesim::models {
+
+using DramImage = std::map<std::string, std::vector<std::uint8_t>>;
 
 struct SimulationOptions {
   std::string vcd_path;  // empty: no trace
@@ -25,18 +32,44 @@ struct SimulationOptions {
 };
 
 struct SimulationResult {
-  report::RunStats stats;                                 // the whole run
-  std::vector<InstrTiming> timings;                       // per instruction
-  std::vector<report::RunStats> phases;                   // as SimulationOptions::phases asked
-  std::map<std::string, std::vector<std::uint8_t>> dram;  // every tensor after the run
-  double elaboration_seconds = 0;
-  double simulation_seconds = 0;
+  report::RunStats stats;                         // the whole run
+  std::vector<InstrTiming> timings;               // per instruction, cycles from the run's start
+  std::vector<report::RunStats> phases;           // as SimulationOptions::phases asked
+  DramImage dram;                                 // every tensor after the run
+  double elaboration_seconds = 0;                 // of the Simulation, once
+  double simulation_seconds = 0;                  // of this run (checks included)
   std::uint64_t rss_after_elaboration_bytes = 0;  // resident memory of the process then (Linux)
 };
 
-// Throws SimError (bad program), layout::LayoutError, or std::runtime_error (VCD not writable).
+class Simulation {
+ public:
+  // Elaborates the machine. With bind_dram = false the caller binds board().dram_socket to its own
+  // target before the first run.
+  explicit Simulation(const machine::MachineConfig& machine, bool bind_dram = true);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  Board& board() { return *board_; }
+  const machine::MachineConfig& machine() const { return machine_; }
+
+  // Runs `program` with `inputs` (tensor name → row-major bytes; other tensors start as zeros and
+  // count as never written). Throws SimError with every problem of a program that cannot run on
+  // this machine (one per line), or std::runtime_error when the VCD cannot be written.
+  SimulationResult run(const program::Program& program, const DramImage& inputs,
+                       const SimulationOptions& options = {});
+
+ private:
+  const machine::MachineConfig machine_;
+  const topology::Topology topo_;
+  std::unique_ptr<Board> board_;
+  std::unique_ptr<Dram> dram_;
+  double elaboration_seconds_ = 0;
+  std::uint64_t rss_after_elaboration_ = 0;
+};
+
+// One run on a fresh simulation (the common case of the command line).
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          std::map<std::string, std::vector<std::uint8_t>> inputs,
-                          const SimulationOptions& options);
+                          const DramImage& inputs, const SimulationOptions& options);
 
 }  // namespace treesim::models

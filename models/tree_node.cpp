@@ -14,24 +14,28 @@ std::string local_name(const topology::Topology& topo, topology::Unit u) {
 
 void build_children(const machine::MachineConfig& config, const topology::Topology& topo, topology::Unit unit,
                     std::vector<std::unique_ptr<TreeNode>>& nodes, std::vector<std::unique_ptr<Pe>>& own_pes,
-                    std::vector<Pe*>& pes) {
+                    TreeIndex& index) {
   const int pe_level = static_cast<int>(config.levels.size()) - 1;
+  const std::uint64_t lm = config.lm_bytes();
   for (topology::Unit child : topo.children(unit)) {
     std::string name = local_name(topo, child);
     if (topo.level_of(child) == pe_level) {
-      own_pes.push_back(std::make_unique<Pe>(name.c_str(), topo.index_of(child), config.lm_bytes()));
-      pes.push_back(own_pes.back().get());
+      const std::uint64_t id = topo.index_of(child);
+      own_pes.push_back(std::make_unique<Pe>(name.c_str(), id, index.lm_arena + id * lm, lm));
+      index.pes[id] = own_pes.back().get();
     } else {
-      nodes.push_back(std::make_unique<TreeNode>(name.c_str(), config, topo, child, pes));
+      nodes.push_back(std::make_unique<TreeNode>(name.c_str(), config, topo, child, index));
     }
   }
 }
 
 TreeNode::TreeNode(const sc_core::sc_module_name& name, const machine::MachineConfig& config,
-                   const topology::Topology& topo, topology::Unit unit, std::vector<Pe*>& pes)
+                   const topology::Topology& topo, topology::Unit unit, TreeIndex& index)
     : sc_core::sc_module(name),
-      memory_(config.levels.at(static_cast<std::size_t>(topo.level_of(unit))).memory_bytes) {
-  build_children(config, topo, unit, nodes_, pes_, pes);
+      memory_bytes_(config.levels.at(static_cast<std::size_t>(topo.level_of(unit))).memory_bytes) {
+  const auto level = static_cast<std::size_t>(topo.level_of(unit));
+  index.links[level + 1][topo.index_of(unit)] = &link_;
+  build_children(config, topo, unit, nodes_, pes_, index);
 }
 
 }  // namespace treesim::models

@@ -4,12 +4,15 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <systemc>
 
 #include "tools/cli.h"
 
 int main(int argc, char** argv) {
-  // Keep stdout clean for summaries and --json: no SystemC banner.
+  // Keep stdout clean for summaries and --json: no SystemC banner and no informational reports.
+  // The process's settings, made here once and never by the libraries.
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"treesim: a cycle-approximate simulator of tree-structured deep-learning accelerators"};
   app.set_version_flag("--version", std::string("treesim ") + TREESIM_VERSION);
   app.require_subcommand(1);

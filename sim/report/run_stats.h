@@ -10,6 +10,12 @@
 
 namespace treesim::report {
 
+// One parent's port towards its children: the cycles it was held and the bytes it carried.
+struct PortStats {
+  std::uint64_t busy_cycles = 0;
+  std::uint64_t bytes = 0;
+};
+
 // Traffic on the links between one level's units and their parents.
 struct LinkStats {
   std::uint64_t down_sent_bytes = 0;       // port occupancy at the parents
@@ -20,6 +26,9 @@ struct LinkStats {
   // its busiest port), per direction: the level's link bound.
   std::uint64_t down_busiest_port_bytes = 0;
   std::uint64_t up_busiest_port_bytes = 0;
+  // Per parent port (index = the parent's global index at the level above; one for level 0, the
+  // board's), for a whole run: which units' links worked and which idled.
+  std::vector<PortStats> down_ports, up_ports;
 };
 
 struct KindStats {
@@ -48,6 +57,8 @@ struct RunStats {
   std::uint64_t dram_write_bytes = 0;
   std::vector<LinkStats> levels;                              // index = machine level
   std::map<std::string, std::uint64_t> resource_busy_cycles;  // "mac", "dram", "L2B.down", ...
+  // Per PE unit ("mac", ...): every PE's busy cycles (index = PE id), for a whole run.
+  std::map<std::string, std::vector<std::uint64_t>> pe_unit_busy_cycles;
   std::map<std::string, KindStats> instructions;              // "load", "mac", ...
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::uint64_t macs = 0;            // all PEs

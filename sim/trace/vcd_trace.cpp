@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -32,6 +33,12 @@ VcdTrace::SignalId VcdTrace::add_signal(int level, const std::string& name, unsi
   return signals_.size() - 1;
 }
 
+VcdTrace::SignalId VcdTrace::add_unit_signal(topology::Unit unit, int level, const std::string& name,
+                                             unsigned width) {
+  signals_.push_back({level, name, width, true, unit});
+  return signals_.size() - 1;
+}
+
 void VcdTrace::change(std::uint64_t cycle, SignalId signal, std::uint64_t value) {
   changes_.push_back({cycle, changes_.size(), signal, value});
 }
@@ -52,6 +59,10 @@ void VcdTrace::write(std::ostream& out, const topology::Topology& topo, const Tr
     if (keep[u])
       if (auto p = topo.parent(u)) keep[*p] = 1;
   }
+  std::map<int, std::vector<SignalId>> by_level;
+  std::map<topology::Unit, std::vector<SignalId>> by_unit;
+  for (SignalId s = 0; s < signals_.size(); ++s)
+    (signals_[s].per_unit ? by_unit[signals_[s].unit] : by_level[signals_[s].level]).push_back(s);
   // Depth-first, so that scopes nest as the tree does.
   std::vector<char> declared(signals_.size(), 0);  // a change to an undeclared id would be invalid VCD
   std::vector<std::pair<topology::Unit, bool>> stack{{topo.board(), false}};
@@ -67,10 +78,11 @@ void VcdTrace::write(std::ostream& out, const topology::Topology& topo, const Tr
     out << "$scope module " << path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1)
         << " $end\n";
     if (matches(u)) {
-      for (SignalId s = 0; s < signals_.size(); ++s) {
-        if (signals_[s].level != topo.level_of(u)) continue;
-        out << fmt::format("$var wire {} {} {} $end\n", signals_[s].width, vcd_id(s), signals_[s].name);
-        declared[s] = 1;
+      for (const auto* list : {&by_level[topo.level_of(u)], &by_unit[u]}) {
+        for (SignalId s : *list) {
+          out << fmt::format("$var wire {} {} {} $end\n", signals_[s].width, vcd_id(s), signals_[s].name);
+          declared[s] = 1;
+        }
       }
     }
     stack.push_back({u, true});

@@ -26,8 +26,11 @@ class VcdTrace {
  public:
   using SignalId = std::size_t;
 
-  // A signal that every unit of `level` carries (topology::kBoardLevel for the board itself).
+  // A signal that every unit of `level` carries (topology::kBoardLevel for the board itself): lock-step
+  // units whose waveforms the model proves equal share one identifier.
   SignalId add_signal(int level, const std::string& name, unsigned width);
+  // A signal of one unit only (a link port, whose waveform depends on which units a transfer reaches).
+  SignalId add_unit_signal(topology::Unit unit, int level, const std::string& name, unsigned width);
   // Records that `signal` takes `value` at `cycle`. Changes may be recorded out of time order.
   void change(std::uint64_t cycle, SignalId signal, std::uint64_t value);
   std::size_t change_count() const { return changes_.size(); }
@@ -41,6 +44,8 @@ class VcdTrace {
     int level;
     std::string name;
     unsigned width;
+    bool per_unit = false;
+    topology::Unit unit = 0;
   };
   struct Change {
     std::uint64_t cycle;

@@ -1,0 +1,102 @@
+#include "models/dram.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "models/clock.h"
+#include "sim/topology/topology.h"
+
+namespace treesim::models {
+
+Dram::Dram(const sc_core::sc_module_name& name, const machine::MachineConfig& machine)
+    : sc_core::sc_module(name), socket("socket"), capacity_(machine.dram.bytes), cost_(machine) {
+  socket.register_b_transport(this, &Dram::b_transport);
+  socket.register_get_direct_mem_ptr(this, &Dram::get_direct_mem_ptr);
+  socket.register_transport_dbg(this, &Dram::transport_dbg);
+}
+
+void Dram::start_run(std::uint64_t origin, trace::VcdTrace* trace) {
+  port_.start_run(origin);
+  read_bytes_ = write_bytes_ = 0;
+  burst_id_ = UINT64_MAX;
+  origin_ = origin;
+  trace_ = trace;
+  if (trace_) {
+    busy_signal_ = trace_->add_signal(topology::kBoardLevel, "dram_busy", 1);
+    bytes_signal_ = trace_->add_signal(topology::kBoardLevel, "dram_bytes", 32);
+  }
+}
+
+bool Dram::access(tlm::tlm_generic_payload& t) {
+  const std::uint64_t addr = t.get_address(), len = t.get_data_length();
+  if (addr > capacity_ || len > capacity_ - addr) {
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  if (t.get_byte_enable_ptr() || t.get_streaming_width() < len) {
+    t.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return false;
+  }
+  unsigned char* data = t.get_data_ptr();
+  if (t.is_write()) {
+    if (bytes_.size() < addr + len) {
+      bytes_.resize(addr + len, 0);
+      socket->invalidate_direct_mem_ptr(0, UINT64_MAX);  // the storage may have moved
+    }
+    std::memcpy(bytes_.data() + addr, data, len);
+  } else if (t.is_read()) {
+    const std::uint64_t have = addr < bytes_.size() ? std::min<std::uint64_t>(len, bytes_.size() - addr) : 0;
+    if (have) std::memcpy(data, bytes_.data() + addr, have);
+    std::memset(data + have, 0, len - have);
+  }
+  t.set_response_status(tlm::TLM_OK_RESPONSE);
+  return true;
+}
+
+void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  if (!access(t)) return;
+  const std::uint64_t len = t.get_data_length();
+  (t.is_write() ? write_bytes_ : read_bytes_) += len;
+  const std::uint64_t arrival = time_to_cycles(sc_core::sc_time_stamp() + delay);
+  BurstExtension* burst = nullptr;
+  t.get_extension(burst);
+  const auto cycles = [&](std::uint64_t bytes) { return cost_.dram(bytes).busy; };
+  if (!burst || burst->id != burst_id_) {  // a new burst
+    burst_id_ = burst ? burst->id : UINT64_MAX;
+    burst_start_ = std::max(arrival, port_.next_free());
+    burst_bytes_ = burst_cycles_ = 0;
+  }
+  const std::uint64_t before = burst_cycles_;
+  burst_bytes_ += len;
+  burst_cycles_ = cycles(burst_bytes_);
+  // The burst's port time grows by what this access adds.
+  port_.hold(burst_start_ + before, burst_cycles_ - before, len);
+  if (trace_ && burst_cycles_ > before) {
+    trace_->change(burst_start_ - origin_, busy_signal_, 1);
+    trace_->change(burst_start_ + burst_cycles_ - origin_, busy_signal_, 0);
+    trace_->change(burst_start_ - origin_, bytes_signal_, burst_bytes_);
+    trace_->change(burst_start_ + burst_cycles_ - origin_, bytes_signal_, 0);
+  }
+  if (burst) {
+    burst->start_cycle = burst_start_;
+    burst->started = true;
+  }
+  const std::uint64_t done = burst_start_ + burst_cycles_ + cost_.dram(0).latency;
+  delay = cycles_to_time(done) - sc_core::sc_time_stamp();
+}
+
+bool Dram::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+  // The storage grows on writes, so a pointer is only valid up to its current size.
+  if (bytes_.empty()) return false;
+  dmi.allow_read_write();
+  dmi.set_dmi_ptr(bytes_.data());
+  dmi.set_start_address(0);
+  dmi.set_end_address(bytes_.size() - 1);
+  dmi.set_read_latency(cycles_to_time(cost_.dram(0).latency));
+  dmi.set_write_latency(cycles_to_time(cost_.dram(0).latency));
+  return true;
+}
+
+unsigned int Dram::transport_dbg(tlm::tlm_generic_payload& t) { return access(t) ? t.get_data_length() : 0; }
+
+}  // namespace treesim::models

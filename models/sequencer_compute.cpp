@@ -1,0 +1,109 @@
+// Lock-step PE instructions: every PE does its functional work and holds its unit for its own
+// work; all PEs start when the last of their units is free, and the instruction ends when the
+// slowest PE's result is ready (latency after its unit is released).
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "models/board.h"
+#include "models/sequencer.h"
+
+namespace treesim::models {
+
+std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work,
+                                   std::uint64_t ready, InstrRecord& r, std::uint64_t& start) {
+  const auto& pes = board_.pes();
+  std::uint64_t at = ready, longest = 0;
+  for (std::size_t p = 0; p < pes.size(); ++p) {
+    const std::uint64_t busy = cost_.unit(unit, work[p]).busy;
+    if (busy == 0) continue;
+    at = std::max(at, pes[p]->unit(unit).next_free());
+    longest = std::max(longest, busy);
+  }
+  start = ready;
+  if (longest == 0) return ready + cost_.unit(unit, 0).latency;
+  for (std::size_t p = 0; p < pes.size(); ++p) {
+    const std::uint64_t busy = cost_.unit(unit, work[p]).busy;
+    if (busy > 0) pes[p]->unit(unit).hold(at, busy, work[p]);
+  }
+  r.busy.push_back({unit_resource(unit), longest});
+  start = at;
+  return at + longest + cost_.unit(unit, 0).latency;
+}
+
+void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
+  const auto& pes = board_.pes();
+  const std::uint64_t n = pes.size();
+  std::vector<std::uint64_t> work(n, 0);
+  timing::Unit unit = timing::Unit::kMac;
+  std::visit(
+      [&](const auto& op) {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, program::Mac> || std::is_same_v<T, program::TernaryMac>) {
+          const std::uint64_t a_bytes = op.m * op.k * core::dtype_bytes(op.a_dtype), b_bytes = op.k * op.n;
+          std::uint64_t b_addr = 0;
+          if constexpr (std::is_same_v<T, program::Mac>)
+            b_addr = op.b;
+          else
+            b_addr = op.w;
+          for (std::size_t p = 0; p < n; ++p) {
+            mac_scratch_.same_a =
+                p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
+            mac_scratch_.same_b =
+                p > 0 && std::memcmp(pes[p]->lm() + b_addr, pes[p - 1]->lm() + b_addr, b_bytes) == 0;
+            if constexpr (std::is_same_v<T, program::Mac>)
+              pes[p]->mac(op, mac_scratch_);
+            else
+              pes[p]->ternary_mac(op, mac_scratch_);
+            work[p] = op.m * op.n * op.k;
+          }
+          r.macs = op.m * op.n * op.k * n;
+        } else if constexpr (std::is_same_v<T, program::DptDecode>) {
+          unit = timing::Unit::kDptDecoder;
+          for (std::size_t p = 0; p < n; ++p) {
+            pes[p]->dpt_decode(op);
+            work[p] = op.bytes;
+          }
+          r.dpt_bytes = op.bytes * n;
+        } else if constexpr (std::is_same_v<T, program::Requant>) {
+          unit = timing::Unit::kRequant;
+          const auto& stage = checked_->instrs[i].stage;
+          std::vector<std::int32_t> mult(op.cols), shift(op.cols);
+          for (std::size_t p = 0; p < n; ++p) {
+            if (stage) {
+              pes[p]->requant(op, *stage);
+            } else {
+              // Per-channel parameters differ per PE: each PE's come from its own LM.
+              std::memcpy(mult.data(), pes[p]->lm() + op.multiplier_lm, op.cols * 4);
+              std::memcpy(shift.data(), pes[p]->lm() + op.shift_lm, op.cols * 4);
+              std::vector<numeric::QuantizedMultiplier> qm;
+              for (std::uint64_t c = 0; c < op.cols; ++c) qm.push_back({mult[c], shift[c]});
+              const numeric::OutputStage own = program::output_stage(op, qm);
+              try {
+                numeric::validate(own, op.cols);
+              } catch (const numeric::QuantError& e) {
+                fail(i, fmt::format("PE {}: {}", pes[p]->id(), e.what()));
+              }
+              pes[p]->requant(op, own);
+            }
+            work[p] = op.rows * op.cols;
+          }
+          r.requant_values = op.rows * op.cols * n;
+        } else if constexpr (std::is_same_v<T, program::Copy>) {
+          unit = timing::Unit::kCopy;
+          for (std::size_t p = 0; p < n; ++p) {
+            pes[p]->copy(op);
+            work[p] = op.bytes;
+          }
+          r.copy_bytes = op.bytes * n;
+        }
+      },
+      program_->instrs[i]);
+  std::uint64_t start = ready;
+  const std::uint64_t end = unit_step(unit, work, ready, r, start);
+  r.timing = {start, end};
+  r.alone = cost_.unit(unit, *std::max_element(work.begin(), work.end())).duration();
+}
+
+}  // namespace treesim::models

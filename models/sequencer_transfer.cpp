@@ -1,0 +1,228 @@
+// Loads, stores and tree collectives: DRAM through the TLM socket, then every link port the
+// transfer reaches, each stage cut-through: the transfer ends the path's latencies after its
+// slowest stage (the cost model's closed form when it runs alone).
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "models/board.h"
+#include "models/clock.h"
+#include "models/dram.h"
+#include "models/layout_transfer.h"
+#include "models/sequencer.h"
+
+namespace treesim::models {
+namespace {
+
+using timing::Direction;
+
+void add_traffic(const layout::TrafficPlan& plan, bool down, std::vector<report::LinkStats>& traffic) {
+  for (std::size_t l = 0; l < traffic.size(); ++l) {
+    const layout::LevelTraffic& lt = plan.levels[l];
+    report::LinkStats& t = traffic[l];
+    if (down) {
+      t.down_sent_bytes = lt.down_sent_bytes;
+      t.down_delivered_bytes = lt.down_delivered_bytes;
+      t.down_busiest_port_bytes = lt.busiest_down_port_bytes;
+    } else {
+      t.up_sent_bytes = lt.up_sent_bytes;
+      t.up_delivered_bytes = lt.up_delivered_bytes;
+      t.up_busiest_port_bytes = lt.busiest_up_port_bytes;
+    }
+  }
+}
+
+// The functional work of a collective: every subtree of `level`'s units (the board's when -1) works
+// on its PEs' LMs, PE by PE in order.
+template <typename Op>
+void perform_collective(const Op& op, int level, const std::vector<Pe*>& pes, std::uint64_t subtree) {
+  std::vector<std::uint8_t> buffer;
+  const std::uint64_t s = subtree;
+  for (std::uint64_t first = 0; first < pes.size(); first += s) {
+    if constexpr (std::is_same_v<Op, program::Broadcast>) {
+      buffer.assign(pes[first]->lm() + op.src, pes[first]->lm() + op.src + op.bytes);
+      for (std::uint64_t j = 0; j < s; ++j)
+        std::memcpy(pes[first + j]->lm() + op.dst, buffer.data(), op.bytes);
+    } else if constexpr (std::is_same_v<Op, program::Scatter>) {
+      buffer.assign(pes[first]->lm() + op.src, pes[first]->lm() + op.src + s * op.bytes);
+      for (std::uint64_t j = 0; j < s; ++j)
+        std::memcpy(pes[first + j]->lm() + op.dst, buffer.data() + j * op.bytes, op.bytes);
+    } else if constexpr (std::is_same_v<Op, program::Gather>) {
+      buffer.resize(s * op.bytes);
+      for (std::uint64_t j = 0; j < s; ++j)
+        std::memcpy(buffer.data() + j * op.bytes, pes[first + j]->lm() + op.src, op.bytes);
+      std::memcpy(pes[first]->lm() + op.dst, buffer.data(), buffer.size());
+    } else {
+      std::vector<std::uint32_t> sum(op.count, 0), part(op.count);
+      for (std::uint64_t j = 0; j < s; ++j) {
+        std::memcpy(part.data(), pes[first + j]->lm() + op.src, op.count * 4);
+        for (std::uint64_t c = 0; c < op.count; ++c) sum[c] += part[c];  // int32 wraps, as the adders do
+      }
+      std::memcpy(pes[first]->lm() + op.dst, sum.data(), op.count * 4);
+    }
+  }
+  (void)level;
+}
+
+}  // namespace
+
+std::uint64_t Sequencer::port_stage(std::size_t level, Direction d,
+                                    const std::vector<layout::PortBytes>& ports, std::uint64_t ready,
+                                    InstrRecord& r, std::uint64_t& first_start) {
+  const std::vector<Link*>& links = board_.links(level);
+  auto port_of = [&](std::uint64_t parent) -> Timeline& {
+    return d == Direction::kDown ? links[parent]->down : links[parent]->up;
+  };
+  std::uint64_t at = ready, longest = 0;
+  for (const layout::PortBytes& p : ports) {
+    const std::uint64_t cycles = cost_.port(level, d, p.bytes).busy;
+    if (cycles == 0) continue;
+    at = std::max(at, port_of(p.parent).next_free());
+    longest = std::max(longest, cycles);
+  }
+  if (longest == 0) return ready;
+  for (const layout::PortBytes& p : ports) {
+    const std::uint64_t cycles = cost_.port(level, d, p.bytes).busy;
+    if (cycles > 0) port_of(p.parent).hold(at, cycles, p.bytes);
+  }
+  r.busy.push_back({port_resource(level, d), longest});
+  first_start = std::min(first_start, at);
+  return at + longest;
+}
+
+std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& t, bool write,
+                                    std::uint8_t* staging, std::uint64_t ready, std::uint64_t& dram_start) {
+  const program::TensorDecl& tensor = program_->tensors[t.tensor];
+  const std::uint64_t eb = core::dtype_bytes(tensor.dtype), base = dram_->base[t.tensor];
+  const program::Block& block = t.block;
+  const std::uint64_t elements = block.elements();
+  dram_start = ready;
+  if (elements == 0) return ready;
+  // One access per contiguous run of the block's rows, all in one burst.
+  BurstExtension burst;
+  burst.id = (run_id_ << 32) | index;
+  tlm::tlm_generic_payload trans;
+  trans.set_extension(&burst);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  std::uint64_t done = ready;
+  const std::uint64_t row = block.whole || block.shape.empty() ? elements : block.shape.back();
+  for (std::uint64_t first = 0; first < elements;) {
+    std::uint64_t count = row;
+    const std::uint64_t start = block.full_index(first);
+    while (first + count < elements && block.full_index(first + count) == start + count) count += row;
+    trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    trans.set_address(base + start * eb);
+    trans.set_data_ptr(staging + first * eb);
+    trans.set_data_length(static_cast<unsigned int>(count * eb));
+    trans.set_streaming_width(static_cast<unsigned int>(count * eb));
+    trans.set_byte_enable_ptr(nullptr);
+    trans.set_dmi_allowed(false);
+    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = cycles_to_time(ready) - now;
+    board_.dram_socket->b_transport(trans, delay);
+    if (trans.is_response_error()) {
+      trans.clear_extension(&burst);
+      fail(index, fmt::format("DRAM {} of {} bytes at address {} failed: {}", write ? "write" : "read",
+                              count * eb, base + start * eb, trans.get_response_string()));
+    }
+    done = std::max(done, time_to_cycles(now + delay));
+    first += count;
+  }
+  trans.clear_extension(&burst);
+  if (burst.started) dram_start = burst.start_cycle;
+  const std::uint64_t latency = write ? dram_write_latency_ : dram_read_latency_;
+  return done - latency;
+}
+
+void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready, InstrRecord& r) {
+  const program::Transfer& t = *checked_->instrs[i].transfer;
+  const std::uint64_t eb = t.bound.element_bytes();
+  staging_.resize(t.block.elements() * eb);
+  std::uint64_t start = UINT64_MAX, dram_start = ready;
+  std::uint64_t last = std::max(ready, dram_block(i, t, false, staging_.data(), ready, dram_start));
+  if (t.plan.dram_read_bytes > 0) {
+    r.busy.push_back({0, cost_.dram(t.plan.dram_read_bytes).busy});
+    start = dram_start;
+  }
+  std::uint64_t latency = dram_read_latency_;
+  for (std::size_t l = 0; l < board_.config().levels.size(); ++l) {
+    last = std::max(last, port_stage(l, Direction::kDown, t.ports[l], ready, r, start));
+    latency += cost_.port(l, Direction::kDown, 0).latency;
+  }
+  r.timing = {start == UINT64_MAX ? ready : start, last + latency};
+  r.alone = cost_.load(t.plan).duration();
+  add_traffic(t.plan, true, r.traffic);
+  r.dram_read = t.plan.dram_read_bytes;
+  r.lm_bytes = t.plan.levels.back().down_delivered_bytes;
+  scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
+}
+
+void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t ready, InstrRecord& r) {
+  const program::Transfer& t = *checked_->instrs[i].transfer;
+  const std::uint64_t eb = t.bound.element_bytes();
+  staging_.resize(t.block.elements() * eb);
+  gather_block(t, board_.pes(), op.lm, staging_.data());
+  std::uint64_t start = UINT64_MAX, dram_start = ready;
+  std::uint64_t last = std::max(ready, dram_block(i, t, true, staging_.data(), ready, dram_start));
+  if (t.plan.dram_write_bytes > 0) {
+    r.busy.push_back({0, cost_.dram(t.plan.dram_write_bytes).busy});
+    start = dram_start;
+  }
+  std::uint64_t latency = dram_write_latency_;
+  for (std::size_t l = 0; l < board_.config().levels.size(); ++l) {
+    last = std::max(last, port_stage(l, Direction::kUp, t.ports[l], ready, r, start));
+    latency += cost_.port(l, Direction::kUp, 0).latency;
+  }
+  r.timing = {start == UINT64_MAX ? ready : start, last + latency};
+  r.alone = cost_.store(t.plan).duration();
+  add_traffic(t.plan, false, r.traffic);
+  r.dram_write = t.plan.dram_write_bytes;
+  r.lm_bytes = t.plan.levels.back().up_sent_bytes;
+}
+
+template <typename Op>
+void Sequencer::collective(std::size_t, const Op& op, std::uint64_t ready, InstrRecord& r) {
+  const machine::MachineConfig& m = board_.config();
+  constexpr bool kBroadcast = std::is_same_v<Op, program::Broadcast>;
+  constexpr bool kScatter = std::is_same_v<Op, program::Scatter>;
+  constexpr bool kGather = std::is_same_v<Op, program::Gather>;
+  const timing::Collective kind = kBroadcast ? timing::Collective::kBroadcast
+                                  : kScatter ? timing::Collective::kScatter
+                                  : kGather  ? timing::Collective::kGather
+                                             : timing::Collective::kReduce;
+  const int li = op.level.index;
+  std::uint64_t b = 0;
+  if constexpr (std::is_same_v<Op, program::Reduce>)
+    b = op.count * 4;
+  else
+    b = op.bytes;
+  const auto traffic = cost_.collective_traffic(kind, li, b);
+  std::uint64_t start = UINT64_MAX, last = ready, latency = 0;
+  for (std::size_t l = static_cast<std::size_t>(li + 1); l < m.levels.size(); ++l) {
+    const auto& t = traffic[l];
+    report::LinkStats& s = r.traffic[l];
+    s = {t.down_sent, t.down_delivered, t.up_sent, t.up_delivered, t.down_busiest, t.up_busiest, {}, {}};
+    // Every parent port of the level carries the same: the subtrees work alike.
+    std::vector<layout::PortBytes> up, down;
+    for (std::uint64_t p = 0; p < board_.links(l).size(); ++p) {
+      up.push_back({p, t.up_busiest});
+      down.push_back({p, t.down_busiest});
+    }
+    last = std::max(last, port_stage(l, Direction::kUp, up, ready, r, start));
+    last = std::max(last, port_stage(l, Direction::kDown, down, ready, r, start));
+    latency += cost_.port(l, Direction::kUp, 0).latency + cost_.port(l, Direction::kDown, 0).latency;
+  }
+  r.timing = {start == UINT64_MAX ? ready : start, last + latency};
+  r.alone = cost_.collective(kind, li, b).duration();
+  const std::uint64_t subtree =
+      li < 0 ? m.pe_count() : m.pe_count() / m.units_at(static_cast<std::size_t>(li));
+  perform_collective(op, li, board_.pes(), subtree);
+}
+
+template void Sequencer::collective(std::size_t, const program::Broadcast&, std::uint64_t, InstrRecord&);
+template void Sequencer::collective(std::size_t, const program::Scatter&, std::uint64_t, InstrRecord&);
+template void Sequencer::collective(std::size_t, const program::Gather&, std::uint64_t, InstrRecord&);
+template void Sequencer::collective(std::size_t, const program::Reduce&, std::uint64_t, InstrRecord&);
+
+}  // namespace treesim::models

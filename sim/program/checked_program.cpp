@@ -1,0 +1,277 @@
+#include "sim/program/checked_program.h"
+
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "sim/layout/diagnostic.h"
+
+namespace treesim::program {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+// a·b·c…, or nullopt when the product does not fit 64 bits.
+std::optional<std::uint64_t> product(std::initializer_list<std::uint64_t> xs) {
+  std::uint64_t p = 1;
+  for (std::uint64_t x : xs) {
+    if (x != 0 && p > UINT64_MAX / x) return std::nullopt;
+    p *= x;
+  }
+  return p;
+}
+
+// Checks one instruction; records errors through fail() and fills `out`.
+class InstrChecker {
+ public:
+  InstrChecker(const Program& p, const machine::MachineConfig& m, std::size_t index, core::Errors& errors)
+      : p_(p), m_(m), index_(index), errors_(errors) {}
+
+  bool failed() const { return failed_; }
+
+  void fail(const std::string& what) {
+    if (failed_) return;  // one error per instruction: later ones follow from the first
+    failed_ = true;
+    errors_.push_back({fmt::format("instruction {} ({})", index_, kind_name(p_.instrs[index_])), what});
+  }
+
+  // An LM range [lo, lo + a·b·c) that must lie inside the LM.
+  void lm(std::vector<timing::Range>& list, std::uint64_t lo, std::initializer_list<std::uint64_t> size) {
+    std::optional<std::uint64_t> bytes = product(size);
+    if (!bytes || lo > UINT64_MAX - *bytes)
+      return fail(fmt::format("LM range at {} of {} bytes overflows 64 bits", lo,
+                              bytes ? fmt::to_string(*bytes) : std::string("more than 2^64")));
+    if (lo + *bytes > m_.lm_bytes())
+      return fail(fmt::format("LM range [{}, {}) is outside the {}-byte LM", lo, lo + *bytes, m_.lm_bytes()));
+    list.push_back(timing::Range{kLmSpace, lo, lo + *bytes});
+  }
+
+  std::optional<std::size_t> tensor(const std::string& name) {
+    for (std::size_t i = 0; i < p_.tensors.size(); ++i)
+      if (p_.tensors[i].name == name) return i;
+    fail(fmt::format("tensor '{}' is not declared", name));
+    return std::nullopt;
+  }
+
+  int level(Level l) {
+    if (l.is_board()) return Level::kBoard;
+    if (l.index < 0 || static_cast<std::size_t>(l.index) >= m_.levels.size()) {
+      fail(fmt::format("level {} is not a level of machine '{}'", l.index, m_.name));
+      return Level::kBoard;
+    }
+    if (static_cast<std::size_t>(l.index) + 1 == m_.levels.size())
+      fail(fmt::format("a collective needs a level above the PE, got '{}'", m_.levels.back().name));
+    return l.index;
+  }
+
+  template <typename Op>
+  std::optional<Transfer> transfer(const Op& op, bool load) {
+    std::optional<std::size_t> ti = tensor(op.tensor);
+    if (!ti) return std::nullopt;
+    const TensorDecl& t = p_.tensors[*ti];
+    Transfer x{};
+    x.tensor = *ti;
+    Block& block = x.block;
+    block.shape = op.shape.empty() ? t.shape : op.shape;
+    block.offset = op.offset.empty() ? std::vector<std::uint64_t>(t.shape.size(), 0) : op.offset;
+    if (block.shape.size() != t.shape.size() || block.offset.size() != t.shape.size()) {
+      fail(fmt::format("the block has rank {} but tensor '{}' has rank {}", block.shape.size(), t.name,
+                       t.shape.size()));
+      return std::nullopt;
+    }
+    block.tensor_strides.assign(t.shape.size(), 1);
+    for (std::size_t d = t.shape.size(); d-- > 1;)
+      block.tensor_strides[d - 1] = block.tensor_strides[d] * t.shape[d];
+    for (std::size_t d = 0; d < t.shape.size(); ++d) {
+      if (block.offset[d] > t.shape[d] || block.shape[d] > t.shape[d] - block.offset[d]) {
+        fail(fmt::format("the block at offset {} of shape {} is not inside tensor '{}' of shape {}",
+                         layout::shape_string(block.offset), layout::shape_string(block.shape), t.name,
+                         layout::shape_string(t.shape)));
+        return std::nullopt;
+      }
+      if (block.offset[d] != 0 || block.shape[d] != t.shape[d]) block.whole = false;
+    }
+    layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, core::dtype_bytes(t.dtype));
+    if (!bound) {
+      const layout::Diagnostic& d = bound.validation.errors.front();
+      std::string where = d.column ? fmt::format(" at column {}", d.column) : "";
+      fail(fmt::format("layout \"{}\"{}: {}", layout::to_string(op.layout), where, d.headline()));
+      return std::nullopt;
+    }
+    if (bound.layout->has_time()) {
+      fail(fmt::format(
+          "layout \"{}\": E140 a _Time layout is not resident; the loader places everything at once",
+          layout::to_string(op.layout)));
+      return std::nullopt;
+    }
+    x.bound = std::move(*bound.layout);
+    x.footprint_bytes = x.bound.footprint_bytes_per_unit();
+    x.plan = load ? layout::plan_load(x.bound) : layout::plan_gather(x.bound);
+    x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
+    return x;
+  }
+
+ private:
+  const Program& p_;
+  const machine::MachineConfig& m_;
+  std::size_t index_;
+  core::Errors& errors_;
+  bool failed_ = false;
+};
+
+void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
+  if (!core::is_8bit(r.out_dtype)) return c.fail("out_dtype must be int8 or uint8");
+  if (r.params_in_lm) return;  // checked per PE when it runs
+  if (r.multiplier.size() != r.shift.size())
+    return c.fail(fmt::format("{} multipliers but {} shifts", r.multiplier.size(), r.shift.size()));
+  if (r.multiplier.size() != 1 && r.multiplier.size() != r.cols)
+    return c.fail(fmt::format("{} multipliers: give 1 (per tensor) or cols = {} (per channel)",
+                              r.multiplier.size(), r.cols));
+  try {
+    out.stage = output_stage(r, {});
+    numeric::validate(*out.stage, r.cols);
+  } catch (const numeric::QuantError& e) {
+    out.stage.reset();
+    c.fail(e.what());
+  }
+}
+
+template <typename Op>
+void check_collective(const Op& op, std::uint64_t bytes, const machine::MachineConfig& m, InstrChecker& c,
+                      PreparedInstr& out) {
+  const int li = c.level(op.level);
+  if (c.failed()) return;
+  const std::uint64_t s = li < 0 ? m.pe_count() : m.pe_count() / m.units_at(static_cast<std::size_t>(li));
+  constexpr bool kScatter = std::is_same_v<Op, Scatter>, kGather = std::is_same_v<Op, Gather>;
+  c.lm(out.reads, op.src, {bytes, kScatter ? s : 1});
+  c.lm(out.writes, op.dst, {bytes, kGather ? s : 1});
+}
+
+}  // namespace
+
+std::uint64_t Block::full_index(std::uint64_t i) const {
+  if (whole) return i;
+  std::uint64_t full = 0;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    full += (offset[d] + i % shape[d]) * tensor_strides[d];
+    i /= shape[d];
+  }
+  return full;
+}
+
+std::uint64_t Block::elements() const {
+  std::uint64_t n = 1;
+  for (std::uint64_t d : shape) n *= d;
+  return n;
+}
+
+numeric::OutputStage output_stage(const Requant& r, const std::vector<numeric::QuantizedMultiplier>& mults) {
+  numeric::OutputStage s;
+  s.multipliers = mults;
+  if (mults.empty()) {
+    s.multipliers.clear();
+    for (std::size_t i = 0; i < r.multiplier.size(); ++i)
+      s.multipliers.push_back({r.multiplier[i], r.shift[i]});
+  }
+  s.out_zero_point = r.out_zero;
+  s.out_dtype = r.out_dtype;
+  s.act_min = r.act_min;
+  s.act_max = r.act_max;
+  s.rounding = r.rounding;
+  return s;
+}
+
+CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) {
+  CheckedProgram out;
+  std::optional<std::uint64_t> dram_total = 0;
+  for (const TensorDecl& t : p.tensors) {
+    std::optional<std::uint64_t> bytes = product({t.elements(), core::dtype_bytes(t.dtype)});
+    if (t.elements() == UINT64_MAX || !bytes || *bytes > m.dram.bytes) {
+      out.errors.push_back(
+          {fmt::format("tensor {}", t.name),
+           fmt::format("shape {} of {} does not fit the machine's {}-byte DRAM",
+                       layout::shape_string(t.shape), core::dtype_name(t.dtype), m.dram.bytes)});
+      dram_total.reset();
+      continue;
+    }
+    if (dram_total) dram_total = *dram_total + *bytes;
+  }
+  if (dram_total && *dram_total > m.dram.bytes)
+    out.errors.push_back(
+        {"tensors", fmt::format("they need {} bytes together, more than the machine's {}-byte DRAM",
+                                *dram_total, m.dram.bytes)});
+  const std::uint64_t pes = m.pe_count();
+  out.instrs.resize(p.instrs.size());
+  for (std::size_t i = 0; i < p.instrs.size(); ++i) {
+    PreparedInstr& pi = out.instrs[i];
+    InstrChecker c(p, m, i, out.errors);
+    std::visit(Overloaded{
+                   [&](const Load& op) {
+                     pi.transfer = c.transfer(op, true);
+                     if (!pi.transfer) return;
+                     const TensorDecl& t = p.tensors[pi.transfer->tensor];
+                     pi.reads.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
+                     c.lm(pi.writes, op.lm, {pi.transfer->footprint_bytes});
+                   },
+                   [&](const Store& op) {
+                     pi.transfer = c.transfer(op, false);
+                     if (!pi.transfer) return;
+                     const TensorDecl& t = p.tensors[pi.transfer->tensor];
+                     c.lm(pi.reads, op.lm, {pi.transfer->footprint_bytes});
+                     pi.writes.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
+                   },
+                   [&](const Mac& op) {
+                     if (!core::is_8bit(op.a_dtype) || !core::is_8bit(op.b_dtype))
+                       return c.fail("MAC operands must be int8 or uint8");
+                     c.lm(pi.reads, op.a, {op.m, op.k});
+                     c.lm(pi.reads, op.b, {op.k, op.n});
+                     if (op.accumulate) c.lm(pi.reads, op.c, {op.m, op.n, 4});
+                     c.lm(pi.writes, op.c, {op.m, op.n, 4});
+                     if (!product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
+                   },
+                   [&](const TernaryMac& op) {
+                     if (!core::is_8bit(op.a_dtype)) return c.fail("the A operand must be int8 or uint8");
+                     c.lm(pi.reads, op.a, {op.m, op.k});
+                     c.lm(pi.reads, op.w, {op.k, op.n});
+                     if (op.accumulate) c.lm(pi.reads, op.c, {op.m, op.n, 4});
+                     c.lm(pi.writes, op.c, {op.m, op.n, 4});
+                     if (!product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
+                   },
+                   [&](const DptDecode& op) {
+                     c.lm(pi.reads, op.src, {op.bytes});
+                     c.lm(pi.writes, op.dst, {op.bytes, 5});
+                   },
+                   [&](const Requant& op) {
+                     check_requant(op, c, pi);
+                     c.lm(pi.reads, op.src, {op.rows, op.cols, 4});
+                     if (op.has_bias) c.lm(pi.reads, op.bias, {op.cols, 4});
+                     if (op.params_in_lm) {
+                       c.lm(pi.reads, op.multiplier_lm, {op.cols, 4});
+                       c.lm(pi.reads, op.shift_lm, {op.cols, 4});
+                     }
+                     c.lm(pi.writes, op.dst, {op.rows, op.cols});
+                   },
+                   [&](const Copy& op) {
+                     c.lm(pi.reads, op.src, {op.bytes});
+                     c.lm(pi.writes, op.dst, {op.bytes});
+                   },
+                   [&](const Broadcast& op) { check_collective(op, op.bytes, m, c, pi); },
+                   [&](const Scatter& op) { check_collective(op, op.bytes, m, c, pi); },
+                   [&](const Gather& op) { check_collective(op, op.bytes, m, c, pi); },
+                   [&](const Reduce& op) {
+                     std::optional<std::uint64_t> bytes = product({op.count, 4});
+                     if (!bytes) return c.fail("count·4 overflows 64 bits");
+                     check_collective(op, *bytes, m, c, pi);
+                   },
+               },
+               p.instrs[i]);
+  }
+  return out;
+}
+
+}  // namespace treesim::program

@@ -1,0 +1,65 @@
+// Checking a program against a machine before it runs: every problem is returned as a value with
+// its instruction index (as Timeloop's EvalStatus), and what the checks work out — the bound
+// layouts of loads and stores with their traffic per level and per port, the memory ranges each
+// instruction reads and writes, the requant output stages — is kept for the sequencer, so nothing
+// is worked out twice. Sizes are checked arithmetic: a range that would wrap is an error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/error.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/loader_plan.h"
+#include "sim/layout/port_traffic.h"
+#include "sim/machine/machine_config.h"
+#include "sim/numeric/requant.h"
+#include "sim/program/instruction.h"
+#include "sim/timing/scoreboard.h"
+
+namespace treesim::program {
+
+// Memory spaces of timing::Range: the LMs (the same offsets in every PE), then DRAM tensor i.
+inline constexpr std::uint32_t kLmSpace = 0;
+inline std::uint32_t dram_space(std::size_t tensor) { return static_cast<std::uint32_t>(tensor + 1); }
+
+// Where a block of a row-major DRAM tensor lies: the block's element i (row-major over `shape`)
+// is the tensor's element full_index(i).
+struct Block {
+  std::vector<std::uint64_t> offset, shape, tensor_strides;
+  bool whole = true;  // the block is the whole tensor: full_index(i) = i
+  std::uint64_t full_index(std::uint64_t i) const;
+  std::uint64_t elements() const;
+};
+
+// A load or store: its layout bound to the block, and what it moves.
+struct Transfer {
+  layout::BoundLayout bound;
+  Block block;
+  std::size_t tensor = 0;             // index into Program::tensors
+  std::uint64_t footprint_bytes = 0;  // LM bytes per PE from the instruction's base offset
+  layout::TrafficPlan plan;           // load: plan_load; store: plan_gather
+  layout::PortTraffic ports;          // per level: the ports it uses and their bytes
+};
+
+struct PreparedInstr {
+  std::vector<timing::Range> reads, writes;
+  std::optional<Transfer> transfer;           // load, store
+  std::optional<numeric::OutputStage> stage;  // requant with its parameters in the instruction
+};
+
+struct CheckedProgram {
+  core::Errors errors;  // where = "instruction 8 (store)" or "tensor A"
+  std::vector<PreparedInstr> instrs;
+  bool ok() const { return errors.empty(); }
+};
+
+CheckedProgram check_program(const Program& program, const machine::MachineConfig& machine);
+
+// The output stage of a requant instruction with the given multipliers (its own when empty).
+numeric::OutputStage output_stage(const Requant& r,
+                                  const std::vector<numeric::QuantizedMultiplier>& multipliers);
+
+}  // namespace treesim::program
