@@ -76,6 +76,12 @@ class Sequencer : public sc_core::sc_module {
   const std::vector<InstrRecord>& records() const;
   std::uint64_t origin() const { return origin_; }
 
+  // One lock-step step of a PE unit with each PE's own work (index = PE id): every PE holds its
+  // unit for its work, all start when the last of them is free (not before `ready`), and the step
+  // ends — the returned cycle — when the slowest PE's result is ready. Sets `start`.
+  std::uint64_t unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work_per_pe,
+                          std::uint64_t ready, InstrRecord& r, std::uint64_t& start);
+
  private:
   void issue();  // the process
   void run_instruction(std::size_t index);
@@ -96,8 +102,6 @@ class Sequencer : public sc_core::sc_module {
   // The PE units (sequencer_compute.cpp): every PE does its work; the instruction ends with the
   // slowest PE.
   void compute(std::size_t index, std::uint64_t ready, InstrRecord& r);
-  std::uint64_t unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work_per_pe,
-                          std::uint64_t ready, InstrRecord& r, std::uint64_t& start);
 
   Board& board_;
   const timing::CostModel cost_;

@@ -6,6 +6,7 @@
 
 #include "sim/layout/convert.h"
 #include "sim/layout/loader_plan.h"
+#include "sim/layout/port_traffic.h"
 #include "sim/layout/slots.h"
 #include "sim/layout/unit_view.h"
 #include "tests/sim/layout/random_layouts.h"
@@ -171,6 +172,37 @@ TEST(LayoutProperties, LoaderPlanMatchesBruteForce) {
       EXPECT_EQ(gather.levels[lv].up_sent_bytes, e.up_sent_bytes);
       EXPECT_EQ(gather.levels[lv].up_delivered_bytes, e.up_delivered_bytes);
       EXPECT_EQ(gather.levels[lv].busiest_up_port_bytes, e.busiest_up_port_bytes);
+    }
+  });
+}
+
+// Per port, from the definitions in port_traffic.h: what each parent sends down (its need) and
+// receives up (the logical elements whose replica 0 is below it).
+TEST(LayoutProperties, PortTrafficMatchesBruteForce) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    const std::size_t levels = b.level_count();
+    std::vector<std::map<std::uint64_t, std::set<V>>> need(levels), first(levels);
+    for (const V& x : all_indices(b.padded_shape())) {
+      for (const auto& l : b.locations(x)) {
+        const std::uint64_t pe = b.pe_id(l.units);
+        for (std::size_t lv = 0; lv < levels; ++lv) {
+          const std::uint64_t parent = pe / b.pe_weight(lv) / b.fanout(lv);
+          need[lv][parent].insert(x);
+          if (l.replica == 0 && !b.is_padding(x)) first[lv][parent].insert(x);
+        }
+      }
+    }
+    const PortTraffic load = load_port_traffic(b), gather = gather_port_traffic(b);
+    for (std::size_t lv = 0; lv < levels; ++lv) {
+      SCOPED_TRACE("level " + std::to_string(lv));
+      std::map<std::uint64_t, std::uint64_t> want_down, got_down, want_up, got_up;
+      for (const auto& [parent, s] : need[lv]) want_down[parent] = s.size() * b.element_bytes();
+      for (const auto& [parent, s] : first[lv])
+        if (!s.empty()) want_up[parent] = s.size() * b.element_bytes();
+      for (const PortBytes& p : load[lv]) got_down[p.parent] = p.bytes;
+      for (const PortBytes& p : gather[lv]) got_up[p.parent] = p.bytes;
+      EXPECT_EQ(got_down, want_down);
+      EXPECT_EQ(got_up, want_up);
     }
   });
 }

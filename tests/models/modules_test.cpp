@@ -1,0 +1,196 @@
+// The machine's modules own their behaviour: DRAM behind a TLM socket that any LT target can take,
+// link ports per unit, PE units with per-PE work, and a Simulation that runs programs in turn.
+// Each test elaborates once (ctest runs each test in its own process).
+#include <gtest/gtest.h>
+
+#include <tlm_utils/simple_target_socket.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "models/clock.h"
+#include "models/simulation.h"
+#include "sim/layout/parse.h"
+#include "sim/machine/machine_file.h"
+#include "sim/program/program_text.h"
+#include "tests/test_support.h"
+
+namespace treesim::models {
+namespace {
+
+machine::MachineConfig load(const char* name) {
+  return machine::load_machine_file(testing::source_path(std::string("configs/") + name));
+}
+
+program::Program parse(const std::string& text, const machine::MachineConfig& m) {
+  return program::parse_program(text, "test", layout::level_names(m));
+}
+
+// A test-only LT memory with its own latency and rate: one access of n bytes streams
+// ceil(n / rate) cycles from max(arrival, next free), then `latency` cycles. It declares its
+// latency in its DMI descriptor, as a TLM target may.
+class OtherDram : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<OtherDram> socket;
+  OtherDram(const sc_core::sc_module_name& name, std::uint64_t latency, std::uint64_t rate)
+      : sc_core::sc_module(name), socket("socket"), latency_(latency), rate_(rate), bytes_(1 << 20) {
+    socket.register_b_transport(this, &OtherDram::b_transport);
+    socket.register_get_direct_mem_ptr(this, &OtherDram::dmi);
+    socket.register_transport_dbg(this, &OtherDram::debug);
+  }
+
+ private:
+  void copy(tlm::tlm_generic_payload& t) {
+    auto* p = bytes_.data() + t.get_address();
+    if (t.is_write()) std::memcpy(p, t.get_data_ptr(), t.get_data_length());
+    if (t.is_read()) std::memcpy(t.get_data_ptr(), p, t.get_data_length());
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+    copy(t);
+    const std::uint64_t arrival = time_to_cycles(sc_core::sc_time_stamp() + delay);
+    const std::uint64_t start = std::max(arrival, next_free_);
+    next_free_ = start + (t.get_data_length() + rate_ - 1) / rate_;
+    delay = cycles_to_time(next_free_ + latency_) - sc_core::sc_time_stamp();
+  }
+  bool dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& d) {
+    d.allow_read_write();
+    d.set_dmi_ptr(bytes_.data());
+    d.set_start_address(0);
+    d.set_end_address(bytes_.size() - 1);
+    d.set_read_latency(cycles_to_time(latency_));
+    d.set_write_latency(cycles_to_time(latency_));
+    return true;
+  }
+  unsigned int debug(tlm::tlm_generic_payload& t) {
+    copy(t);
+    return t.get_data_length();
+  }
+  std::uint64_t latency_, rate_, next_free_ = 0;
+  std::vector<std::uint8_t> bytes_;
+};
+
+TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
+  // mini: the load of 12×8 in row blocks of 3 is bound by the MAB→PE ports (96 B at 8 B/c = 12);
+  // its path latency is DRAM's + 8 + 4 + 2 + 1. With a DRAM of latency 300 the closed form says
+  // 300 + 15 + 12.
+  const auto m = load("mini.yaml");
+  Simulation sim(m, /*bind_dram=*/false);
+  OtherDram other("other", 300, 64);
+  sim.board().dram_socket.bind(other.socket);
+  auto p = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
+  SimulationResult r = sim.run(p, {{"A", std::vector<std::uint8_t>(96, 1)}});
+  EXPECT_EQ(r.stats.cycles, 300u + 15u + 12u);
+}
+
+TEST(Modules, ASlowTargetMakesALoadDramBound) {
+  // The same load from a DRAM of 1 B/c: its stage (96 cycles) now dominates: 300 + 15 + 96.
+  const auto m = load("mini.yaml");
+  Simulation sim(m, false);
+  OtherDram other("other", 300, 1);
+  sim.board().dram_socket.bind(other.socket);
+  auto p = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
+  EXPECT_EQ(sim.run(p, {{"A", std::vector<std::uint8_t>(96, 1)}}).stats.cycles, 300u + 15u + 96u);
+}
+
+// The VCD identifiers of `signal` in the scope `scope` (a dotted path).
+std::string vcd_id(const std::string& vcd, const std::string& scope, const std::string& signal) {
+  std::istringstream in(vcd);
+  std::vector<std::string> path;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream w(line);
+    std::string a, b, c, d, e;
+    w >> a >> b >> c;
+    if (a == "$scope") path.push_back(c);
+    if (a == "$upscope") path.pop_back();
+    if (a == "$var") {
+      w >> d >> e;
+      std::string here;
+      for (const auto& s : path) here += (here.empty() ? "" : ".") + s;
+      if (here == scope && e == signal) return d;
+    }
+  }
+  return "";
+}
+
+TEST(Modules, ALoadOverHalfTheL2BsLeavesTheOtherHalfsPortsIdle) {
+  // 1024×512 over 8 of the board's 16 L2Bs: the ports of L2B 8..15 (towards their L1Bs) idle.
+  const auto m = load("mncore-board.yaml");
+  Simulation sim(m);
+  auto p = parse(
+      "tensor A shape=1024,512\nload tensor=A layout=\"((8_L2B, 8_L1B, 16:8), (16_MAB, 8:1, 4_PE))\"\n", m);
+  SimulationOptions o;
+  o.vcd_path = testing::temp_path("half.vcd");
+  o.vcd_filter.depth = 2;
+  SimulationResult r = sim.run(p, {{"A", std::vector<std::uint8_t>(1024 * 512, 3)}}, o);
+  const auto& ports = r.stats.levels[1].down_ports;  // L1B links: one port per L2B unit
+  ASSERT_EQ(ports.size(), 16u);
+  for (std::size_t u = 0; u < 16; ++u) {
+    if (u < 8) {
+      EXPECT_GT(ports[u].busy_cycles, 0u) << u;
+      EXPECT_EQ(ports[u].bytes, 1024u * 512 / 8) << u;
+    } else {
+      EXPECT_EQ(ports[u].busy_cycles, 0u) << u;
+      EXPECT_EQ(ports[u].bytes, 0u) << u;
+    }
+  }
+  std::ifstream f(o.vcd_path);
+  std::string vcd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string busy = vcd_id(vcd, "board.L2B_3", "down_busy"),
+                    idle = vcd_id(vcd, "board.L2B_11", "down_busy");
+  ASSERT_FALSE(busy.empty());
+  ASSERT_FALSE(idle.empty());
+  EXPECT_NE(busy, idle);
+  EXPECT_NE(vcd.find("\n1" + busy + "\n"), std::string::npos);
+  EXPECT_EQ(vcd.find("\n1" + idle + "\n"), std::string::npos);
+}
+
+TEST(Modules, AnInstructionWithUnequalPerPeWorkTakesTheSlowestPesTime) {
+  // mini's MAC: 64 MACs/cycle, latency 4. PE 5 has 640 MACs, the others 64: all start together,
+  // the step ends 4 + 10 cycles after the start.
+  const auto m = load("mini.yaml");
+  Simulation sim(m);
+  std::vector<std::uint64_t> work(m.pe_count(), 64);
+  work[5] = 640;
+  InstrRecord r;
+  std::uint64_t start = 0;
+  const std::uint64_t end = sim.board().sequencer().unit_step(timing::Unit::kMac, work, 7, r, start);
+  EXPECT_EQ(start, 7u);
+  EXPECT_EQ(end, 7u + 4u + 10u);
+  EXPECT_EQ(sim.board().pes()[5]->unit(timing::Unit::kMac).busy_cycles(), 10u);
+  EXPECT_EQ(sim.board().pes()[4]->unit(timing::Unit::kMac).busy_cycles(), 1u);
+  // The next step waits for the busiest PE's unit.
+  std::uint64_t start2 = 0;
+  sim.board().sequencer().unit_step(timing::Unit::kMac, std::vector<std::uint64_t>(m.pe_count(), 64), 0, r,
+                                    start2);
+  EXPECT_EQ(start2, 17u);
+}
+
+TEST(Modules, OneSimulationRunsTwoProgramsWithSeparateCounters) {
+  const auto m = load("mini.yaml");
+  Simulation sim(m);
+  auto first = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
+  auto second = parse(
+      "tensor B shape=64\ntensor C shape=64\nload tensor=B layout=\"((2_L1B, 4_MAB, 4_PE, 2:1))\"\n"
+      "copy src=0 dst=16 bytes=2\nstore tensor=C layout=\"((2_L1B, 4_MAB, 4_PE, 2:1))\" lm=16\n",
+      m);
+  SimulationResult a = sim.run(first, {{"A", std::vector<std::uint8_t>(96, 1)}});
+  std::vector<std::uint8_t> b(64);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(i);
+  SimulationResult r2 = sim.run(second, {{"B", b}});
+  EXPECT_EQ(a.stats.cycles, 127u);
+  EXPECT_EQ(a.stats.dram_read_bytes, 96u);
+  EXPECT_EQ(r2.stats.dram_read_bytes, 64u);  // its own, not 96 + 64
+  EXPECT_EQ(r2.stats.dram_write_bytes, 64u);
+  EXPECT_EQ(r2.stats.instructions.at("load").count, 1u);
+  EXPECT_EQ(r2.dram.at("C"), b);  // copied through the LMs
+  // The second run's cycles count from its own start and equal the closed forms: the load's
+  // slowest stage is the L2B's port to its L1Bs (64 B at 32 B/c): 115 + 2.
+  EXPECT_EQ(r2.timings.front().start, 0u);
+  EXPECT_EQ(r2.timings[0].end, 117u);
+  EXPECT_EQ(r2.stats.cycles, r2.timings.back().end);
+}
+
+}  // namespace
+}  // namespace treesim::models
