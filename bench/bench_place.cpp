@@ -8,6 +8,7 @@
 #include <random>
 
 #include "models/simulation.h"
+#include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 
 namespace {
@@ -16,7 +17,8 @@ using namespace treesim;
 
 void BM_PlaceAndGather64MiBOnBoard(benchmark::State& state) {
   machine::MachineConfig m = machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
-  const char* layout = "((16_L2B, 8_L1B, 16_MAB, 4_PE), (8192:1))";  // one 8 KiB row per PE
+  // One 8 KiB row per PE.
+  const layout::TensorLayout layout = layout::parse_layout_or_throw("((16_L2B, 8_L1B, 16_MAB, 4_PE), (8192:1))", m);
   program::Program p;
   p.tensors = {{"T", {8192, 8192}, core::DType::kInt8}, {"U", {8192, 8192}, core::DType::kInt8}};
   program::Load load;

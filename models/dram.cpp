@@ -40,6 +40,8 @@ bool Dram::access(tlm::tlm_generic_payload& t) {
   unsigned char* data = t.get_data_ptr();
   if (t.is_write()) {
     if (bytes_.size() < addr + len) {
+      if (bytes_.capacity() < addr + len)
+        bytes_.reserve(std::max<std::uint64_t>(addr + len, 2 * bytes_.capacity()));
       bytes_.resize(addr + len, 0);
       socket->invalidate_direct_mem_ptr(0, UINT64_MAX);  // the storage may have moved
     }

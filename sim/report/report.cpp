@@ -69,8 +69,15 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   r.dram_read_bytes = s.dram_read_bytes;
   r.dram_write_bytes = s.dram_write_bytes;
   r.levels = level_reports(m, s.levels);
-  for (const auto& [name, busy] : s.resource_busy_cycles)
-    r.units.push_back({name, busy, ratio(busy, s.cycles)});
+  for (const auto& [name, busy] : s.resource_busy_cycles) {
+    UnitReport u{name, busy, ratio(busy, s.cycles), std::nullopt};
+    auto pe = s.pe_unit_busy_cycles.find(name);
+    if (pe != s.pe_unit_busy_cycles.end() && !pe->second.empty()) {
+      auto [lo, hi] = std::minmax_element(pe->second.begin(), pe->second.end());
+      u.pe_busy_min_max = std::make_pair(*lo, *hi);
+    }
+    r.units.push_back(u);
+  }
   for (const auto& [kind, ks] : s.instructions) r.instructions.push_back({kind, ks.count, ks.cycles});
   r.work = {s.macs, s.dpt_bytes, s.requant_values, s.copy_bytes, s.lm_bytes_accessed};
   r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;

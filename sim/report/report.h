@@ -34,6 +34,8 @@ struct UnitReport {
   std::string name;
   std::uint64_t busy_cycles = 0;
   double utilization = 0;  // busy_cycles / cycles
+  // PE units: the least and most busy PE (they differ when PEs get unequal work).
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> pe_busy_min_max;
 };
 
 struct KindReport {

@@ -18,6 +18,17 @@ json levels_json(const std::vector<LevelReport>& levels) {
                        {"up_delivered_bytes", ls.up_delivered_bytes},
                        {"busiest_down_port_bytes", ls.down_busiest_port_bytes},
                        {"busiest_up_port_bytes", ls.up_busiest_port_bytes}};
+    // Per parent port (whole runs only): which units' links worked and which idled.
+    auto ports = [](const std::vector<PortStats>& v) {
+      json busy = json::array(), bytes = json::array();
+      for (const PortStats& p : v) {
+        busy.push_back(p.busy_cycles);
+        bytes.push_back(p.bytes);
+      }
+      return json{{"busy_cycles", busy}, {"bytes", bytes}};
+    };
+    if (!ls.down_ports.empty() || !ls.up_ports.empty())
+      out[level.name]["ports"] = {{"down", ports(ls.down_ports)}, {"up", ports(ls.up_ports)}};
   }
   return out;
 }
@@ -36,8 +47,12 @@ std::string to_json(const Report& r) {
   j["dram"] = {{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}};
   j["levels"] = levels_json(r.levels);
   json units = json::object();
-  for (const UnitReport& u : r.units)
+  for (const UnitReport& u : r.units) {
     units[u.name] = {{"busy_cycles", u.busy_cycles}, {"utilization", u.utilization}};
+    if (u.pe_busy_min_max)
+      units[u.name]["pe_busy_cycles"] = {{"min", u.pe_busy_min_max->first},
+                                         {"max", u.pe_busy_min_max->second}};
+  }
   j["units"] = units;
   json instrs = json::object();
   for (const KindReport& k : r.instructions) instrs[k.kind] = {{"count", k.count}, {"cycles", k.cycles}};
