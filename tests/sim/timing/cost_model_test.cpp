@@ -48,6 +48,30 @@ TEST(CostModel, LoadIsPathLatencyPlusTheSlowestStage) {
   EXPECT_TRUE(t.stages[0].dram);
 }
 
+TEST(CostModel, EmptyStagesTakeNoTimeButTheLatency) {
+  const auto m = mini();
+  layout::TrafficPlan empty;
+  empty.levels.resize(4);
+  TransferTime t = CostModel(m).load(empty);
+  EXPECT_EQ(t.duration(), 115u);
+  for (const Stage& s : t.stages) EXPECT_EQ(s.cycles, 0u);
+}
+
+TEST(CostModel, TransferIsLatencyPlusLargestStage) {
+  // DRAM 100 B at 64 B/c = 2; PE ports 100 B at 8 B/c = 13 (the largest); MAB ports 40 B at 16 = 3.
+  const auto m = mini();
+  layout::TrafficPlan plan;
+  plan.dram_read_bytes = 100;
+  plan.levels.resize(4);
+  plan.levels[3].busiest_down_port_bytes = 100;
+  plan.levels[2].busiest_down_port_bytes = 40;
+  TransferTime t = CostModel(m).load(plan);
+  EXPECT_EQ(t.duration(), 115u + 13u);
+  EXPECT_EQ(t.stages[0].cycles, 2u);
+  EXPECT_EQ(t.stages[3].cycles, 3u);
+  EXPECT_EQ(t.stages[4].cycles, 13u);
+}
+
 TEST(CostModel, BroadcastFromTheBoardCrossesEveryLevelTwice) {
   const auto m = mini();
   TransferTime t = CostModel(m).collective(Collective::kBroadcast, -1, 128);
