@@ -26,7 +26,9 @@ Sequencer::Sequencer(const sc_core::sc_module_name& name, Board& board)
 }
 
 void Sequencer::arm(const program::Program& program, const program::CheckedProgram& checked,
-                    const DramMap& dram, const std::vector<timing::Range>& written, trace::VcdTrace* trace) {
+                    const DramMap& dram, const std::vector<timing::Range>& written, trace::VcdTrace* trace,
+                    bool functional) {
+  functional_ = functional;
   program_ = &program;
   checked_ = &checked;
   dram_ = &dram;

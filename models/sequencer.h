@@ -71,7 +71,7 @@ class Sequencer : public sc_core::sc_module {
   // stay valid until the run has ended.
   // `written`: DRAM ranges that hold data before the run (its inputs).
   void arm(const program::Program& program, const program::CheckedProgram& checked, const DramMap& dram,
-           const std::vector<timing::Range>& written, trace::VcdTrace* trace);
+           const std::vector<timing::Range>& written, trace::VcdTrace* trace, bool functional = true);
   // After the run: rethrows what stopped it (SimError for a bad program), else its records.
   const std::vector<InstrRecord>& records() const;
   std::uint64_t origin() const { return origin_; }
@@ -110,6 +110,7 @@ class Sequencer : public sc_core::sc_module {
   const program::CheckedProgram* checked_ = nullptr;
   const DramMap* dram_ = nullptr;
   trace::VcdTrace* trace_ = nullptr;
+  bool functional_ = true;
   trace::VcdTrace::SignalId instr_signal_ = 0;
   std::uint64_t origin_ = 0, end_ = 0, run_id_ = 0;
   std::uint64_t dram_read_latency_ = 0, dram_write_latency_ = 0;

@@ -47,7 +47,8 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             b_addr = op.b;
           else
             b_addr = op.w;
-          for (std::size_t p = 0; p < n; ++p) {
+          for (std::size_t p = 0; p < n && !functional_; ++p) work[p] = op.m * op.n * op.k;
+          for (std::size_t p = 0; p < n && functional_; ++p) {
             mac_scratch_.same_a =
                 p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
             mac_scratch_.same_b =
@@ -62,7 +63,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
         } else if constexpr (std::is_same_v<T, program::DptDecode>) {
           unit = timing::Unit::kDptDecoder;
           for (std::size_t p = 0; p < n; ++p) {
-            pes[p]->dpt_decode(op);
+            if (functional_) pes[p]->dpt_decode(op);
             work[p] = op.bytes;
           }
           r.dpt_bytes = op.bytes * n;
@@ -71,6 +72,8 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           const auto& stage = checked_->instrs[i].stage;
           std::vector<std::int32_t> mult(op.cols), shift(op.cols);
           for (std::size_t p = 0; p < n; ++p) {
+            work[p] = op.rows * op.cols;
+            if (!functional_) continue;
             if (stage) {
               pes[p]->requant(op, *stage);
             } else {
@@ -87,13 +90,12 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
               }
               pes[p]->requant(op, own);
             }
-            work[p] = op.rows * op.cols;
           }
           r.requant_values = op.rows * op.cols * n;
         } else if constexpr (std::is_same_v<T, program::Copy>) {
           unit = timing::Unit::kCopy;
           for (std::size_t p = 0; p < n; ++p) {
-            pes[p]->copy(op);
+            if (functional_) pes[p]->copy(op);
             work[p] = op.bytes;
           }
           r.copy_bytes = op.bytes * n;

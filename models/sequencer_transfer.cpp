@@ -106,14 +106,18 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
   trans.set_extension(&burst);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   std::uint64_t done = ready;
-  const std::uint64_t row = block.whole || block.shape.empty() ? elements : block.shape.back();
+  // Timing only: one access of the whole block that moves nothing (TLM's ignore command).
+  const std::uint64_t row =
+      !functional_ || block.whole || block.shape.empty() ? elements : block.shape.back();
   for (std::uint64_t first = 0; first < elements;) {
     std::uint64_t count = row;
     const std::uint64_t start = block.full_index(first);
     while (first + count < elements && block.full_index(first + count) == start + count) count += row;
-    trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    trans.set_command(!functional_ ? tlm::TLM_IGNORE_COMMAND
+                      : write      ? tlm::TLM_WRITE_COMMAND
+                                   : tlm::TLM_READ_COMMAND);
     trans.set_address(base + start * eb);
-    trans.set_data_ptr(staging + first * eb);
+    trans.set_data_ptr(functional_ ? staging + first * eb : nullptr);
     trans.set_data_length(static_cast<unsigned int>(count * eb));
     trans.set_streaming_width(static_cast<unsigned int>(count * eb));
     trans.set_byte_enable_ptr(nullptr);
@@ -137,8 +141,7 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
 
 void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready, InstrRecord& r) {
   const program::Transfer& t = *checked_->instrs[i].transfer;
-  const std::uint64_t eb = t.bound.element_bytes();
-  staging_.resize(t.block.elements() * eb);
+  if (functional_) staging_.resize(t.block.elements() * t.bound.element_bytes());
   std::uint64_t start = UINT64_MAX, dram_start = ready;
   std::uint64_t last = std::max(ready, dram_block(i, t, false, staging_.data(), ready, dram_start));
   if (t.plan.dram_read_bytes > 0) {
@@ -155,14 +158,16 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
   add_traffic(t.plan, true, r.traffic);
   r.dram_read = t.plan.dram_read_bytes;
   r.lm_bytes = t.plan.levels.back().down_delivered_bytes;
-  scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
+  if (functional_) scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
 }
 
 void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t ready, InstrRecord& r) {
   const program::Transfer& t = *checked_->instrs[i].transfer;
   const std::uint64_t eb = t.bound.element_bytes();
-  staging_.resize(t.block.elements() * eb);
-  gather_block(t, board_.pes(), op.lm, staging_.data());
+  if (functional_) {
+    staging_.resize(t.block.elements() * eb);
+    gather_block(t, board_.pes(), op.lm, staging_.data());
+  }
   std::uint64_t start = UINT64_MAX, dram_start = ready;
   std::uint64_t last = std::max(ready, dram_block(i, t, true, staging_.data(), ready, dram_start));
   if (t.plan.dram_write_bytes > 0) {
@@ -217,7 +222,7 @@ void Sequencer::collective(std::size_t, const Op& op, std::uint64_t ready, Instr
   r.alone = cost_.collective(kind, li, b).duration();
   const std::uint64_t subtree =
       li < 0 ? m.pe_count() : m.pe_count() / m.units_at(static_cast<std::size_t>(li));
-  perform_collective(op, li, board_.pes(), subtree);
+  if (functional_) perform_collective(op, li, board_.pes(), subtree);
 }
 
 template void Sequencer::collective(std::size_t, const program::Broadcast&, std::uint64_t, InstrRecord&);

@@ -82,11 +82,11 @@ void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::VcdTrace* 
 
 }  // namespace
 
-Simulation::Simulation(const machine::MachineConfig& machine, bool bind_dram)
-    : machine_(machine), topo_(machine_) {
+Simulation::Simulation(const machine::MachineConfig& machine, SimulationConfig config)
+    : machine_(machine), topo_(machine_), config_(config) {
   const auto t0 = Clock::now();
   board_ = std::make_unique<Board>("board", machine_, topo_);
-  if (bind_dram) {
+  if (config_.bind_dram) {
     dram_ = std::make_unique<Dram>("dram", machine_);
     board_->dram_socket.bind(dram_->socket);
   }
@@ -107,7 +107,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   for (const auto& [name, bytes] : inputs) {
     const program::TensorDecl* t = program.find_tensor(name);
     if (!t) throw SimError(fmt::format("input '{}' is not a tensor of the program", name));
-    if (bytes.size() != t->bytes())
+    if (config_.functional && bytes.size() != t->bytes())
       throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
                                  bytes.size(), t->bytes(), t->elements(), core::dtype_name(t->dtype)));
   }
@@ -119,10 +119,18 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     const program::TensorDecl& t = program.tensors[i];
     map.base.push_back(next);
     auto in = inputs.find(t.name);
-    std::vector<std::uint8_t> bytes =
-        in != inputs.end() ? in->second : std::vector<std::uint8_t>(t.bytes(), 0);
-    debug_access(*board_, true, next, bytes.data(), bytes.size());
     if (in != inputs.end()) written.push_back({program::dram_space(i), 0, t.bytes()});
+    if (!config_.functional) {
+      // Timing only: nothing is written; the inputs only say which tensors hold data.
+    } else if (in != inputs.end()) {
+      // A write only reads the payload's bytes.
+      debug_access(*board_, true, next, const_cast<std::uint8_t*>(in->second.data()), in->second.size());
+    } else {
+      const std::vector<std::uint8_t> zeros(std::min<std::uint64_t>(t.bytes(), 1 << 20), 0);
+      for (std::uint64_t done = 0; done < t.bytes(); done += zeros.size())
+        debug_access(*board_, true, next + done, const_cast<std::uint8_t*>(zeros.data()),
+                     std::min<std::uint64_t>(zeros.size(), t.bytes() - done));
+    }
     next += (t.bytes() + 63) / 64 * 64;
   }
   if (next > machine_.dram.bytes)
@@ -133,7 +141,8 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
   start_run(*board_, dram_.get(), origin, vcd.get());
   Sequencer& seq = board_->sequencer();
-  seq.arm(program, checked, map, written, vcd.get());
+  seq.arm(program, checked, map, written, vcd.get(), config_.functional);
+  result.functional = config_.functional;
   sc_core::sc_start();
   const std::vector<InstrRecord>& records = seq.records();
   result.stats = collect_stats(machine_, program, records, 0, records.size());
@@ -151,7 +160,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
     for (const Pe* pe : board_->pes()) v.push_back(pe->unit(u).busy_cycles());
   }
-  for (std::size_t i = 0; i < program.tensors.size(); ++i) {
+  for (std::size_t i = 0; i < program.tensors.size() && config_.functional; ++i) {
     std::vector<std::uint8_t>& bytes = result.dram[program.tensors[i].name];
     bytes.resize(program.tensors[i].bytes());
     debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());
@@ -166,11 +175,10 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
 }
 
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          const DramImage& inputs, const SimulationOptions& options) {
-  // The command line runs one program per process: the elaboration is never torn down (tearing
-  // down 10,000 modules costs more than building them), as the process ends right after.
-  auto* sim = new Simulation(machine);
-  return sim->run(program, inputs, options);
+                          const DramImage& inputs, const SimulationOptions& options,
+                          SimulationConfig config) {
+  Simulation sim(machine, config);
+  return sim.run(program, inputs, options);
 }
 
 }  // namespace treesim::models

@@ -32,20 +32,27 @@ struct SimulationOptions {
 };
 
 struct SimulationResult {
-  report::RunStats stats;                         // the whole run
-  std::vector<InstrTiming> timings;               // per instruction, cycles from the run's start
-  std::vector<report::RunStats> phases;           // as SimulationOptions::phases asked
-  DramImage dram;                                 // every tensor after the run
+  report::RunStats stats;                // the whole run
+  std::vector<InstrTiming> timings;      // per instruction, cycles from the run's start
+  std::vector<report::RunStats> phases;  // as SimulationOptions::phases asked
+  DramImage dram;                        // every tensor after the run (none when timing only)
+  bool functional = true;
   double elaboration_seconds = 0;                 // of the Simulation, once
   double simulation_seconds = 0;                  // of this run (checks included)
   std::uint64_t rss_after_elaboration_bytes = 0;  // resident memory of the process then (Linux)
 };
 
+struct SimulationConfig {
+  // false: the caller binds board().dram_socket to its own TLM-2.0 target before the first run.
+  bool bind_dram = true;
+  // false (timing only): no bytes are moved and nothing is computed — the same cycles, traffic and
+  // counters, no LM is touched, the inputs only say which tensors hold data, and no output is read.
+  bool functional = true;
+};
+
 class Simulation {
  public:
-  // Elaborates the machine. With bind_dram = false the caller binds board().dram_socket to its own
-  // target before the first run.
-  explicit Simulation(const machine::MachineConfig& machine, bool bind_dram = true);
+  explicit Simulation(const machine::MachineConfig& machine, SimulationConfig config = {});
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -64,12 +71,14 @@ class Simulation {
   const topology::Topology topo_;
   std::unique_ptr<Board> board_;
   std::unique_ptr<Dram> dram_;
+  SimulationConfig config_;
   double elaboration_seconds_ = 0;
   std::uint64_t rss_after_elaboration_ = 0;
 };
 
 // One run on a fresh simulation (the common case of the command line).
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          const DramImage& inputs, const SimulationOptions& options);
+                          const DramImage& inputs, const SimulationOptions& options,
+                          SimulationConfig config = {});
 
 }  // namespace treesim::models

@@ -75,7 +75,7 @@ TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
   // its path latency is DRAM's + 8 + 4 + 2 + 1. With a DRAM of latency 300 the closed form says
   // 300 + 15 + 12.
   const auto m = load("mini.yaml");
-  Simulation sim(m, /*bind_dram=*/false);
+  Simulation sim(m, {/*bind_dram=*/false});
   OtherDram other("other", 300, 64);
   sim.board().dram_socket.bind(other.socket);
   auto p = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
@@ -86,7 +86,7 @@ TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
 TEST(Modules, ASlowTargetMakesALoadDramBound) {
   // The same load from a DRAM of 1 B/c: its stage (96 cycles) now dominates: 300 + 15 + 96.
   const auto m = load("mini.yaml");
-  Simulation sim(m, false);
+  Simulation sim(m, {false});
   OtherDram other("other", 300, 1);
   sim.board().dram_socket.bind(other.socket);
   auto p = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
@@ -190,6 +190,40 @@ TEST(Modules, OneSimulationRunsTwoProgramsWithSeparateCounters) {
   EXPECT_EQ(r2.timings.front().start, 0u);
   EXPECT_EQ(r2.timings[0].end, 117u);
   EXPECT_EQ(r2.stats.cycles, r2.timings.back().end);
+}
+
+}  // namespace
+}  // namespace treesim::models
+
+namespace treesim::models {
+namespace {
+
+TEST(Modules, TimingOnlyGivesTheSameCyclesAndCountersAsAFullRun) {
+  // The worked program of docs/isa.md: loads, a MAC, a requant and a store on mini.
+  const auto m = load("mini.yaml");
+  std::ifstream f(testing::source_path("docs/examples/gemm.prog"));
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto p = parse(text, m);
+  DramImage inputs;
+  for (const auto& t : p.tensors)
+    if (t.name != "C") inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 7);
+  SimulationResult full = simulate(m, p, inputs, {});
+  SimulationResult timing = simulate(m, p, inputs, {}, {true, /*functional=*/false});
+  EXPECT_FALSE(timing.functional);
+  EXPECT_TRUE(timing.dram.empty());
+  EXPECT_EQ(timing.stats.cycles, full.stats.cycles);
+  EXPECT_EQ(timing.stats.dram_read_bytes, full.stats.dram_read_bytes);
+  EXPECT_EQ(timing.stats.dram_write_bytes, full.stats.dram_write_bytes);
+  EXPECT_EQ(timing.stats.resource_busy_cycles, full.stats.resource_busy_cycles);
+  EXPECT_EQ(timing.stats.macs, full.stats.macs);
+  for (std::size_t l = 0; l < m.levels.size(); ++l) {
+    EXPECT_EQ(timing.stats.levels[l].down_sent_bytes, full.stats.levels[l].down_sent_bytes);
+    EXPECT_EQ(timing.stats.levels[l].up_sent_bytes, full.stats.levels[l].up_sent_bytes);
+  }
+  for (std::size_t i = 0; i < p.instrs.size(); ++i) {
+    EXPECT_EQ(timing.timings[i].start, full.timings[i].start) << i;
+    EXPECT_EQ(timing.timings[i].end, full.timings[i].end) << i;
+  }
 }
 
 }  // namespace
