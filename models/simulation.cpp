@@ -107,7 +107,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   for (const auto& [name, bytes] : inputs) {
     const program::TensorDecl* t = program.find_tensor(name);
     if (!t) throw SimError(fmt::format("input '{}' is not a tensor of the program", name));
-    if (config_.functional && bytes.size() != t->bytes())
+    if (options.functional && bytes.size() != t->bytes())
       throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
                                  bytes.size(), t->bytes(), t->elements(), core::dtype_name(t->dtype)));
   }
@@ -120,7 +120,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     map.base.push_back(next);
     auto in = inputs.find(t.name);
     if (in != inputs.end()) written.push_back({program::dram_space(i), 0, t.bytes()});
-    if (!config_.functional) {
+    if (!options.functional) {
       // Timing only: nothing is written; the inputs only say which tensors hold data.
     } else if (in != inputs.end()) {
       // A write only reads the payload's bytes.
@@ -141,8 +141,8 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
   start_run(*board_, dram_.get(), origin, vcd.get());
   Sequencer& seq = board_->sequencer();
-  seq.arm(program, checked, map, written, vcd.get(), config_.functional);
-  result.functional = config_.functional;
+  seq.arm(program, checked, map, written, vcd.get(), options.functional);
+  result.functional = options.functional;
   sc_core::sc_start();
   const std::vector<InstrRecord>& records = seq.records();
   result.stats = collect_stats(machine_, program, records, 0, records.size());
@@ -160,7 +160,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
     for (const Pe* pe : board_->pes()) v.push_back(pe->unit(u).busy_cycles());
   }
-  for (std::size_t i = 0; i < program.tensors.size() && config_.functional; ++i) {
+  for (std::size_t i = 0; i < program.tensors.size() && options.functional; ++i) {
     std::vector<std::uint8_t>& bytes = result.dram[program.tensors[i].name];
     bytes.resize(program.tensors[i].bytes());
     debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());
@@ -175,9 +175,8 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
 }
 
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          const DramImage& inputs, const SimulationOptions& options,
-                          SimulationConfig config) {
-  Simulation sim(machine, config);
+                          const DramImage& inputs, const SimulationOptions& options) {
+  Simulation sim(machine);
   return sim.run(program, inputs, options);
 }
 

@@ -29,6 +29,9 @@ struct SimulationOptions {
   // Instruction ranges [first, last) whose counters are wanted on their own (e.g. place: the load,
   // then the gather).
   std::vector<std::pair<std::size_t, std::size_t>> phases;
+  // false (timing only): no bytes are moved and nothing is computed — the same cycles, traffic and
+  // counters, no LM is touched, the inputs only say which tensors hold data, and no output is read.
+  bool functional = true;
 };
 
 struct SimulationResult {
@@ -45,9 +48,6 @@ struct SimulationResult {
 struct SimulationConfig {
   // false: the caller binds board().dram_socket to its own TLM-2.0 target before the first run.
   bool bind_dram = true;
-  // false (timing only): no bytes are moved and nothing is computed — the same cycles, traffic and
-  // counters, no LM is touched, the inputs only say which tensors hold data, and no output is read.
-  bool functional = true;
 };
 
 class Simulation {
@@ -78,7 +78,6 @@ class Simulation {
 
 // One run on a fresh simulation (the common case of the command line).
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          const DramImage& inputs, const SimulationOptions& options,
-                          SimulationConfig config = {});
+                          const DramImage& inputs, const SimulationOptions& options);
 
 }  // namespace treesim::models

@@ -207,8 +207,11 @@ TEST(Modules, TimingOnlyGivesTheSameCyclesAndCountersAsAFullRun) {
   DramImage inputs;
   for (const auto& t : p.tensors)
     if (t.name != "C") inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 7);
-  SimulationResult full = simulate(m, p, inputs, {});
-  SimulationResult timing = simulate(m, p, inputs, {}, {true, /*functional=*/false});
+  Simulation sim(m);
+  SimulationResult full = sim.run(p, inputs);
+  SimulationOptions timing_only;
+  timing_only.functional = false;
+  SimulationResult timing = sim.run(p, inputs, timing_only);
   EXPECT_FALSE(timing.functional);
   EXPECT_TRUE(timing.dram.empty());
   EXPECT_EQ(timing.stats.cycles, full.stats.cycles);
