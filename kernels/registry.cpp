@@ -2,7 +2,11 @@
 // (namespace treesim::kernels), and one line below. No static registration: the list is data.
 #include "kernels/registry.h"
 
-#define TREESIM_KERNELS(X) X(qgemm)
+// clang-format off
+#define TREESIM_KERNELS(X) \
+  X(qgemm)                 \
+  /* one line per kernel, above this one */
+// clang-format on
 
 namespace treesim::kernels {
 
