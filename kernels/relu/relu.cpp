@@ -58,7 +58,9 @@ class Relu : public Problem {
   }
 
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& m) const override {
-    const auto& p = std::any_cast<const ReluPlan&>(plan.mapping);
+    const auto* mapping = std::any_cast<ReluPlan>(&plan.mapping);
+    if (!mapping) return core::Error{"", "relu: the plan was not made by relu"};
+    const ReluPlan& p = *mapping;
     program::Program prog;
     prog.tensors = {{"X", {n_}, core::DType::kInt32}, {"Y", {n_}, core::DType::kInt8}};
     const numeric::OutputStage stage = relu_stage();
@@ -102,11 +104,12 @@ class Relu : public Problem {
 
   void add_report_fields(const Plan& plan, const machine::MachineConfig&,
                          report::RunStats& stats) const override {
-    const auto& p = std::any_cast<const ReluPlan&>(plan.mapping);
+    const auto* p = std::any_cast<ReluPlan>(&plan.mapping);
+    if (!p) return;
     stats.info["plan"] = plan.description;
     stats.extra["n"] = n_;
-    stats.extra["tile"] = p.tile;
-    stats.extra["passes"] = p.passes;
+    stats.extra["tile"] = p->tile;
+    stats.extra["passes"] = p->passes;
   }
 
   std::vector<OutputArray> outputs() const override { return {{"Y", core::DType::kInt8, {n_}}}; }
