@@ -8,20 +8,29 @@
 #include <random>
 
 #include "kernels/kernel.h"
+#include "sim/layout/bound_layout.h"
 #include "sim/layout/diagnostic.h"
+#include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
 #include "sim/numeric/requant.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+using timing::ceil_div;
 
 // X's elements per PE and pass, and the passes.
 struct ReluPlan {
   std::string levels;  // "2_L1B, 4_MAB, 4_PE, ": every level with more than one unit
   std::uint64_t units = 1, tile = 0, passes = 0;
 };
+
+// `count` elements over every PE, `tile` per PE (a pad prefix pads a short last block).
+std::string tile_layout(const ReluPlan& p, std::uint64_t count) {
+  const std::string pad = count == p.units * p.tile ? "" : fmt::format("({})/", count);
+  return pad + fmt::format("(({}{}:1))", p.levels, p.tile);
+}
 
 numeric::OutputStage relu_stage() {
   numeric::OutputStage s;
@@ -50,7 +59,24 @@ class Relu : public Problem {
     // Two buffers of X (int32) and Y (int8): 10 bytes per element.
     p.tile = std::min(ceil_div(n_, p.units), m.lm_bytes() / 10);
     p.passes = ceil_div(n_, p.units * p.tile);
+    // Estimate (the cost model's closed forms): two buffers let a pass's load overlap the previous
+    // pass's requant and store, so the busiest of the three sets the pace; the first load and the
+    // last requant and store add their full durations.
     Plan out;
+    const timing::CostModel cost(m);
+    timing::TransferTime load, store;
+    try {
+      const layout::TensorLayout l = layout::parse_layout_or_throw(tile_layout(p, p.units * p.tile), m);
+      load = cost.load(layout::plan_load(layout::bind_or_throw(l, {p.units * p.tile}, m, 4)));
+      store = cost.store(layout::plan_gather(layout::bind_or_throw(l, {p.units * p.tile}, m, 1)));
+    } catch (const layout::LayoutError& e) {
+      return core::Error{"", e.what()};
+    }
+    const timing::UnitTime requant = cost.unit(timing::Unit::kRequant, p.tile);
+    const std::uint64_t pace =
+        std::max({load.duration() - load.latency, requant.busy, store.duration() - store.latency});
+    out.estimated_cycles =
+        static_cast<double>(load.duration() + (p.passes - 1) * pace + requant.duration() + store.duration());
     out.description = fmt::format("plan: {} elements per PE in {} passes over {} PEs; LM {} of {} bytes",
                                   p.tile, p.passes, p.units, 10 * p.tile, m.lm_bytes());
     out.mapping = p;
@@ -68,10 +94,9 @@ class Relu : public Problem {
     for (std::uint64_t pass = 0; pass < p.passes; ++pass) {
       const std::uint64_t at = pass * block, count = std::min(block, n_ - at);
       const std::uint64_t buf = pass % 2, x = buf * 4 * p.tile, y = 8 * p.tile + buf * p.tile;
-      const std::string pad = count == block ? "" : fmt::format("({})/", count);
       layout::TensorLayout layout;
       try {
-        layout = layout::parse_layout_or_throw(pad + fmt::format("(({}{}:1))", p.levels, p.tile), m);
+        layout = layout::parse_layout_or_throw(tile_layout(p, count), m);
       } catch (const layout::LayoutError& e) {
         return core::Error{"", e.what()};
       }
