@@ -146,7 +146,7 @@ class Relu : public Problem {
 
 Result<std::unique_ptr<Problem>> make_relu(const Options& o, const machine::MachineConfig& m) {
   const auto n = o.unsigned_int("n");
-  if (!n) return core::Error{"", "give --n"};
+  if (!n) return core::Error{"--n", "give the number of elements"};
   // 4 bytes of X and 1 of Y per element; refused before anything is allocated.
   const auto bytes = checked_mul(*n, 5);
   if (!bytes || *bytes > m.dram.bytes)
@@ -166,7 +166,7 @@ Result<std::unique_ptr<Problem>> make_relu(const Options& o, const machine::Mach
 Kernel relu_kernel() {
   return {
       "relu",
-      "Quantized ReLU of an int32 vector: Y = clamp(requant(X/256), 0, 127), int8 (an example kernel)",
+      "Quantized ReLU of an int32 vector, Y = clamp(requant(X/256), 0, 127): the example kernel",
       {{"n", OptionKind::kUnsigned, "Elements of X and Y", std::nullopt, {}, 1, std::nullopt},
        {"seed", OptionKind::kUnsigned, "Seed of the random X", OptionValue{std::uint64_t{1}}, {}, {}, {}}},
       "Write Y as .npy",
