@@ -30,9 +30,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0 in CLI11.
-    int code = app.exit(e);
-    return code == 0 ? 0 : treesim::tools::kExitBadInput;
+    // --help and --version are "errors" with exit code 0 in CLI11; real ones get one line.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "treesim: " << e.what() << "\n";
+    return treesim::tools::kExitBadInput;
   } catch (const treesim::tools::CliError& e) {
     std::cerr << "treesim: " << e.what() << "\n";
     return e.exit_code();

@@ -10,11 +10,12 @@
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
 #include "sim/layout/tensor_layout.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+using timing::ceil_div;
 
 std::uint64_t product(const std::vector<Assignment::Use>& uses) {
   std::uint64_t p = 1;
@@ -58,45 +59,44 @@ layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> 
   return layout::plan_load(layout::bind_or_throw(parsed, shape, m, element_bytes));
 }
 
-// Cycles each resource is busy per load of a tile (closed forms), added into `totals`.
-void add_load(const layout::TrafficPlan& t, const machine::MachineConfig& m, double times, bool up,
-              std::vector<double>& totals) {
-  totals[0] += times * static_cast<double>(
-                           ceil_div(up ? t.dram_write_bytes : t.dram_read_bytes, m.dram.bytes_per_cycle));
-  for (std::size_t l = 0; l < m.levels.size(); ++l) {
-    std::uint64_t bytes = up ? t.levels[l].busiest_up_port_bytes : t.levels[l].busiest_down_port_bytes;
-    std::uint64_t rate = up ? m.levels[l].up_bytes_per_cycle : m.levels[l].down_bytes_per_cycle;
-    totals[1 + 2 * l + (up ? 1 : 0)] += times * static_cast<double>(ceil_div(bytes, rate));
+// Cycles each resource is busy per transfer of a tile (the cost model's stages), added into
+// `totals`: DRAM first, then every level's down and up port.
+void add_transfer(const timing::TransferTime& t, double times, std::vector<double>& totals) {
+  for (const timing::Stage& s : t.stages) {
+    const std::size_t at = s.dram ? 0 : 1 + 2 * s.level + (s.direction == timing::Direction::kUp ? 1 : 0);
+    totals[at] += times * static_cast<double>(s.cycles);
   }
 }
 
 // An estimate of the program's cycles: the busiest resource over the whole run plus what cannot
 // overlap (the first loads' latency, the last pass's requant and store).
 double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
   const double steps = static_cast<double>(p.steps) * passes;
   std::vector<double> totals(1 + 2 * m.levels.size(), 0.0);
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
-  add_load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m), m, steps, false, totals);
-  add_load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m), m, steps, false, totals);
+  const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
+  add_transfer(load_a, steps, totals);
+  add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), steps, totals);
   const double load_step = *std::max_element(totals.begin(), totals.end()) / steps;
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
-  layout::TrafficPlan store = layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1));
-  add_load(store, m, passes, true, totals);
-  double latency = static_cast<double>(m.dram.latency_cycles);
-  for (const auto& l : m.levels) latency += static_cast<double>(l.latency_cycles);
+  const timing::TransferTime store =
+      cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1)));
+  add_transfer(store, passes, totals);
+  // Every transfer crosses DRAM and every level: they share one path latency.
+  const double latency = static_cast<double>(load_a.latency);
   // With two buffers per operand, a step's loads start when the MAC two steps back has finished
   // with their buffer and must land before the next MAC: a step costs the longer of its MAC and
   // its loads' busiest stage plus the path latency.
-  const double mac_step = static_cast<double>(ceil_div(p.tm * p.tn * p.kt, m.pe.mac.int8_macs_per_cycle));
+  const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
   const double body = steps * std::max(mac_step, load_step + latency);
   const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
-  double store_stage = 0;
-  for (std::size_t l = 0; l < m.levels.size(); ++l)
-    store_stage = std::max(store_stage, static_cast<double>(ceil_div(store.levels[l].busiest_up_port_bytes,
-                                                                     m.levels[l].up_bytes_per_cycle)));
-  const double requant = static_cast<double>(ceil_div(p.tm * p.tn, m.pe.requant.values_per_cycle));
+  double store_stage = 0;  // the store's busiest port (DRAM's write overlaps it)
+  for (const timing::Stage& s : store.stages)
+    if (!s.dram) store_stage = std::max(store_stage, static_cast<double>(s.cycles));
+  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
   // Fill (the first loads) and drain (the last requant and store) do not overlap the body.
   return busiest + load_step + latency + requant + store_stage + latency;
 }

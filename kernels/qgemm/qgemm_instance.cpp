@@ -1,0 +1,178 @@
+// The qgemm problem's steps after its operands exist: check, plan, program, DRAM image,
+// reference, report fields. The planner and program builder throw; here that becomes values.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/diagnostic.h"
+#include "sim/layout/parse.h"
+#include "sim/numeric/qgemm_reference.h"
+
+namespace treesim::kernels {
+namespace {
+
+std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v) {
+  std::vector<std::uint8_t> out(v.size() * 4);
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+std::int32_t code(std::uint8_t byte, core::DType t) {
+  return t == core::DType::kUInt8 ? byte : static_cast<std::int8_t>(byte);
+}
+
+std::vector<std::int32_t> codes(const std::vector<std::uint8_t>& bytes, core::DType t) {
+  std::vector<std::int32_t> out(bytes.size());
+  for (std::size_t i = 0; i < bytes.size(); ++i) out[i] = code(bytes[i], t);
+  return out;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+// A given whole-operand layout that does not parse or bind, named by its option.
+std::optional<core::Error> layout_error(const std::string& text, std::vector<std::uint64_t> shape,
+                                        const char* option, const machine::MachineConfig& m) {
+  if (text.empty()) return std::nullopt;
+  // The whole operand need not fit the LM (the kernel streams tiles of it).
+  machine::MachineConfig roomy = m;
+  roomy.levels.back().memory_bytes = std::uint64_t{1} << 62;
+  try {
+    layout::bind_or_throw(layout::parse_layout_or_throw(text, m), shape, roomy, 1);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{option, "invalid layout:\n" + trimmed(e.what())};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+core::Errors qgemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool has_bias,
+                               bool per_channel, const machine::MachineConfig& machine, bool from_files) {
+  // A (M×K) + B (K×N) + C (M×N) bytes, and 4 bytes per column for bias, multiplier and shift.
+  const std::uint64_t per_column = (has_bias ? 4 : 0) + (per_channel ? 8 : 0);
+  std::optional<std::uint64_t> total = checked_mul(m, k);
+  for (auto part : {checked_mul(k, n), checked_mul(m, n), checked_mul(n, per_column)})
+    total = total && part ? checked_add(*total, *part) : std::nullopt;
+  if (total && *total <= machine.dram.bytes) return {};
+  // Blame the largest dimension: the one to make smaller.
+  const char* option = m >= n && m >= k ? "--m" : n >= k ? "--n" : "--k";
+  if (from_files) option = m >= n && m >= k ? "--a" : "--b";
+  std::string need = total ? fmt::format("{} bytes", *total) : "more than 2^64 bytes";
+  return {{option, fmt::format("a {}×{}×{} GEMM needs {} of DRAM for A, B and C, the machine has {}", m, n, k,
+                               need, machine.dram.bytes)}};
+}
+
+core::Errors QgemmInstance::check(const machine::MachineConfig& machine) const {
+  core::Errors errors;
+  try {
+    check_problem(p_);
+  } catch (const QgemmError& e) {
+    errors.push_back({"", e.what()});
+  }
+  core::Errors size = qgemm_size_errors(p_.m, p_.n, p_.k, p_.has_bias, p_.per_channel(), machine, false);
+  errors.insert(errors.end(), size.begin(), size.end());
+  return errors;
+}
+
+Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
+  core::Errors errors;
+  for (auto [text, shape, option] :
+       {std::tuple{&layout_a_, std::vector<std::uint64_t>{p_.m, p_.k}, "--layout-a"},
+        {&layout_b_, std::vector<std::uint64_t>{p_.k, p_.n}, "--layout-b"},
+        {&layout_c_, std::vector<std::uint64_t>{p_.m, p_.n}, "--layout-c"}})
+    if (auto e = layout_error(*text, shape, option, machine)) errors.push_back(*e);
+  if (!errors.empty()) return errors;
+  QgemmPlan plan;
+  try {
+    Assignment fixed = assignment_from_layouts(p_, machine, layout_a_, layout_b_, layout_c_);
+    // Whatever the layouts leave open (levels, passes, K steps), the planner chooses.
+    plan = default_plan(p_, machine, fixed);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
+  } catch (const QgemmError& e) {
+    return core::Error{"", e.what()};
+  }
+  Plan out;
+  out.estimated_cycles = plan.estimated_cycles;
+  out.description = describe(plan, machine) + "\nlayouts: A " + whole_layout_a(p_, plan, machine) +
+                    "\n         B " + whole_layout_b(p_, plan, machine) + "\n         C " +
+                    whole_layout_c(p_, plan, machine);
+  out.mapping = plan;
+  return out;
+}
+
+Result<program::Program> QgemmInstance::program(const Plan& plan,
+                                                const machine::MachineConfig& machine) const {
+  const auto* mapping = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!mapping) return core::Error{"", "qgemm: the plan was not made by qgemm"};
+  try {
+    return build_program(p_, *mapping, machine);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", trimmed(e.what())};
+  } catch (const QgemmError& e) {
+    return core::Error{"", e.what()};
+  }
+}
+
+DramImage QgemmInstance::inputs() const {
+  DramImage dram{{"A", ops_.a}, {"B", ops_.b}};
+  if (p_.has_bias) dram["bias"] = ops_.bias;
+  if (p_.per_channel()) {
+    std::vector<std::int32_t> mult, shift;
+    for (const auto& q : p_.out.multipliers) {
+      mult.push_back(q.multiplier);
+      shift.push_back(q.shift);
+    }
+    dram["multiplier"] = int32_bytes(mult);
+    dram["shift"] = int32_bytes(shift);
+  }
+  return dram;
+}
+
+Result<DramImage> QgemmInstance::reference() const {
+  numeric::QGemmParams params;
+  params.M = p_.m, params.N = p_.n, params.K = p_.k;
+  params.a_dtype = p_.a_dtype, params.b_dtype = p_.b_dtype;
+  params.a_zero_point = p_.a_zero, params.b_zero_point = p_.b_zero;
+  params.out = p_.out;
+  std::vector<std::int32_t> bias(ops_.bias.size() / 4);
+  if (!bias.empty()) std::memcpy(bias.data(), ops_.bias.data(), ops_.bias.size());
+  std::vector<std::int32_t> c;
+  try {
+    c = numeric::reference_qgemm(params, codes(ops_.a, p_.a_dtype), codes(ops_.b, p_.b_dtype), bias);
+  } catch (const numeric::QuantError& e) {
+    return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
+  }
+  std::vector<std::uint8_t> bytes(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) bytes[i] = static_cast<std::uint8_t>(c[i]);
+  return DramImage{{"C", std::move(bytes)}};
+}
+
+void QgemmInstance::add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
+                                      report::RunStats& stats) const {
+  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!p) return;
+  stats.info["plan"] = describe(*p, machine);
+  stats.info["layout_a"] = whole_layout_a(p_, *p, machine);
+  stats.info["layout_b"] = whole_layout_b(p_, *p, machine);
+  stats.info["layout_c"] = whole_layout_c(p_, *p, machine);
+  for (auto [key, value] : {std::pair{"m", p_.m},
+                            {"n", p_.n},
+                            {"k", p_.k},
+                            {"tile_m", p->tm},
+                            {"tile_n", p->tn},
+                            {"tile_k", p->kt},
+                            {"k_steps", p->steps},
+                            {"passes", p->m_passes * p->n_passes}})
+    stats.extra[key] = value;
+}
+
+std::vector<OutputArray> QgemmInstance::outputs() const { return {{"C", p_.out_dtype(), {p_.m, p_.n}}}; }
+
+}  // namespace treesim::kernels

@@ -1,0 +1,222 @@
+// qgemm's options and its problem: random operands from --seed, or A, B, bias and the output
+// stage from .npy and quantization files.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "sim/io/npy.h"
+#include "sim/numeric/quant_file.h"
+
+namespace treesim::kernels {
+namespace {
+
+constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+std::vector<OptionSpec> qgemm_options() {
+  const std::vector<std::string> dtypes{"u8", "s8", "uint8", "int8"};
+  auto size = [](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kUnsigned, help, std::nullopt, {}, 1, std::nullopt};
+  };
+  auto dtype = [&](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, dtypes, {}, {}};
+  };
+  auto zero = [](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kInt32Min, kInt32Max};
+  };
+  auto plain = [](const char* name, OptionKind kind, const char* help) {
+    return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
+  };
+  return {
+      size("m", "Rows of A and C"),
+      size("n", "Columns of B and C"),
+      size("k", "Columns of A, rows of B"),
+      dtype("dtype-a", "A's type with --seed: u8 or s8"),
+      dtype("dtype-b", "B's type with --seed: u8 or s8"),
+      dtype("dtype-out", "C's type with --seed: u8 or s8"),
+      zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+      plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
+      plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
+      {"act",
+       OptionKind::kChoice,
+       "With --seed: none, relu or relu6 (output scale 1/20)",
+       OptionValue{std::string("none")},
+       {"none", "relu", "relu6"},
+       {},
+       {}},
+      {"seed",
+       OptionKind::kUnsigned,
+       "Seed of the random operands",
+       OptionValue{std::uint64_t{1}},
+       {},
+       {},
+       {}},
+      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K)"),
+      plain("b", OptionKind::kPath, "B as .npy (int8/uint8, K×N)"),
+      plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
+      plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b"),
+      plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
+      plain("layout-b", OptionKind::kText, "Layout of the whole B (K×N): which levels split K and N"),
+      plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
+  };
+}
+
+core::DType operand_dtype(const std::string& text) {
+  // The short spellings of oneDNN (u8, s8) and the canonical names.
+  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
+}
+
+std::int32_t default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
+
+Result<io::NpyArray> read_npy(const std::string& path) {
+  try {
+    return io::read_npy(path);
+  } catch (const std::runtime_error& e) {
+    return core::Error{"", e.what()};
+  }
+}
+
+Result<numeric::QuantFile> read_quant(const std::string& path) {
+  try {
+    return numeric::load_quant_file(path);
+  } catch (const std::runtime_error& e) {
+    return core::Error{"", e.what()};
+  }
+}
+
+// An int8/uint8 matrix from .npy, its shape checked against what the other inputs say.
+Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DType& dtype,
+                                               std::uint64_t& rows, std::uint64_t& cols,
+                                               const char* rows_name, const char* cols_name) {
+  Result<io::NpyArray> read = read_npy(path);
+  if (!read) return read.errors();
+  io::NpyArray& a = read.value();
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
+    return core::Error{path, fmt::format("expected int8 or uint8 values, got {}", core::dtype_name(a.dtype))};
+  if (a.shape.size() != 2)
+    return core::Error{
+        path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
+  for (auto [want, got, name] : {std::tuple{&rows, a.shape[0], rows_name}, {&cols, a.shape[1], cols_name}}) {
+    if (*want != 0 && *want != got)
+      return core::Error{path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
+                                           io::shape_string(a.shape), name, got, name, *want)};
+    *want = got;
+  }
+  dtype = a.dtype;
+  return std::move(a.bytes);
+}
+
+Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::MachineConfig& machine) {
+  const std::string a_path = o.text("a"), b_path = o.text("b"), quant = o.text("quant"),
+                    bias_path = o.text("bias");
+  if (a_path.empty() || b_path.empty() || quant.empty())
+    return core::Error{
+        "", "--a, --b and --quant go together (and --bias optionally); or use --seed for random operands"};
+  QgemmProblem p;
+  p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
+  p.k = o.unsigned_int("k").value_or(0);
+  QgemmOperands ops;
+  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K");
+  if (!a) return a.errors();
+  ops.a = std::move(a.value());
+  std::uint64_t k2 = p.k;
+  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N");
+  if (!b) return b.errors();
+  ops.b = std::move(b.value());
+  Result<numeric::QuantFile> read_q = read_quant(quant);
+  if (!read_q) return read_q.errors();
+  const numeric::QuantFile& q = read_q.value();
+  p.a_zero = q.a_zero_point, p.b_zero = q.b_zero_point;
+  p.out = q.out;
+  if (!bias_path.empty()) {
+    auto bias = read_npy(bias_path);
+    if (!bias) return bias.errors();
+    if (bias->dtype != core::DType::kInt32 || bias->shape != std::vector<std::uint64_t>{p.n})
+      return core::Error{bias_path,
+                         fmt::format("expected int32 of shape ({},), got {} {}", p.n,
+                                     core::dtype_name(bias->dtype), io::shape_string(bias->shape))};
+    p.has_bias = true;
+    ops.bias = std::move(bias->bytes);
+  }
+  core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, true);
+  if (!size.empty()) return size;
+  return std::unique_ptr<Problem>(new QgemmInstance(std::move(p), std::move(ops), o.text("layout-a"),
+                                                    o.text("layout-b"), o.text("layout-c")));
+}
+
+Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
+  const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
+  if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
+    return core::Error{"", "give --m, --n and --k (or --a/--b/--quant files)"};
+  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
+  // Refuse what the DRAM cannot hold before allocating any of it.
+  core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
+  if (!size.empty()) return size;
+  QgemmProblem p;
+  p.m = *m, p.n = *n, p.k = *k;
+  p.a_dtype = operand_dtype(o.text("dtype-a"));
+  p.b_dtype = operand_dtype(o.text("dtype-b"));
+  const core::DType out = operand_dtype(o.text("dtype-out"));
+  auto zero = [&](const char* name, core::DType t) {
+    const auto z = o.signed_int(name);
+    return z ? static_cast<std::int32_t>(*z) : default_zero(t);
+  };
+  p.a_zero = zero("a-zero", p.a_dtype);
+  p.b_zero = zero("b-zero", p.b_dtype);
+  p.out.out_dtype = out;
+  p.out.out_zero_point = zero("out-zero", out);
+  p.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
+  p.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
+  // Seeded problems take an output scale of 1/20 (so 6.0 is 120 codes) for the activations.
+  const std::string act = o.text("act");
+  if (act == "relu" || act == "relu6") p.out.act_min = std::max(p.out.act_min, p.out.out_zero_point);
+  if (act == "relu6") p.out.act_max = std::min(p.out.act_max, p.out.out_zero_point + 120);
+  std::mt19937_64 gen(o.unsigned_int("seed").value_or(1));
+  auto bytes = [&](std::uint64_t count) {
+    std::vector<std::uint8_t> v(count);
+    for (auto& x : v) x = static_cast<std::uint8_t>(gen() >> 24);
+    return v;
+  };
+  QgemmOperands ops;
+  ops.a = bytes(p.m * p.k);
+  ops.b = bytes(p.k * p.n);
+  // Spread the accumulators (≈ √K·128²/3 wide) over the output range.
+  const double base = 1.0 / (128.0 * std::sqrt(static_cast<double>(p.k)));
+  p.out.multipliers.clear();
+  for (std::uint64_t c = 0; c < (per_channel ? p.n : 1); ++c) {
+    double scale = per_channel ? base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0) : base;
+    p.out.multipliers.push_back(numeric::quantize_multiplier(scale));
+  }
+  if (bias) {
+    p.has_bias = true;
+    ops.bias.resize(p.n * 4);
+    for (std::uint64_t c = 0; c < p.n; ++c) {
+      std::int32_t v = static_cast<std::int32_t>(gen() % 65536) - 32768;
+      std::memcpy(ops.bias.data() + c * 4, &v, 4);
+    }
+  }
+  return std::unique_ptr<Problem>(new QgemmInstance(std::move(p), std::move(ops), o.text("layout-a"),
+                                                    o.text("layout-b"), o.text("layout-c")));
+}
+
+Result<std::unique_ptr<Problem>> make_qgemm(const Options& o, const machine::MachineConfig& machine) {
+  const bool files =
+      !o.text("a").empty() || !o.text("b").empty() || !o.text("quant").empty() || !o.text("bias").empty();
+  return files ? from_files(o, machine) : from_seed(o, machine);
+}
+
+}  // namespace
+
+Kernel qgemm_kernel() {
+  return {
+      "qgemm",           "Quantized int8 GEMM C = requant(A·B + bias), verified bit-exactly", qgemm_options(),
+      "Write C as .npy", {{"m", "16"}, {"n", "24"}, {"k", "40"}, {"per-channel", "true"}},    &make_qgemm};
+}
+
+}  // namespace treesim::kernels

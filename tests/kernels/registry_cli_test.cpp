@@ -1,0 +1,138 @@
+// Every kernel of the registry through `treesim run`: its example problem runs on mini and
+// verifies bit-exactly, --plan runs nothing, and bad kernels or option values are one-line errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "kernels/registry.h"
+#include "sim/io/npy.h"
+#include "tests/test_support.h"
+
+namespace treesim::kernels {
+namespace {
+
+using testing::run_treesim;
+using testing::source_path;
+
+std::vector<std::string> example_args(const Kernel& k) {
+  std::vector<std::string> args{"run", k.name, "--machine", source_path("configs/mini.yaml")};
+  for (const auto& [name, value] : k.example) {
+    args.push_back(option_flag(name));
+    if (value != "true") args.push_back(value);
+  }
+  return args;
+}
+
+bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+TEST(KernelRegistry, NamesAreUniqueAndEveryKernelHasAnExample) {
+  std::set<std::string> names;
+  for (const auto& k : registry()) {
+    EXPECT_TRUE(names.insert(k.name).second) << k.name;
+    EXPECT_FALSE(k.example.empty()) << k.name;
+    EXPECT_NE(k.make_problem, nullptr) << k.name;
+    EXPECT_EQ(find_kernel(k.name), &k);
+  }
+  EXPECT_EQ(find_kernel("no-such-kernel"), nullptr);
+}
+
+TEST(KernelRegistry, EveryExampleParsesAsOptions) {
+  for (const auto& k : registry()) {
+    Result<Options> o = parse_options(k.options, k.example);
+    EXPECT_TRUE(o.ok()) << k.name << ": " << (o.ok() ? "" : o.errors().front().message());
+  }
+}
+
+TEST(KernelRegistry, EveryKernelVerifiesBitExactlyOnMini) {
+  for (const auto& k : registry()) {
+    std::string report = testing::temp_path(k.name + ".json");
+    std::vector<std::string> args = example_args(k);
+    args.insert(args.end(), {"--verify", "--quiet", "--report", report});
+    auto r = run_treesim(args);
+    ASSERT_EQ(r.exit_code, 0) << k.name << "\n" << r.err;
+    nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
+    EXPECT_EQ(j["kernel"], k.name);
+    EXPECT_EQ(j["verify"]["ok"], true) << k.name;
+    EXPECT_GT(j["cycles"].get<std::uint64_t>(), 0u) << k.name;
+    EXPECT_FALSE(j["info"]["plan"].get<std::string>().empty()) << k.name;
+  }
+}
+
+TEST(KernelRegistry, EveryKernelWritesItsOutputWithOut) {
+  for (const auto& k : registry()) {
+    std::string out = testing::temp_path(k.name + "-out.npy");
+    std::vector<std::string> args = example_args(k);
+    args.insert(args.end(), {"--quiet", "--out", out});
+    auto r = run_treesim(args);
+    ASSERT_EQ(r.exit_code, 0) << k.name << "\n" << r.err;
+    io::NpyArray a = io::read_npy(out);
+    EXPECT_FALSE(a.shape.empty()) << k.name;
+  }
+}
+
+TEST(KernelRegistry, PlanPrintsThePlanAndRunsNothing) {
+  for (const auto& k : registry()) {
+    std::string report = testing::temp_path(k.name + "-plan.json");
+    std::vector<std::string> args = example_args(k);
+    args.insert(args.end(), {"--plan", "--report", report});
+    auto r = run_treesim(args);
+    ASSERT_EQ(r.exit_code, 0) << k.name << "\n" << r.err;
+    EXPECT_EQ(r.out.rfind("plan:", 0), 0u) << k.name << "\n" << r.out;
+    EXPECT_FALSE(std::ifstream(report).good()) << k.name;
+  }
+}
+
+TEST(KernelRegistry, RunHelpListsEveryKernel) {
+  auto r = run_treesim({"run", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const auto& k : registry())
+    EXPECT_NE(r.out.find(k.name), std::string::npos) << k.name << "\n" << r.out;
+}
+
+TEST(KernelRegistry, UnknownKernelIsAOneLineError) {
+  auto r = run_treesim({"run", "no-such-kernel", "--machine", source_path("configs/mini.yaml")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("no-such-kernel"), std::string::npos) << r.err;
+}
+
+TEST(KernelRegistry, BadOptionValuesAreOneLineErrorsNamingTheOption) {
+  for (const auto& k : registry()) {
+    for (const auto& spec : k.options) {
+      std::string bad;
+      if (spec.kind == OptionKind::kUnsigned) bad = "-3";
+      if (spec.kind == OptionKind::kChoice) bad = "no-such-choice";
+      if (bad.empty()) continue;
+      std::vector<std::string> args = example_args(k);
+      args.insert(args.end(), {option_flag(spec.name), bad});
+      auto r = run_treesim(args);
+      EXPECT_EQ(r.exit_code, 2) << k.name << " " << spec.name;
+      EXPECT_TRUE(one_line(r.err)) << k.name << " " << spec.name << "\n" << r.err;
+      EXPECT_NE(r.err.find(option_flag(spec.name)), std::string::npos) << r.err;
+    }
+  }
+}
+
+TEST(KernelRegistry, AbsurdSizesAreRefusedByName) {
+  // Every unsigned size option of the example, made far larger than any DRAM.
+  for (const auto& k : registry()) {
+    for (const auto& [name, value] : k.example) {
+      const OptionSpec* spec = nullptr;
+      for (const auto& s : k.options)
+        if (s.name == name) spec = &s;
+      if (!spec || spec->kind != OptionKind::kUnsigned || name == "seed") continue;
+      std::vector<std::string> args = example_args(k);
+      args.insert(args.end(), {option_flag(name), "10000000000000"});
+      auto r = run_treesim(args);
+      EXPECT_EQ(r.exit_code, 2) << k.name << " " << name << "\n" << r.err;
+      EXPECT_TRUE(one_line(r.err)) << r.err;
+      EXPECT_EQ(r.err.rfind("treesim: " + option_flag(name) + ": ", 0), 0u) << r.err;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace treesim::kernels
