@@ -88,8 +88,9 @@ void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
 }
 
 bool Dram::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
-  // The storage grows on writes, so a pointer is only valid up to its current size.
-  if (bytes_.empty()) return false;
+  // The storage grows on writes, so a pointer is only valid up to its current size (never empty:
+  // the descriptor is also how an initiator learns the access latency).
+  if (bytes_.empty()) bytes_.resize(64, 0);
   dmi.allow_read_write();
   dmi.set_dmi_ptr(bytes_.data());
   dmi.set_start_address(0);

@@ -143,6 +143,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   Sequencer& seq = board_->sequencer();
   seq.arm(program, checked, map, written, vcd.get(), options.functional);
   result.functional = options.functional;
+  result.stats.functional = options.functional;
   sc_core::sc_start();
   const std::vector<InstrRecord>& records = seq.records();
   result.stats = collect_stats(machine_, program, records, 0, records.size());

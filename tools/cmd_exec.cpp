@@ -84,6 +84,8 @@ void run_exec(const ExecOptions& o) {
       throw CliError(fmt::format("--output: the program has no tensor '{}'", outputs.back().first));
   }
 
+  if (o.run.timing_only && !outputs.empty())
+    throw CliError("--timing-only: moves no data, so --output has nothing to write");
   models::SimulationResult r = run_simulation(machine, p, std::move(dram), o.run.simulation());
   r.stats.kernel = "exec";
   finish_run(machine, r.stats, o.run);

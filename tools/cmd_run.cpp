@@ -97,6 +97,9 @@ void write_output(const kernels::OutputArray& array, const std::vector<std::uint
 void run_kernel(const KernelCommand& c) {
   const kernels::Kernel& kernel = *c.kernel;
   machine::MachineConfig machine = load_machine_or_throw(c.machine);
+  if (c.run.timing_only && (c.verify || !c.out_path.empty()))
+    throw CliError(fmt::format("--timing-only: moves no data, so {} has nothing to {}",
+                               c.verify ? "--verify" : "--out", c.verify ? "compare" : "write"));
   const kernels::Options options = take(kernels::parse_options(kernel.options, given(c)));
   std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
   if (core::Errors e = problem->check(machine); !e.empty()) fail(e);

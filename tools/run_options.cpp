@@ -14,6 +14,7 @@ models::SimulationOptions RunOptions::simulation() const {
   o.vcd_path = vcd_path;
   o.vcd_filter.depth = vcd_depth;
   o.vcd_filter.units = vcd_units;
+  o.functional = !timing_only;
   return o;
 }
 
@@ -26,10 +27,13 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--vcd-units", o.vcd_units,
                  "Trace only units whose path matches this glob, e.g. 'board.L2B_0*'");
   cmd.add_flag("--quiet,-q", o.quiet, "Print no summary");
+  cmd.add_flag("--timing-only", o.timing_only,
+               "Simulate timing only: the same cycles and counters, no bytes moved and nothing computed");
 }
 
 void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o) {
-  const report::Report r = report::make_report(machine, stats);
+  report::Report r = report::make_report(machine, stats);
+  r.functional = !o.timing_only;
   if (!o.quiet) std::cout << report::to_text(r) << std::flush;
   if (!o.report_path.empty()) emit(report::to_json(r), o.report_path);
 }

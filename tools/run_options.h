@@ -18,6 +18,7 @@ struct RunOptions {
   int vcd_depth = -1;
   std::string vcd_units;
   bool quiet = false;
+  bool timing_only = false;
   models::SimulationOptions simulation() const;
 };
 

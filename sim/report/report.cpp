@@ -62,6 +62,7 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   Report r;
   r.machine = m.name;
   r.kernel = s.kernel;
+  r.functional = s.functional;
   r.clock_ghz = m.clock_ghz;
   r.cycles = s.cycles;
   r.seconds = static_cast<double>(s.cycles) / (m.clock_ghz * 1e9);

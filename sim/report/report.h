@@ -73,6 +73,7 @@ struct Report {
   int schema_version = kSchemaVersion;
   std::string machine;
   std::string kernel;
+  bool functional = true;  // false: timing only
   double clock_ghz = 0;
   std::uint64_t cycles = 0;
   double seconds = 0;  // simulated: cycles / clock, not host time

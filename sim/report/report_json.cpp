@@ -40,6 +40,7 @@ std::string to_json(const Report& r) {
   j["schema_version"] = r.schema_version;
   j["machine"] = r.machine;
   j["kernel"] = r.kernel;
+  j["functional"] = r.functional;
   j["cycles"] = r.cycles;
   j["seconds"] = r.seconds;
   j["roofline"] = {

@@ -52,6 +52,7 @@ struct PhaseStats {
 
 struct RunStats {
   std::string kernel;
+  bool functional = true;  // false: a timing-only run (no bytes moved, nothing computed)
   std::uint64_t cycles = 0;
   std::uint64_t dram_read_bytes = 0;
   std::uint64_t dram_write_bytes = 0;

@@ -1,0 +1,73 @@
+// `--timing-only` gives exactly the report of a full run (cycles, traffic, per-port and per-PE
+// counters, utilizations, energy), with "functional": false, over a grid of commands, shapes,
+// layouts and machines. Every later kernel keeps this test: it runs every case of the grid.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace treesim::testing {
+namespace {
+
+using json = nlohmann::json;
+
+struct Case {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+json report_of(std::vector<std::string> args, const std::string& path) {
+  args.insert(args.end(), {"-q", "--report", path});
+  CliResult r = run_treesim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_text(path).empty() ? "{}" : read_text(path));
+}
+
+class TimingOnly : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TimingOnly, ReportEqualsTheFullRunsButForFunctional) {
+  const Case& c = GetParam();
+  json full = report_of(c.args, temp_path(c.name + "-full.json"));
+  std::vector<std::string> args = c.args;
+  args.push_back("--timing-only");
+  json timing = report_of(args, temp_path(c.name + "-timing.json"));
+  EXPECT_EQ(full["functional"], true);
+  EXPECT_EQ(timing["functional"], false);
+  for (json* j : {&full, &timing}) {
+    j->erase("functional");
+    j->erase("verify");
+  }
+  EXPECT_EQ(timing, full) << json::diff(full, timing).dump();
+}
+
+std::string cfg(const char* name) { return source_path(std::string("configs/") + name); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Grid, TimingOnly,
+    ::testing::Values(
+        Case{"qgemm_mini_8",
+             {"run", "qgemm", "--machine", cfg("mini.yaml"), "--m", "8", "--n", "8", "--k", "8"}},
+        Case{"qgemm_mini_odd",
+             {"run", "qgemm", "--machine", cfg("mini.yaml"), "--m", "37", "--n", "50", "--k", "129",
+              "--per-channel"}},
+        Case{"qgemm_mini_u8_kmab",
+             {"run", "qgemm", "--machine", cfg("mini.yaml"), "--m", "16", "--n", "24", "--k", "300",
+              "--dtype-a", "u8", "--layout-a", "((4_MAB, 4:300), (300:1))"}},
+        Case{"qgemm_die_128",
+             {"run", "qgemm", "--machine", cfg("mncore-die.yaml"), "--m", "128", "--n", "96", "--k", "200"}},
+        Case{"relu_mini", {"run", "relu", "--machine", cfg("mini.yaml"), "--n", "1000"}},
+        Case{"place_mini_blocked",
+             {"place", "--machine", cfg("mini.yaml"), "--shape", "12,8", "--layout", "((4_PE, 3:8), (8:1))"}},
+        Case{"place_mini_padded",
+             {"place", "--machine", cfg("mini.yaml"), "--shape", "10,7", "--layout",
+              "(10,7)/((2_L1B, 4_MAB, 4_PE, 1:8), (8:1))"}},
+        Case{"place_board_half",
+             {"place", "--machine", cfg("mncore-board.yaml"), "--shape", "1024,512", "--layout",
+              "((8_L2B, 8_L1B, 16:8), (16_MAB, 8:1, 4_PE))"}},
+        Case{"exec_gemm", {"exec", source_path("docs/examples/gemm.prog"), "--machine", cfg("mini.yaml")}},
+        Case{"exec_sum", {"exec", source_path("docs/examples/sum.prog"), "--machine", cfg("mini.yaml")}}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace treesim::testing
