@@ -15,18 +15,6 @@ machine::MachineConfig load_machine_or_throw(const std::string& path) {
   }
 }
 
-core::DType npy_dtype(core::DType t) {
-  switch (t) {
-    case core::DType::kInt8:
-      return core::DType::kInt8;
-    case core::DType::kUInt8:
-      return core::DType::kUInt8;
-    case core::DType::kInt32:
-      return core::DType::kInt32;
-  }
-  return core::DType::kInt8;
-}
-
 void emit(const std::string& text, const std::string& path) {
   if (path.empty() || path == "-") {
     std::cout << text;

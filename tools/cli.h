@@ -29,9 +29,6 @@ class CliError : public std::runtime_error {
 // Loads and validates a machine file; its errors become CliErrors with exit status 2.
 machine::MachineConfig load_machine_or_throw(const std::string& path);
 
-// The .npy element type of a program tensor's type.
-core::DType npy_dtype(core::DType t);
-
 // Writes `text` to stdout, or atomically to `path` when it is not empty and not "-".
 void emit(const std::string& text, const std::string& path = "");
 

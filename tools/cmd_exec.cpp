@@ -66,7 +66,7 @@ void run_exec(const ExecOptions& o) {
     } catch (const std::runtime_error& e) {
       throw CliError(e.what());
     }
-    if (a.dtype != npy_dtype(t->dtype) || a.shape != t->shape)
+    if (a.dtype != t->dtype || a.shape != t->shape)
       throw CliError(fmt::format("{}: expected {} {} for tensor '{}', got {} {}", path,
                                  core::dtype_name(t->dtype), io::shape_string(t->shape), name,
                                  core::dtype_name(a.dtype), io::shape_string(a.shape)));
@@ -92,7 +92,7 @@ void run_exec(const ExecOptions& o) {
   for (const auto& [name, path] : outputs) {
     const program::TensorDecl* t = p.find_tensor(name);
     io::NpyArray a;
-    a.dtype = npy_dtype(t->dtype);
+    a.dtype = t->dtype;
     a.shape = t->shape;
     a.bytes = r.dram.at(name);
     try {

@@ -84,7 +84,7 @@ std::map<std::string, std::string> given(const KernelCommand& c) {
 void write_output(const kernels::OutputArray& array, const std::vector<std::uint8_t>& bytes,
                   const std::string& path) {
   io::NpyArray out;
-  out.dtype = npy_dtype(array.dtype);
+  out.dtype = array.dtype;
   out.shape = array.shape;
   out.bytes = bytes;
   try {

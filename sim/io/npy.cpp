@@ -22,7 +22,8 @@ struct DescrName {
 // The descr strings NumPy writes ('|' for one-byte types), plus the equivalent '<' spellings.
 constexpr DescrName kDescrs[] = {{"|i1", core::DType::kInt8},   {"<i1", core::DType::kInt8},
                                  {"|u1", core::DType::kUInt8},  {"<u1", core::DType::kUInt8},
-                                 {"<i4", core::DType::kInt32},  {"<f4", core::DType::kFloat32},
+                                 {"<i2", core::DType::kInt16},  {"<i4", core::DType::kInt32},
+                                 {"<f4", core::DType::kFloat32},
                                  {"<f8", core::DType::kFloat64}};
 
 const char* descr_of(core::DType t) {
@@ -31,6 +32,8 @@ const char* descr_of(core::DType t) {
       return "|i1";
     case core::DType::kUInt8:
       return "|u1";
+    case core::DType::kInt16:
+      return "<i2";
     case core::DType::kInt32:
       return "<i4";
     case core::DType::kFloat32:
