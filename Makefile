@@ -2,15 +2,19 @@
 #   make run    build, then run the default simulation
 #   make test   build, then run the whole test suite (ctest)
 #   make bench  build, then run the benchmarks
+#   make fuzz   build the libFuzzer harnesses with clang in FUZZ_BUILD, run each FUZZ_SECONDS
 # Variables: BUILD (build directory, default build), SANITIZE=1 (ASan+UBSan), WERROR=1, JOBS,
-# RUN_ARGS (what `make run` passes to treesim after `info`).
+# RUN_ARGS (what `make run` passes to treesim after `info`), FUZZ_SECONDS (default 60),
+# FUZZ_BUILD (default build-fuzz).
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?= 0
 WERROR   ?= 0
 BUILD_TYPE ?= $(if $(filter 1,$(SANITIZE)),Debug,Release)
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all deps configure build run test bench format clean
+.PHONY: all deps configure build run test bench fuzz format clean
 all: build
 
 deps:
@@ -38,6 +42,13 @@ test: build
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS) --target benchmarks
 	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
+
+# Sanitizers plus libFuzzer need clang; the harnesses and the sim libraries they link only.
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTREESIM_FUZZ=ON \
+	  > $(FUZZ_BUILD).configure.log || { cat $(FUZZ_BUILD).configure.log; exit 1; }
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	tools/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 format:
 	@command -v clang-format >/dev/null || { echo "make format: clang-format is not installed (apt-get install clang-format)"; exit 1; }

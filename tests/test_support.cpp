@@ -34,9 +34,7 @@ const std::string& temp_dir() {
 std::string source_path(const std::string& relative) {
   return std::string(TREESIM_SOURCE_DIR) + "/" + relative;
 }
-std::string shared_path(const std::string& relative) {
-  return std::string(TREESIM_SHARED_DIR) + "/" + relative;
-}
+std::string data_path(const std::string& relative) { return source_path("tests/data/" + relative); }
 std::string temp_path(const std::string& name) { return temp_dir() + "/" + name; }
 
 std::string read_text(const std::string& path) { return slurp(path); }

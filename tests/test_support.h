@@ -1,4 +1,4 @@
-// What every test may need: where the sources, shared data and the treesim binary are, and a way to
+// What every test may need: where the sources, test data and the treesim binary are, and a way to
 // run the binary and capture what it printed.
 #pragma once
 
@@ -8,7 +8,7 @@
 namespace treesim::testing {
 
 std::string source_path(const std::string& relative);  // e.g. "configs/mini.yaml"
-std::string shared_path(const std::string& relative);  // e.g. "data/quant/vectors.json"
+std::string data_path(const std::string& relative);    // in tests/data, e.g. "quant/vectors.json"
 std::string temp_path(const std::string& name);        // a fresh path in a per-process temp dir
 
 struct CliResult {

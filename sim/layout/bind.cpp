@@ -13,6 +13,9 @@ namespace {
 
 constexpr std::uint64_t kCap = std::uint64_t{1} << 62;
 constexpr std::uint64_t kTableLimit = std::uint64_t{1} << 24;  // largest target range kept as a table
+// Combinations tried when looking for a collision in a larger, irregular range: bounds the hash
+// map to tens of MB and a fraction of a second.
+constexpr std::uint64_t kSearchLimit = std::uint64_t{1} << 20;
 constexpr std::uint64_t kAxisTableLimit = std::uint64_t{1} << 20;
 
 std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
@@ -346,13 +349,23 @@ BindResult bind_layout(const TensorLayout& l, const std::vector<std::uint64_t>& 
         dec.greedy_order.assign(by_stride.rbegin(), by_stride.rend());
         continue;
       }
-      // Irregular and large: look for a collision with a hash map, bounded.
+      // Irregular and large. Two parts with one stride collide at once (digit 1 in either); the
+      // row-major search below might not reach that pair within its bound.
+      std::vector<std::uint64_t> after(dec.parts.size() + 1, 1);  // combo id of digit 1 at k
+      for (std::size_t k = dec.parts.size(); k-- > 0;)
+        after[k] = sat_mul(after[k + 1], b.parts_[dec.parts[k]].size);
+      for (std::size_t x = 0; x < dec.parts.size(); ++x)
+        for (std::size_t y = x + 1; y < dec.parts.size(); ++y) {
+          const auto &px = b.parts_[dec.parts[x]], &py = b.parts_[dec.parts[y]];
+          if (px.size > 1 && py.size > 1 && px.stride == py.stride && after[x + 1] <= kCap)
+            return collision(t, after[y + 1], after[x + 1]);
+        }
+      // Otherwise look for a collision with a hash map, bounded.
       std::unordered_map<std::uint64_t, std::uint64_t> seen;
-      std::uint64_t combos = 1;
-      for (std::size_t i : dec.parts) combos = sat_mul(combos, b.parts_[i].size);
+      const std::uint64_t combos = after[0];
       std::vector<std::uint64_t> digit(dec.parts.size(), 0);
       std::uint64_t value = 0;
-      for (std::uint64_t id = 0; id < combos && id < kTableLimit; ++id) {
+      for (std::uint64_t id = 0; id < combos && id < kSearchLimit; ++id) {
         auto [it, fresh] = seen.emplace(value, id);
         if (!fresh) return collision(t, it->second, id);
         step(digit, value);

@@ -10,7 +10,7 @@
 namespace treesim::layout {
 
 struct Diagnostic {
-  std::string code;        // "E040", "W01", ... (catalogue in ../shared/notes/tensor-layout.md §5)
+  std::string code;        // "E040", "W01", ... (catalogue: the design notes, tensor-layout §5)
   std::string message;     // one line: rule, offending value, context
   std::string hint;        // optional second line (e.g. how to write a pad prefix)
   std::string source;      // the layout text the columns refer to

@@ -1,4 +1,4 @@
-// Parsing PFN's TensorLayout notation (grammar: ../shared/notes/tensor-layout.md §3). Level names
+// Parsing PFN's TensorLayout notation (grammar: the design notes, tensor-layout §3). Level names
 // come from the machine (`_L2B` is only a level if the machine has an L2B); `W` and `Time` are
 // always the lane and time targets. Parsing also resolves the row-major default strides (§4.2), so a
 // parsed layout has every stride filled in and prints canonically.

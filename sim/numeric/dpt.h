@@ -1,5 +1,5 @@
 // DPT (Densely Packed Ternary): 5 trits in one byte, encoded and decoded with a few bit tests and
-// muxes and no division or table (../shared/notes/dpt.md). Trits are unsigned 0..2; t0 is the least
+// muxes and no division or table (the design notes, dpt). Trits are unsigned 0..2; t0 is the least
 // significant (value = Σ t_i·3^i). B1 = t0 + 3·t1, B2 = t2 + 3·t3, B3 = t4; a 2-trit block is large
 // when it is 8 (trits 2,2), the 1-trit block when it is 2.
 #pragma once

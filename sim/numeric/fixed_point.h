@@ -1,5 +1,5 @@
 // The integer-only requantization arithmetic of gemmlowp / TFLite, bit for bit (see
-// ../shared/notes/quant.md §2-4). Every function is total and free of undefined behaviour: inputs
+// the design notes, quant §2-4). Every function is total and free of undefined behaviour: inputs
 // outside the reference's contract get a defined result here, and mbqm_contract_violation() says
 // when the reference itself would not define one.
 #pragma once

@@ -1,4 +1,4 @@
-// The note's test cases T1–T20 (../shared/notes/tensor-layout.md §7), values copied from the note.
+// The note's test cases T1–T20 (the design notes, tensor-layout §7), values copied from the note.
 #include <gtest/gtest.h>
 
 #include "sim/layout/bound_layout.h"

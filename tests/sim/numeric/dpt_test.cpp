@@ -1,4 +1,4 @@
-// The DPT codec against ../shared/data/dpt (encoder table, decoder on all 256 bytes) and the
+// The DPT codec against tests/data/dpt (encoder table, decoder on all 256 bytes) and the
 // properties the DPT note states.
 #include "sim/numeric/dpt.h"
 
@@ -7,7 +7,7 @@
 
 #include <set>
 
-#include "tests/sim/numeric/shared_data.h"
+#include "tests/sim/numeric/test_vectors.h"
 
 namespace treesim::numeric {
 namespace {
@@ -19,7 +19,7 @@ TEST(Dpt, AllValuesRoundTrip) {
 }
 
 TEST(Dpt, EncoderMatchesTheTable) {
-  const auto rows = testing::read_csv("data/dpt/dpt_table.csv");
+  const auto rows = testing::read_csv("dpt/dpt_table.csv");
   ASSERT_EQ(rows.size(), 243u);
   for (const auto& r : rows) {
     const int v = std::stoi(r.at("value"));
@@ -30,7 +30,7 @@ TEST(Dpt, EncoderMatchesTheTable) {
 }
 
 TEST(Dpt, DecoderMatchesTheReferenceOnAllBytes) {
-  const auto rows = testing::read_csv("data/dpt/dpt_decode.csv");
+  const auto rows = testing::read_csv("dpt/dpt_decode.csv");
   ASSERT_EQ(rows.size(), 256u);
   for (const auto& r : rows) {
     const auto byte = static_cast<std::uint8_t>(std::stoi(r.at("byte")));
@@ -43,7 +43,7 @@ TEST(Dpt, DecoderMatchesTheReferenceOnAllBytes) {
 
 TEST(Dpt, UnusedCodesAreExactlyTheReferencesAliases) {
   int unused = 0;
-  for (const auto& r : testing::read_csv("data/dpt/dpt_decode.csv")) {
+  for (const auto& r : testing::read_csv("dpt/dpt_decode.csv")) {
     const auto byte = static_cast<std::uint8_t>(std::stoi(r.at("byte")));
     EXPECT_EQ(dpt_is_unused_code(byte), r.at("status") == "alias") << r.at("byte_hex");
     unused += dpt_is_unused_code(byte);

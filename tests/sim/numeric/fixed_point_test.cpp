@@ -1,5 +1,5 @@
 // The gemmlowp / TFLite fixed-point primitives against every primitive vector in
-// ../shared/data/quant (JSON and CSV), plus exhaustive-style checks against independent formulas.
+// tests/data/quant (JSON and CSV), plus exhaustive-style checks against independent formulas.
 #include "sim/numeric/fixed_point.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "tests/sim/numeric/shared_data.h"
+#include "tests/sim/numeric/test_vectors.h"
 
 namespace treesim::numeric {
 namespace {
@@ -144,7 +144,7 @@ TEST(FixedPoint, MbqmInt64MatchesEveryVector) {
 // The flat CSV copy of the same primitives, as the quant note offers it for C++ tests.
 TEST(FixedPoint, EveryPrimitiveInTheCsvFilePasses) {
   int checked = 0;
-  for (const auto& row : read_csv("data/quant/primitives.csv")) {
+  for (const auto& row : read_csv("quant/primitives.csv")) {
     const std::string& op = row.at("op");
     const std::string what =
         op + "," + row.at("in0") + "," + row.at("in1") + "," + row.at("in2") + " " + row.at("tag");

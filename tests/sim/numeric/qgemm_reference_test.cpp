@@ -1,10 +1,10 @@
-// The reference quantized GEMMs against the whole-GEMM vectors of ../shared/data/quant/vectors.json.
+// The reference quantized GEMMs against the whole-GEMM vectors of tests/data/quant/vectors.json.
 #include "sim/numeric/qgemm_reference.h"
 
 #include <gtest/gtest.h>
 
 #include "sim/numeric/onednn_reference.h"
-#include "tests/sim/numeric/shared_data.h"
+#include "tests/sim/numeric/test_vectors.h"
 
 namespace treesim::numeric {
 namespace {

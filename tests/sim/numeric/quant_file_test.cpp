@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/sim/numeric/shared_data.h"
+#include "tests/sim/numeric/test_vectors.h"
 
 namespace treesim::numeric {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "tests/sim/numeric/shared_data.h"
+#include "tests/sim/numeric/test_vectors.h"
 
 namespace treesim::numeric {
 namespace {

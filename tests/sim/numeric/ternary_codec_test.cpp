@@ -1,4 +1,4 @@
-// DPT and its baselines as trit streams: each codec against its table in ../shared/data/dpt, and
+// DPT and its baselines as trit streams: each codec against its table in tests/data/dpt, and
 // stream lengths that are not a multiple of the chunk.
 #include "sim/numeric/ternary_codec.h"
 
@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "tests/sim/numeric/shared_data.h"
+#include "tests/sim/numeric/test_vectors.h"
 
 namespace treesim::numeric {
 namespace {
@@ -27,7 +27,7 @@ std::vector<std::uint8_t> digits(const std::string& s) {
 
 TEST(TernaryCodec, BaselineEncodersMatchTheirTables) {
   for (const auto& [codec, prefix] : kBaselines) {
-    const auto rows = testing::read_csv(std::string("data/dpt/") + prefix + "_table.csv");
+    const auto rows = testing::read_csv(std::string("dpt/") + prefix + "_table.csv");
     ASSERT_FALSE(rows.empty());
     for (const auto& r : rows) {
       const auto slots = digits(r.at("api_slice"));  // slot 0 first
@@ -40,7 +40,7 @@ TEST(TernaryCodec, BaselineEncodersMatchTheirTables) {
 
 TEST(TernaryCodec, BaselineDecodersMatchTheirTablesOnAllBytes) {
   for (const auto& [codec, prefix] : kBaselines) {
-    const auto rows = testing::read_csv(std::string("data/dpt/") + prefix + "_decode.csv");
+    const auto rows = testing::read_csv(std::string("dpt/") + prefix + "_decode.csv");
     ASSERT_EQ(rows.size(), 256u);
     for (const auto& r : rows) {
       const auto byte = static_cast<std::uint8_t>(std::stoi(r.at("byte")));

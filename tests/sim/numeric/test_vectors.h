@@ -1,4 +1,5 @@
-// Reading the shared test data in place: ../shared/data/quant/vectors.json and the CSV tables.
+// Reading the test vectors in tests/data (quant/vectors.json and the CSV tables; origins in
+// tests/data/README.md).
 #pragma once
 
 #include <fstream>
@@ -16,8 +17,8 @@ namespace treesim::testing {
 
 inline const nlohmann::json& quant_vectors() {
   static const nlohmann::json j = [] {
-    std::ifstream in(shared_path("data/quant/vectors.json"));
-    if (!in) throw std::runtime_error("cannot open data/quant/vectors.json");
+    std::ifstream in(data_path("quant/vectors.json"));
+    if (!in) throw std::runtime_error("cannot open " + data_path("quant/vectors.json"));
     return nlohmann::json::parse(in);
   }();
   return j;
@@ -26,8 +27,8 @@ inline const nlohmann::json& quant_vectors() {
 // A CSV file with a header row: each row maps column name → text. Only the last column may hold
 // commas (it is read as the rest of the line, quotes included).
 inline std::vector<std::map<std::string, std::string>> read_csv(const std::string& relative) {
-  std::ifstream in(shared_path(relative));
-  if (!in) throw std::runtime_error("cannot open " + relative);
+  std::ifstream in(data_path(relative));
+  if (!in) throw std::runtime_error("cannot open " + data_path(relative));
   // The files have CRLF line ends.
   const auto chomp = [](std::string& line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

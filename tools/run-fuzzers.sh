@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer harness of a fuzz build (make fuzz) for SECONDS each, on a scratch copy of
+# its seed corpus (tests/fuzz/corpus/<name>/ is never written), and fails if any harness finds a
+# crash, leak, timeout or out-of-memory. Usage: tools/run-fuzzers.sh BUILD_DIR SECONDS
+set -uo pipefail
+build="$1"
+seconds="$2"
+cd "$(dirname "$0")/.."
+# harness:max_len (bytes). Text formats get room for a few machine levels / program lines; binary
+# formats for a header and a small payload.
+harnesses="machine_yaml:4096 layout:256 program:4096 npy:2048 quant_yaml:1024 dpt_file:1024"
+failed=()
+for entry in $harnesses; do
+  name="${entry%%:*}"
+  max_len="${entry##*:}"
+  scratch="$build/fuzz-corpus/$name"
+  artifacts="$build/fuzz-artifacts/$name"
+  log="$build/fuzz-$name.log"
+  rm -rf "$scratch" "$artifacts" && mkdir -p "$scratch" "$artifacts"
+  cp tests/fuzz/corpus/"$name"/* "$scratch"/
+  "$build/tests/fuzz/fuzz_$name" "$scratch" -max_total_time="$seconds" -max_len="$max_len" \
+    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
+  rc=$?
+  # The last status line ("#N DONE cov: C ft: F corp: ...") and the final exec/s.
+  status=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
+  speed=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+  if [ "$rc" -eq 0 ]; then
+    echo "fuzz $name: ok, ${runs:-?} runs, ${speed:-?} exec/s, ${status:-no status}"
+  else
+    echo "fuzz $name: FAILED (exit $rc), log $log, input in $artifacts/:"
+    grep -E 'ERROR|SUMMARY|terminate|runtime error|Test unit written' "$log" | head -8
+    failed+=("$name")
+  fi
+done
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "fuzz: failed: ${failed[*]}"
+  exit 1
+fi
