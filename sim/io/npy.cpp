@@ -22,8 +22,7 @@ struct DescrName {
 // The descr strings NumPy writes ('|' for one-byte types), plus the equivalent '<' spellings.
 constexpr DescrName kDescrs[] = {{"|i1", core::DType::kInt8},   {"<i1", core::DType::kInt8},
                                  {"|u1", core::DType::kUInt8},  {"<u1", core::DType::kUInt8},
-                                 {"<i2", core::DType::kInt16},  {"<i4", core::DType::kInt32},
-                                 {"<f4", core::DType::kFloat32},
+                                 {"<i4", core::DType::kInt32},  {"<f4", core::DType::kFloat32},
                                  {"<f8", core::DType::kFloat64}};
 
 const char* descr_of(core::DType t) {
@@ -32,7 +31,7 @@ const char* descr_of(core::DType t) {
       return "|i1";
     case core::DType::kUInt8:
       return "|u1";
-    case core::DType::kInt16:
+    case core::DType::kInt16:  // not a .npy type of treesim's: no command reads or writes it
       return "<i2";
     case core::DType::kInt32:
       return "<i4";
