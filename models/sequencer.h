@@ -89,6 +89,10 @@ class Sequencer : public sc_core::sc_module {
   // Loads, stores and collectives (sequencer_transfer.cpp).
   void load(std::size_t index, const program::Load& op, std::uint64_t ready, InstrRecord& r);
   void store(std::size_t index, const program::Store& op, std::uint64_t ready, InstrRecord& r);
+  // The timing of a load (down) or store (up): DRAM through the socket, then the ports level by
+  // level; the bytes are in staging_ (functional runs).
+  void transfer(std::size_t index, const program::Transfer& t, bool down, std::uint64_t ready,
+                InstrRecord& r);
   template <typename Op>
   void collective(std::size_t index, const Op& op, std::uint64_t ready, InstrRecord& r);
   // Reads (or writes) a block of a DRAM tensor through the socket; returns the cycle its DRAM

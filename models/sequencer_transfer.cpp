@@ -139,51 +139,42 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
   return done - latency;
 }
 
+void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, std::uint64_t ready,
+                         InstrRecord& r) {
+  const Direction d = down ? Direction::kDown : Direction::kUp;
+  const std::uint64_t dram_bytes = down ? t.plan.dram_read_bytes : t.plan.dram_write_bytes;
+  std::uint64_t start = UINT64_MAX, dram_start = ready;
+  std::uint64_t last = std::max(ready, dram_block(i, t, !down, staging_.data(), ready, dram_start));
+  if (dram_bytes > 0) {
+    r.busy.push_back({0, cost_.dram(dram_bytes).busy});
+    start = dram_start;
+  }
+  std::uint64_t latency = down ? dram_read_latency_ : dram_write_latency_;
+  for (std::size_t l = 0; l < board_.config().levels.size(); ++l) {
+    last = std::max(last, port_stage(l, d, t.ports[l], ready, r, start));
+    latency += cost_.port(l, d, 0).latency;
+  }
+  r.timing = {start == UINT64_MAX ? ready : start, last + latency};
+  r.alone = (down ? cost_.load(t.plan) : cost_.store(t.plan)).duration();
+  add_traffic(t.plan, down, r.traffic);
+  (down ? r.dram_read : r.dram_write) = dram_bytes;
+  r.lm_bytes = down ? t.plan.levels.back().down_delivered_bytes : t.plan.levels.back().up_sent_bytes;
+}
+
 void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready, InstrRecord& r) {
   const program::Transfer& t = *checked_->instrs[i].transfer;
   if (functional_) staging_.resize(t.block.elements() * t.bound.element_bytes());
-  std::uint64_t start = UINT64_MAX, dram_start = ready;
-  std::uint64_t last = std::max(ready, dram_block(i, t, false, staging_.data(), ready, dram_start));
-  if (t.plan.dram_read_bytes > 0) {
-    r.busy.push_back({0, cost_.dram(t.plan.dram_read_bytes).busy});
-    start = dram_start;
-  }
-  std::uint64_t latency = dram_read_latency_;
-  for (std::size_t l = 0; l < board_.config().levels.size(); ++l) {
-    last = std::max(last, port_stage(l, Direction::kDown, t.ports[l], ready, r, start));
-    latency += cost_.port(l, Direction::kDown, 0).latency;
-  }
-  r.timing = {start == UINT64_MAX ? ready : start, last + latency};
-  r.alone = cost_.load(t.plan).duration();
-  add_traffic(t.plan, true, r.traffic);
-  r.dram_read = t.plan.dram_read_bytes;
-  r.lm_bytes = t.plan.levels.back().down_delivered_bytes;
+  transfer(i, t, true, ready, r);
   if (functional_) scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
 }
 
 void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t ready, InstrRecord& r) {
   const program::Transfer& t = *checked_->instrs[i].transfer;
-  const std::uint64_t eb = t.bound.element_bytes();
   if (functional_) {
-    staging_.resize(t.block.elements() * eb);
+    staging_.resize(t.block.elements() * t.bound.element_bytes());
     gather_block(t, board_.pes(), op.lm, staging_.data());
   }
-  std::uint64_t start = UINT64_MAX, dram_start = ready;
-  std::uint64_t last = std::max(ready, dram_block(i, t, true, staging_.data(), ready, dram_start));
-  if (t.plan.dram_write_bytes > 0) {
-    r.busy.push_back({0, cost_.dram(t.plan.dram_write_bytes).busy});
-    start = dram_start;
-  }
-  std::uint64_t latency = dram_write_latency_;
-  for (std::size_t l = 0; l < board_.config().levels.size(); ++l) {
-    last = std::max(last, port_stage(l, Direction::kUp, t.ports[l], ready, r, start));
-    latency += cost_.port(l, Direction::kUp, 0).latency;
-  }
-  r.timing = {start == UINT64_MAX ? ready : start, last + latency};
-  r.alone = cost_.store(t.plan).duration();
-  add_traffic(t.plan, false, r.traffic);
-  r.dram_write = t.plan.dram_write_bytes;
-  r.lm_bytes = t.plan.levels.back().up_sent_bytes;
+  transfer(i, t, false, ready, r);
 }
 
 template <typename Op>

@@ -124,6 +124,16 @@ class InstrChecker {
   bool failed_ = false;
 };
 
+// The ranges of a MAC (int8 or ternary): A, B (or W), and C in int32, read too when accumulating.
+template <typename Op>
+void check_mac(const Op& op, std::uint64_t b, InstrChecker& c, PreparedInstr& pi, std::uint64_t pes) {
+  c.lm(pi.reads, op.a, {op.m, op.k});
+  c.lm(pi.reads, b, {op.k, op.n});
+  if (op.accumulate) c.lm(pi.reads, op.c, {op.m, op.n, 4});
+  c.lm(pi.writes, op.c, {op.m, op.n, 4});
+  if (!product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
+}
+
 void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
   if (!core::is_8bit(r.out_dtype)) return c.fail("out_dtype must be int8 or uint8");
   if (r.params_in_lm) return;  // checked per PE when it runs
@@ -228,19 +238,11 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
                    [&](const Mac& op) {
                      if (!core::is_8bit(op.a_dtype) || !core::is_8bit(op.b_dtype))
                        return c.fail("MAC operands must be int8 or uint8");
-                     c.lm(pi.reads, op.a, {op.m, op.k});
-                     c.lm(pi.reads, op.b, {op.k, op.n});
-                     if (op.accumulate) c.lm(pi.reads, op.c, {op.m, op.n, 4});
-                     c.lm(pi.writes, op.c, {op.m, op.n, 4});
-                     if (!product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
+                     check_mac(op, op.b, c, pi, pes);
                    },
                    [&](const TernaryMac& op) {
                      if (!core::is_8bit(op.a_dtype)) return c.fail("the A operand must be int8 or uint8");
-                     c.lm(pi.reads, op.a, {op.m, op.k});
-                     c.lm(pi.reads, op.w, {op.k, op.n});
-                     if (op.accumulate) c.lm(pi.reads, op.c, {op.m, op.n, 4});
-                     c.lm(pi.writes, op.c, {op.m, op.n, 4});
-                     if (!product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
+                     check_mac(op, op.w, c, pi, pes);
                    },
                    [&](const DptDecode& op) {
                      c.lm(pi.reads, op.src, {op.bytes});
