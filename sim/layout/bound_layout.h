@@ -48,6 +48,7 @@ struct Validation {
 };
 
 class BoundLayout;
+class Binder;
 struct BindResult;
 
 class BoundLayout {
@@ -123,8 +124,7 @@ class BoundLayout {
   void apply_replica(std::uint64_t replica, std::uint64_t* values, std::vector<std::uint64_t>& units) const;
 
  private:
-  friend BindResult bind_layout(const TensorLayout&, const std::vector<std::uint64_t>&,
-                                const machine::MachineConfig&, std::size_t);
+  friend class Binder;  // bind_layout's steps (bind_steps.h)
 
   // Decodes a target value into the digits of its parts: a table over [0, cosize) when small,
   // greedy division when the strides nest (each exceeds the reach of the smaller ones).
