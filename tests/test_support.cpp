@@ -1,10 +1,13 @@
 #include "tests/test_support.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -45,12 +48,18 @@ std::string write_temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
-CliResult run_treesim(const std::vector<std::string>& args) {
-  static int counter = 0;
-  std::string out_path = temp_path("cli-out-" + std::to_string(counter));
-  std::string err_path = temp_path("cli-err-" + std::to_string(counter++));
+namespace {
+
+// Forks the treesim binary with stdout/stderr to files; memory_bytes > 0 caps its address space.
+pid_t spawn(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+            std::uint64_t memory_bytes) {
   pid_t pid = ::fork();
   if (pid == 0) {
+    if (memory_bytes > 0) {
+      struct rlimit limit {};
+      limit.rlim_cur = limit.rlim_max = memory_bytes;
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int in = ::open("/dev/null", O_RDONLY);
@@ -66,10 +75,62 @@ CliResult run_treesim(const std::vector<std::string>& args) {
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
+  return pid;
+}
+
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+}  // namespace
+
+bool sanitizer_build() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+LimitedResult run_treesim_limited(const std::vector<std::string>& args, std::uint64_t memory_bytes,
+                                  int timeout_seconds) {
+  static int counter = 0;
+  std::string out_path = temp_path("limited-out-" + std::to_string(counter));
+  std::string err_path = temp_path("limited-err-" + std::to_string(counter++));
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = spawn(args, out_path, err_path, sanitizer_build() ? 0 : memory_bytes);
+  LimitedResult r;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(timeout_seconds)) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      r.timed_out = true;
+      break;
+    }
+    ::usleep(2000);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.exit_code = exit_code_of(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+CliResult run_treesim(const std::vector<std::string>& args) {
+  static int counter = 0;
+  std::string out_path = temp_path("cli-out-" + std::to_string(counter));
+  std::string err_path = temp_path("cli-err-" + std::to_string(counter++));
+  pid_t pid = spawn(args, out_path, err_path, 0);
   int status = 0;
   ::waitpid(pid, &status, 0);
   CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.exit_code = exit_code_of(status);
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;

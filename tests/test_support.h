@@ -2,6 +2,7 @@
 // run the binary and capture what it printed.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,18 @@ struct CliResult {
 
 // Runs the treesim binary with `args` (no shell: arguments are passed as they are).
 CliResult run_treesim(const std::vector<std::string>& args);
+
+// The same under limits: the child's address space capped at `memory_bytes` (RLIMIT_AS; not in
+// sanitizer builds, whose shadow memory needs far more address space) and killed after
+// `timeout_seconds` (exit_code 128 + SIGKILL then). `seconds` is the wall time the child took.
+struct LimitedResult : CliResult {
+  bool timed_out = false;
+  double seconds = 0;
+};
+LimitedResult run_treesim_limited(const std::vector<std::string>& args, std::uint64_t memory_bytes,
+                                  int timeout_seconds);
+// Whether this build runs under AddressSanitizer (the memory cap is then not applied).
+bool sanitizer_build();
 
 // The whole contents of a file ("" when it cannot be read).
 std::string read_text(const std::string& path);

@@ -8,11 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/echo.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/dpt.h"
 #include "sim/numeric/dpt_file.h"
 #include "sim/numeric/ternary_tensor.h"
 #include "tools/cli.h"
+#include "tools/options.h"
+#include "tools/output_set.h"
 
 namespace treesim::tools {
 namespace {
@@ -54,7 +57,7 @@ Trits5 parse_trits(const std::string& text) {
     throw CliError(
         fmt::format("dpt encode: expected 5 trits (digits 0, 1 or 2, most significant first, e.g. 00022), "
                     "got '{}'",
-                    text));
+                    core::echo(text)));
   Trits5 t{};
   for (int i = 0; i < 5; ++i) t[4 - i] = static_cast<std::uint8_t>(text[i] - '0');
   return t;
@@ -70,7 +73,8 @@ std::uint8_t parse_byte(const std::string& text) {
                        : std::isdigit(static_cast<unsigned char>(c)));
   const unsigned long value = ok ? std::stoul(digits, nullptr, is_hex ? 16 : 10) : 0;
   if (!ok || value > 255)
-    throw CliError(fmt::format("dpt decode: expected a byte (0x00..0xFF or 0..255), got '{}'", text));
+    throw CliError(
+        fmt::format("dpt decode: expected a byte (0x00..0xFF or 0..255), got '{}'", core::echo(text)));
   return static_cast<std::uint8_t>(value);
 }
 
@@ -143,12 +147,16 @@ void add_pack(CLI::App& dpt) {
   auto axis_value = std::make_shared<long>(-1);
   cmd->add_option("--in", *in, "Input .npy (int8, values -1, 0, 1)")->required();
   cmd->add_option("--out", *out, "Output .dpt file")->required();
-  CLI::Option* axis_option = cmd->add_option(
-      "--axis", *axis_value,
-      "Axis to pack 5 weights per byte along (default: the last; negative counts from the end)");
+  CLI::Option* axis_option =
+      cmd->add_option(
+             "--axis", *axis_value,
+             "Axis to pack 5 weights per byte along (default: the last; negative counts from the end)")
+          ->check(signed_in(-64, 63));
   cmd->callback([in, out, axis_value, axis_option] {
     const std::optional<long> axis =
         axis_option->count() > 0 ? std::optional<long>(*axis_value) : std::nullopt;
+    OutputSet outputs;
+    outputs.stage(*out, "--out");
     as_cli_errors([&] {
       const io::NpyArray a = io::read_npy(*in);
       const std::vector<std::int8_t> w = io::npy_values<std::int8_t>(a, *in);
@@ -159,7 +167,8 @@ void add_pack(CLI::App& dpt) {
       } catch (const numeric::TernaryError& e) {
         throw CliError(*in + ": " + e.what());
       }
-      numeric::write_dpt_file(*out, p);
+      numeric::write_dpt_file(outputs.stage(*out, "--out"), p);
+      outputs.commit();
       emit(fmt::format("packed {} weights {} along axis {} into {} bytes: {}\n", w.size(),
                        io::shape_string(a.shape), ax, p.bytes.size(), *out));
     });
@@ -174,6 +183,8 @@ void add_unpack(CLI::App& dpt) {
   cmd->add_option("--in", *in, "Input .dpt file")->required();
   cmd->add_option("--out", *out, "Output .npy (int8)")->required();
   cmd->callback([in, out] {
+    OutputSet outputs;
+    outputs.stage(*out, "--out");
     as_cli_errors([&] {
       const numeric::PackedTernary p = numeric::read_dpt_file(*in);
       std::vector<std::int8_t> w;
@@ -182,7 +193,8 @@ void add_unpack(CLI::App& dpt) {
       } catch (const numeric::TernaryError& e) {
         throw CliError(*in + ": " + e.what());
       }
-      io::write_npy(*out, io::make_npy(p.shape, w));
+      io::write_npy(outputs.stage(*out, "--out"), io::make_npy(p.shape, w));
+      outputs.commit();
       emit(fmt::format("unpacked {} weights {} from axis {}: {}\n", w.size(), io::shape_string(p.shape),
                        p.axis, *out));
     });

@@ -8,12 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/echo.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/convert.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
 #include "sim/layout/unit_view.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 namespace treesim::tools {
 namespace {
@@ -35,17 +37,7 @@ void add_common(CLI::App* cmd, Common& o) {
   cmd->add_flag("--json", o.json, "Print JSON");
 }
 
-V parse_list(const std::string& text, const std::string& what) {
-  V out;
-  std::stringstream s(text);
-  std::string item;
-  while (std::getline(s, item, ',')) {
-    if (item.empty() || item.find_first_not_of("0123456789 ") != std::string::npos)
-      throw CliError(fmt::format("{} '{}': expected comma-separated non-negative integers", what, text));
-    out.push_back(std::stoull(item));
-  }
-  return out;
-}
+V parse_list(const std::string& text, const std::string& what) { return parse_unsigned_list(text, what); }
 
 // Prints the diagnostic as it is (layout, caret, message) and ends the command with status 2.
 [[noreturn]] void layout_failure(const layout::Diagnostic& d) {
@@ -64,7 +56,9 @@ Loaded load(const Common& o, const std::string& text) {
   Loaded l;
   l.machine = load_machine_or_throw(o.machine);
   auto type = core::parse_dtype(o.dtype);
-  if (!type) throw CliError("--dtype '" + o.dtype + "': expected int8, uint8, int16, int32 or float32");
+  if (!type)
+    throw CliError("--dtype: expected int8, uint8, int16, int32 or float32, got '" + core::echo(o.dtype) +
+                   "'");
   l.type = *type;
   layout::ParseResult p = layout::parse_layout(text, l.machine);
   if (!p) layout_failure(*p.error);
@@ -232,8 +226,10 @@ void inverse(const Common& o, const InverseOptions& q) {
     auto eq = item.find('=');
     auto lv = eq == std::string::npos ? std::nullopt : l.machine.level_index(item.substr(0, eq));
     if (!lv)
-      throw CliError("--unit '" + q.unit + "': expected LEVEL=INDEX,... with the machine's level names");
-    units[*lv] = parse_list(item.substr(eq + 1), "--unit").at(0);
+      throw CliError("--unit: expected LEVEL=INDEX,... with the machine's level names, got '" +
+                     core::echo(q.unit) + "'");
+    // The range against the fan-out is the layout's own check (E151), with its message.
+    units[*lv] = parse_unsigned(item.substr(eq + 1), "--unit " + l.machine.levels[*lv].name);
   }
   layout::SlotContent c;
   try {
@@ -338,10 +334,10 @@ void add_layout_command(CLI::App& app) {
   add_common(i, *io);
   auto* unit_opt =
       i->add_option("--unit", q->unit, "Unit coordinates, e.g. L2B=0,L1B=0,MAB=0,PE=2 (missing = 0)");
-  i->add_option("--pe", q->pe, "Global PE id instead of --unit")->excludes(unit_opt);
-  i->add_option("--addr", q->addr, "LM address")->required();
-  i->add_option("--lane", q->lane, "Lane inside the address (_W)");
-  i->add_option("--time", q->time, "Time step (_Time)");
+  i->add_option("--pe", q->pe, "Global PE id instead of --unit")->excludes(unit_opt)->check(unsigned_in(0));
+  i->add_option("--addr", q->addr, "LM address")->required()->check(unsigned_in(0));
+  i->add_option("--lane", q->lane, "Lane inside the address (_W)")->check(unsigned_in(0));
+  i->add_option("--time", q->time, "Time step (_Time)")->check(unsigned_in(0));
   i->callback([io, q] { inverse(*io, *q); });
 
   auto co = std::make_shared<Common>();

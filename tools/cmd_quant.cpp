@@ -6,11 +6,14 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/core/decimal.h"
+#include "sim/core/echo.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/fixed_point.h"
 #include "sim/numeric/qgemm_reference.h"
 #include "sim/numeric/quant_file.h"
 #include "tools/cli.h"
+#include "tools/output_set.h"
 
 namespace treesim::tools {
 namespace {
@@ -26,7 +29,8 @@ std::int64_t parse_integer(const std::string& text, const std::string& option, s
     ok = ok && std::isdigit(static_cast<unsigned char>(text[i]));
   const std::int64_t v = ok ? std::stoll(text) : 0;
   if (!ok || v < lo || v > hi)
-    throw CliError(fmt::format("{}: expected an integer in [{}, {}], got '{}'", option, lo, hi, text));
+    throw CliError(
+        fmt::format("{}: expected an integer in [{}, {}], got '{}'", option, lo, hi, core::echo(text)));
   return v;
 }
 
@@ -38,8 +42,8 @@ double parse_real(const std::string& text, const std::string& what) {
   } catch (const std::logic_error&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || !std::isfinite(v))
-    throw CliError(fmt::format("{}: expected a finite real number, got '{}'", what, text));
+  if (used == 0 || used != text.size() || !std::isfinite(v) || !core::is_decimal_number(text, true))
+    throw CliError(fmt::format("{}: expected a finite real number, got '{}'", what, core::echo(text)));
   return v;
 }
 
@@ -47,7 +51,7 @@ Rounding parse_rounding_option(const std::string& text, bool allow_upward) {
   const auto r = numeric::parse_rounding(text);
   if (!r || (!allow_upward && *r == Rounding::kDoubleUpward))
     throw CliError(fmt::format("--rounding: expected double{}, got '{}'",
-                               allow_upward ? ", single or double_upward" : " or single", text));
+                               allow_upward ? ", single or double_upward" : " or single", core::echo(text)));
   return *r;
 }
 
@@ -136,6 +140,8 @@ void add_gemm(CLI::App& quant) {
   cmd->add_option("--quant", *qfile, "Quantization file (YAML)")->required();
   cmd->add_option("--out", *out, "C: M×N .npy of out_dtype")->required();
   cmd->callback([a, b, bias, qfile, out] {
+    OutputSet outputs;
+    outputs.stage(*out, "--out");
     try {
       const numeric::QuantFile q = numeric::load_quant_file(*qfile);
       const Matrix A = read_matrix(*a, "A"), B = read_matrix(*b, "B");
@@ -165,10 +171,12 @@ void add_gemm(CLI::App& quant) {
       p.out = q.out;
       const std::vector<std::int32_t> c = numeric::reference_qgemm(p, A.codes, B.codes, bias_values);
       const std::vector<std::uint64_t> shape = {A.rows, B.cols};
+      const std::string tmp = outputs.stage(*out, "--out");
       if (q.out.out_dtype == core::DType::kUInt8)
-        io::write_npy(*out, io::make_npy(shape, std::vector<std::uint8_t>(c.begin(), c.end())));
+        io::write_npy(tmp, io::make_npy(shape, std::vector<std::uint8_t>(c.begin(), c.end())));
       else
-        io::write_npy(*out, io::make_npy(shape, std::vector<std::int8_t>(c.begin(), c.end())));
+        io::write_npy(tmp, io::make_npy(shape, std::vector<std::int8_t>(c.begin(), c.end())));
+      outputs.commit();
       emit(fmt::format("C = {} {}×{} ({} rounding, {}): {}\n", core::dtype_name(q.out.out_dtype), A.rows,
                        B.cols, numeric::to_string(q.out.rounding),
                        channels == 1 ? "per tensor" : "per column", *out));

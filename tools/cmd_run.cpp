@@ -96,6 +96,9 @@ void write_output(const kernels::OutputArray& array, const std::vector<std::uint
 
 void run_kernel(const KernelCommand& c) {
   const kernels::Kernel& kernel = *c.kernel;
+  OutputSet files;  // --report, --vcd and --out: all written or none
+  c.run.stage(files);
+  if (!c.out_path.empty()) files.stage(c.out_path, "--out");
   machine::MachineConfig machine = load_machine_or_throw(c.machine);
   if (c.run.timing_only && (c.verify || !c.out_path.empty()))
     throw CliError(fmt::format("--timing-only: moves no data, so {} has nothing to {}",
@@ -107,15 +110,15 @@ void run_kernel(const KernelCommand& c) {
   if (!c.run.quiet || c.plan_only) std::cout << plan.description << "\n";
   if (c.plan_only) return;
   const program::Program program = take(problem->program(plan, machine));
-  models::SimulationResult r = run_simulation(machine, program, problem->inputs(), c.run.simulation());
+  models::SimulationResult r = run_simulation(machine, program, problem->inputs(), c.run.simulation(files));
   report::RunStats& stats = r.stats;
   stats.kernel = kernel.name;
   problem->add_report_fields(plan, machine, stats);
   if (c.verify) stats.verify = problem->verify(r.dram, take(problem->reference()));
-  finish_run(machine, stats, c.run);
+  finish_run(machine, stats, c.run, files);
   const std::vector<kernels::OutputArray> outputs = problem->outputs();
   if (!c.out_path.empty() && !outputs.empty())
-    write_output(outputs.front(), r.dram.at(outputs.front().tensor), c.out_path);
+    write_output(outputs.front(), r.dram.at(outputs.front().tensor), files.stage(c.out_path, "--out"));
   if (stats.verify && !stats.verify->ok) {
     std::uint64_t elements = 0;
     for (const auto& o : outputs) {
@@ -127,6 +130,7 @@ void run_kernel(const KernelCommand& c) {
                                elements, stats.verify->first_mismatch),
                    1);
   }
+  files.commit();
 }
 
 void add_kernel_command(CLI::App& run, const kernels::Kernel& kernel) {

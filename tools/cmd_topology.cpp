@@ -3,6 +3,8 @@
 
 #include "sim/topology/topology.h"
 #include "tools/cli.h"
+#include "tools/options.h"
+#include "tools/output_set.h"
 
 namespace treesim::tools {
 
@@ -18,13 +20,18 @@ void add_topology_command(CLI::App& app) {
   cmd->add_option("--machine", o->machine, "Machine file (YAML)")->required();
   cmd->add_flag("--dot", o->dot, "Write Graphviz DOT (the only format so far)")->required();
   cmd->add_option("--depth", o->depth, "Stop after this many levels below the board (0 = board only)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(unsigned_in(0, 64));
   cmd->add_option("--out,-o", o->out, "Write to this file instead of stdout");
   cmd->callback([o] {
+    OutputSet outputs;
+    const bool to_file = !o->out.empty() && o->out != "-";
+    if (to_file) outputs.stage(o->out, "--out");
     topology::Topology topo(load_machine_or_throw(o->machine));
     std::ostringstream dot;
     topo.write_dot(dot, o->depth);
-    emit(dot.str(), o->out);
+    if (!to_file) return emit(dot.str());
+    outputs.write(o->out, dot.str(), "--out");
+    outputs.commit();
   });
 }
 

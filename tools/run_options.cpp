@@ -6,12 +6,18 @@
 #include "sim/layout/diagnostic.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 namespace treesim::tools {
 
-models::SimulationOptions RunOptions::simulation() const {
+void RunOptions::stage(OutputSet& outputs) const {
+  if (!report_path.empty()) outputs.stage(report_path, "--report");
+  if (!vcd_path.empty()) outputs.stage(vcd_path, "--vcd");
+}
+
+models::SimulationOptions RunOptions::simulation(OutputSet& outputs) const {
   models::SimulationOptions o;
-  o.vcd_path = vcd_path;
+  if (!vcd_path.empty()) o.vcd_path = outputs.stage(vcd_path, "--vcd");
   o.vcd_filter.depth = vcd_depth;
   o.vcd_filter.units = vcd_units;
   o.functional = !timing_only;
@@ -23,7 +29,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--vcd", o.vcd_path, "Write a VCD trace (GTKWave) to this file");
   cmd.add_option("--vcd-depth", o.vcd_depth,
                  "Trace units down to this many levels below the board (0 = board)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(signed_in(0, 1000));
   cmd.add_option("--vcd-units", o.vcd_units,
                  "Trace only units whose path matches this glob, e.g. 'board.L2B_0*'");
   cmd.add_flag("--quiet,-q", o.quiet, "Print no summary");
@@ -31,11 +37,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "Simulate timing only: the same cycles and counters, no bytes moved and nothing computed");
 }
 
-void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o) {
+void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o,
+                OutputSet& outputs) {
   report::Report r = report::make_report(machine, stats);
   r.functional = !o.timing_only;
   if (!o.quiet) std::cout << report::to_text(r) << std::flush;
-  if (!o.report_path.empty()) emit(report::to_json(r), o.report_path);
+  if (!o.report_path.empty()) outputs.write(o.report_path, report::to_json(r), "--report");
 }
 
 models::SimulationResult run_simulation(const machine::MachineConfig& machine,

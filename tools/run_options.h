@@ -9,6 +9,7 @@
 #include "models/simulation.h"
 #include "sim/machine/machine_config.h"
 #include "sim/report/run_stats.h"
+#include "tools/output_set.h"
 
 namespace treesim::tools {
 
@@ -19,14 +20,17 @@ struct RunOptions {
   std::string vcd_units;
   bool quiet = false;
   bool timing_only = false;
-  models::SimulationOptions simulation() const;
+  // Stages --report and --vcd in `outputs` (call it before the work, so a bad folder fails early).
+  void stage(OutputSet& outputs) const;
+  // The simulation's options; the VCD goes to its staged temporary.
+  models::SimulationOptions simulation(OutputSet& outputs) const;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& options);
 
-// Prints the summary (unless quiet) and writes the JSON report when asked.
+// Prints the summary (unless quiet) and writes the JSON report, staged in `outputs`, when asked.
 void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats,
-                const RunOptions& options);
+                const RunOptions& options, OutputSet& outputs);
 
 // Runs the simulation, turning simulator and layout errors into CliErrors (exit status 2).
 models::SimulationResult run_simulation(const machine::MachineConfig& machine,

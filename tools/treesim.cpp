@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include "sim/core/echo.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 int main(int argc, char** argv) {
   // Keep stdout clean for summaries and --json: no SystemC banner and no informational reports.
@@ -27,18 +29,23 @@ int main(int argc, char** argv) {
   treesim::tools::add_place_command(app);
   treesim::tools::add_run_command(app);
 
+  // Every error is one line, `treesim: WHERE: what was expected, got what`; exit status 2 for bad
+  // input, 1 only for an internal error (a bug, or the host running out of memory).
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0 in CLI11; real ones get one line.
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "treesim: " << e.what() << "\n";
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help and --version
+    std::cerr << "treesim: " << treesim::tools::format_parse_error(app, e) << "\n";
     return treesim::tools::kExitBadInput;
   } catch (const treesim::tools::CliError& e) {
     std::cerr << "treesim: " << e.what() << "\n";
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::cerr
+        << "treesim: internal error: out of memory (a size limit was missed; please report the input)\n";
+    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "treesim: error: " << e.what() << "\n";
+    std::cerr << "treesim: internal error: " << treesim::core::echo(e.what(), 200) << "\n";
     return 1;
   }
   return 0;

@@ -4,7 +4,9 @@
 #include <limits>
 #include <optional>
 
+#include "sim/core/echo.h"
 #include "sim/io/atomic_file.h"
+#include "sim/io/input_file.h"
 
 namespace treesim::io {
 namespace {
@@ -53,7 +55,8 @@ class HeaderParser {
     std::string_view header = s_;
     while (!header.empty() && std::isspace(static_cast<unsigned char>(header.back())))
       header.remove_suffix(1);
-    throw NpyError(name_ + ": bad .npy header: " + what + " in " + std::string(header));
+    // The header is echoed escaped and cut: it may hold newlines or be megabytes long.
+    throw NpyError(name_ + ": bad .npy header: " + what + " in " + core::echo(header));
   }
   void skip_space() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
@@ -175,14 +178,14 @@ NpyArray parse_npy(std::string_view data, const std::string& name) {
         const bool big = !descr.empty() && descr[0] == '>';
         throw NpyError(name +
                        ": expected dtype int8, uint8, int32, float32 or float64 (little-endian), got '" +
-                       descr + "'" + (big ? " (big-endian)" : ""));
+                       core::echo(descr) + "'" + (big ? " (big-endian)" : ""));
       }
     } else if (key == "fortran_order") {
       fortran = h.boolean();
     } else if (key == "shape") {
       shape = h.tuple();
     } else {
-      h.fail("unknown key '" + key + "'");
+      h.fail("unknown key '" + core::echo(key) + "'");
     }
     if (!h.eat(',')) {
       h.expect('}');
@@ -215,8 +218,8 @@ NpyArray parse_npy(std::string_view data, const std::string& name) {
 NpyArray read_npy(const std::string& path) {
   std::string data;
   try {
-    data = read_file(path);
-  } catch (const std::runtime_error& e) {
+    data = read_input_file(path, kMaxNpyFileBytes, ".npy file");
+  } catch (const InputFileError& e) {
     throw NpyError(e.what());
   }
   return parse_npy(data, path);

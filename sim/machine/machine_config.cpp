@@ -1,10 +1,20 @@
 #include "sim/machine/machine_config.h"
 
+#include <stdexcept>
+
+#include "sim/core/checked.h"
+
 namespace treesim::machine {
 
 std::uint64_t MachineConfig::units_at(std::size_t index) const {
   std::uint64_t units = 1;
-  for (std::size_t i = 0; i <= index && i < levels.size(); ++i) units *= levels[i].fanout;
+  for (std::size_t i = 0; i <= index && i < levels.size(); ++i) {
+    const auto u = core::checked_mul(units, levels[i].fanout);
+    // validate() refuses such a machine; reaching this is a caller that skipped it.
+    if (!u)
+      throw std::overflow_error("machine '" + name + "': the fan-outs overflow 64 bits (not validated)");
+    units = *u;
+  }
   return units;
 }
 

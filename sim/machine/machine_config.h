@@ -73,7 +73,8 @@ struct MachineConfig {
   PeConfig pe;
   std::optional<EnergyConfig> energy;
 
-  // Units of level `index` in the whole machine (product of the fan-outs down to it).
+  // Units of level `index` in the whole machine (product of the fan-outs down to it). Never wraps:
+  // throws std::overflow_error on a config that validate() would refuse.
   std::uint64_t units_at(std::size_t index) const;
   std::uint64_t pe_count() const { return units_at(levels.size() - 1); }
   const LevelConfig& pe_level() const { return levels.back(); }

@@ -3,18 +3,21 @@
 
 #include <cctype>
 #include <cmath>
-#include <fstream>
+#include <map>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "sim/core/decimal.h"
+#include "sim/core/echo.h"
+#include "sim/io/input_file.h"
 #include "sim/machine/machine_file.h"
+#include "sim/machine/validate.h"
 
 namespace treesim::machine {
 
 MachineFileError::MachineFileError(std::string file, int line, int column, std::string message)
-    : std::runtime_error(fmt::format("{}:{}:{}: {}", file, line, column, message)),
+    : std::runtime_error(fmt::format("{}:{}:{}: {}", core::echo(file, 0), line, column, message)),
       file_(std::move(file)),
       line_(line),
       column_(column),
@@ -44,7 +47,7 @@ std::string describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   if (node.IsSequence()) return node.size() == 0 ? "an empty list" : "a list";
   if (node.IsMap()) return "a mapping";
-  return fmt::format("'{}'", node.Scalar());
+  return fmt::format("'{}'", core::echo(node.Scalar()));
 }
 
 // Walks the document with the file name at hand, so every error can say where it is.
@@ -57,6 +60,21 @@ class Reader {
     int column = mark.column >= 0 ? mark.column + 1 : 1;
     throw MachineFileError(file_, line, column, message);
   }
+  // Where each field was read, so a problem found later by validate() points into the file.
+  void note(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path) const {
+    marks_[path] = node.IsDefined() && node.Mark().line >= 0 ? node.Mark() : fallback;
+  }
+  // The mark of `path` or of the nearest enclosing field that was read ("levels[2].fanout" →
+  // "levels[2]" → "levels"); the start of the file when none was.
+  YAML::Mark mark_of(std::string path) const {
+    for (;;) {
+      if (auto it = marks_.find(path); it != marks_.end()) return it->second;
+      const auto cut = path.find_last_of(".[");
+      if (cut == std::string::npos || cut == 0) return YAML::Mark();
+      path.erase(cut);
+    }
+  }
+
   [[noreturn]] void fail_field(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path,
                                const std::string& expected) const {
     YAML::Mark mark = node.IsDefined() && node.Mark().line >= 0 ? node.Mark() : fallback;
@@ -70,7 +88,7 @@ class Reader {
     std::set<std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
-      std::string where = path.empty() ? key : path + "." + key;
+      std::string where = core::echo(path.empty() ? key : path + "." + key);
       if (!allowed.count(key)) {
         std::string names;
         for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
@@ -89,6 +107,7 @@ class Reader {
   std::uint64_t integer(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path,
                         std::uint64_t min) const {
     const char* expected = min > 0 ? "a positive integer" : "a non-negative integer";
+    note(node, fallback, path);
     if (!node.IsScalar()) fail_field(node, fallback, path, expected);
     const std::string& s = node.Scalar();
     bool digits = !s.empty() && s.size() <= 19;
@@ -104,6 +123,7 @@ class Reader {
     const char* expected = min > 0 ? "a positive size in bytes (e.g. 4096, 64KiB, 1MiB, 2GiB)"
                                    : "a size in bytes (e.g. 0, 4096, 64KiB, 1MiB, 2GiB)";
     std::uint64_t bytes = 0;
+    note(node, fallback, path);
     if (!node.IsScalar() || !parse_size(node.Scalar(), bytes) || bytes < min)
       fail_field(node, fallback, path, expected);
     return bytes;
@@ -113,7 +133,10 @@ class Reader {
                        bool allow_zero) const {
     const char* expected = allow_zero ? "a non-negative number" : "a positive number";
     double value = 0;
-    if (!node.IsScalar()) fail_field(node, fallback, path, expected);
+    note(node, fallback, path);
+    // Decimal numbers only: std::stod would also take hexadecimal floats, "inf" and "nan".
+    if (!node.IsScalar() || !core::is_decimal_number(node.Scalar()))
+      fail_field(node, fallback, path, expected);
     try {
       std::size_t used = 0;
       value = std::stod(node.Scalar(), &used);
@@ -134,6 +157,7 @@ class Reader {
 
   std::string level_name(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path) const {
     const char* expected = "a level name (a letter, then letters or digits)";
+    note(node, fallback, path);
     if (!node.IsScalar() || node.Scalar().empty()) fail_field(node, fallback, path, expected);
     const std::string& s = node.Scalar();
     bool ok = std::isalpha(static_cast<unsigned char>(s[0]));
@@ -147,12 +171,14 @@ class Reader {
   }
 
   std::string text(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path) const {
+    note(node, fallback, path);
     if (!node.IsScalar() || node.Scalar().empty()) fail_field(node, fallback, path, "a non-empty string");
     return node.Scalar();
   }
 
  private:
   std::string file_;
+  mutable std::map<std::string, YAML::Mark> marks_;
 };
 
 LevelConfig read_level(const Reader& r, const YAML::Node& node, const YAML::Mark& fallback,
@@ -208,6 +234,11 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
   const YAML::Node levels = root["levels"];
   if (!levels.IsSequence() || levels.size() == 0)
     r.fail_field(levels, m, "levels", "a non-empty list of levels (root-most first, the PE last)");
+  // Before any level is read: a hostile count costs nothing.
+  if (levels.size() > MachineLimits::kMaxLevels)
+    r.fail(levels.Mark(), fmt::format("field 'levels': expected at most {} levels, got {}",
+                                      MachineLimits::kMaxLevels, levels.size()));
+  r.note(levels, m, "levels");
   std::set<std::string> names;
   for (std::size_t i = 0; i < levels.size(); ++i) {
     std::string path = fmt::format("levels[{}]", i);
@@ -250,6 +281,10 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
     }
     c.energy = e;
   }
+  // What the syntax checks above cannot see: limits, overflowing fan-outs, every rate.
+  if (const std::vector<core::Error> errors = validate(c); !errors.empty())
+    r.fail(r.mark_of(errors.front().where),
+           fmt::format("field '{}': {}", errors.front().where, errors.front().what));
   return c;
 }
 
@@ -271,12 +306,13 @@ MachineConfig parse_machine_yaml(const std::string& text, const std::string& fil
 }
 
 MachineConfig load_machine_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MachineFileError(path, 1, 1, "cannot open the machine file (does it exist?)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw MachineFileError(path, 1, 1, "cannot read the machine file");
-  return parse_machine_yaml(text.str(), path);
+  std::string text;
+  try {
+    text = io::read_input_file(path, io::kMaxMachineFileBytes, "machine file");
+  } catch (const io::InputFileError& e) {
+    throw MachineFileError(path, 1, 1, e.reason());
+  }
+  return parse_machine_yaml(text, path);
 }
 
 }  // namespace treesim::machine

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/io/atomic_file.h"
+#include "sim/io/input_file.h"
 #include "sim/numeric/dpt.h"
 
 namespace treesim::numeric {
@@ -86,8 +87,8 @@ void write_dpt_file(const std::string& path, const PackedTernary& p) {
 PackedTernary read_dpt_file(const std::string& path) {
   std::string data;
   try {
-    data = io::read_file(path);
-  } catch (const std::runtime_error& e) {
+    data = io::read_input_file(path, io::kMaxDptFileBytes, ".dpt file");
+  } catch (const io::InputFileError& e) {
     throw DptFileError(e.what());
   }
   return parse_dpt_file(data, path);

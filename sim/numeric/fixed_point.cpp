@@ -123,7 +123,10 @@ std::optional<std::string> mbqm_contract_violation(std::int32_t x, std::int32_t 
     return std::nullopt;
   }
   if (shift < -31) return fmt::format("right shift {} is more than 31", -shift);
-  if (shift > 0 && x != 0 && (shift > 31 || !fits32(times_pow2(x, shift))))
+  // Refused whatever x is, so that a stage checked with x = 0 (numeric::validate) never holds one.
+  if (shift > 31)
+    return fmt::format("left shift {} is more than 31 (it overflows int32 for every x but 0)", shift);
+  if (shift > 0 && x != 0 && !fits32(times_pow2(x, shift)))
     return std::string("x * 2^left_shift overflows int32");
   return std::nullopt;
 }

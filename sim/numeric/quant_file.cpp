@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "sim/io/atomic_file.h"
+#include "sim/core/decimal.h"
+#include "sim/core/echo.h"
+#include "sim/io/input_file.h"
 
 namespace treesim::numeric {
 
@@ -32,7 +34,7 @@ std::string describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
-  return fmt::format("'{}'", node.Scalar());
+  return fmt::format("'{}'", core::echo(node.Scalar()));
 }
 
 const std::set<std::string> kKeys = {"a_zero_point", "b_zero_point", "out_zero_point", "out_dtype", "act_min",
@@ -72,7 +74,8 @@ class Reader {
 
   float scale(const YAML::Node& node, const std::string& field, bool allow_zero) const {
     const char* expected = allow_zero ? "a finite number >= 0" : "a finite number > 0";
-    if (!node.IsScalar()) fail_field(node, field, expected);
+    // Decimal numbers only: std::stod would also take hexadecimal floats, "inf" and "nan".
+    if (!node.IsScalar() || !core::is_decimal_number(node.Scalar())) fail_field(node, field, expected);
     double v = 0;
     try {
       std::size_t used = 0;
@@ -127,7 +130,8 @@ QuantFile read_quant(Reader& r, const YAML::Node& root) {
     if (!kKeys.count(key)) {
       std::string names;
       for (const auto& k : kKeys) names += (names.empty() ? "" : ", ") + k;
-      r.fail(it->first.Mark(), fmt::format("unknown field '{}' (expected one of: {})", key, names));
+      r.fail(it->first.Mark(),
+             fmt::format("unknown field '{}' (expected one of: {})", core::echo(key), names));
     }
     if (!seen.insert(key).second) r.fail(it->first.Mark(), fmt::format("field '{}' given twice", key));
   }
@@ -212,9 +216,15 @@ QuantFile read_quant(Reader& r, const YAML::Node& root) {
                                             : out.out_dtype == DType::kUInt8;
   const std::vector<double> reals = real_multipliers(s);
   for (std::size_t c = 0; c < reals.size(); ++c) {
+    const YAML::Node& node = root["b_scale"].IsSequence() ? root["b_scale"][c] : root["b_scale"];
+    if (!std::isfinite(reals[c]))
+      r.fail(node.Mark(),
+             fmt::format("field 'b_scale{}': the multiplier a_scale·b_scale/out_scale is {} (expected a "
+                         "finite number; the scales overflow {})",
+                         root["b_scale"].IsSequence() ? fmt::format("[{}]", c) : "", reals[c],
+                         s.float32_product ? "float32" : "double"));
     const QuantizedMultiplier m = quantize_multiplier(reals[c], out.rounding);
     if (m.shift > max_shift) {
-      const YAML::Node& node = root["b_scale"].IsSequence() ? root["b_scale"][c] : root["b_scale"];
       r.fail(node.Mark(),
              fmt::format("field 'b_scale{}': the multiplier a_scale·b_scale/out_scale = {} needs a "
                          "left shift of {}, more than {}",
@@ -244,9 +254,9 @@ QuantFile parse_quant_yaml(const std::string& text, const std::string& file) {
 QuantFile load_quant_file(const std::string& path) {
   std::string text;
   try {
-    text = io::read_file(path);
-  } catch (const std::runtime_error& e) {
-    throw QuantFileError(e.what());  // already "PATH: cannot open (reason)"
+    text = io::read_input_file(path, io::kMaxQuantFileBytes, "quantization file");
+  } catch (const io::InputFileError& e) {
+    throw QuantFileError(path, 1, 1, e.reason());
   }
   return parse_quant_yaml(text, path);
 }

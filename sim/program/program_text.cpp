@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/checked.h"
+#include "sim/core/echo.h"
 #include "sim/layout/parse.h"
 
 namespace treesim::program {
@@ -48,7 +50,7 @@ class Fields {
     const std::string& s = raw(key);
     bool ok = !s.empty() && s.size() <= 19;
     for (char c : s) ok = ok && std::isdigit(static_cast<unsigned char>(c));
-    if (!ok) fail(fmt::format("field '{}': expected a non-negative integer, got '{}'", key, s));
+    if (!ok) fail(fmt::format("field '{}': expected a non-negative integer, got '{}'", key, core::echo(s)));
     return std::stoull(s);
   }
   std::uint64_t u64_or(const std::string& key, std::uint64_t fallback) {
@@ -62,7 +64,7 @@ class Fields {
       if (used == text.size() && v >= INT32_MIN && v <= INT32_MAX) return static_cast<std::int32_t>(v);
     } catch (const std::logic_error&) {
     }
-    fail(fmt::format("field '{}': expected a 32-bit integer, got '{}'", key, text));
+    fail(fmt::format("field '{}': expected a 32-bit integer, got '{}'", key, core::echo(text)));
   }
   std::int32_t i32(const std::string& key) { return i32(key, raw(key)); }
   std::int32_t i32_or(const std::string& key, std::int32_t fallback) {
@@ -85,7 +87,9 @@ class Fields {
     while (std::getline(ss, item, ',')) {
       bool ok = !item.empty() && item.size() <= 18;
       for (char c : item) ok = ok && std::isdigit(static_cast<unsigned char>(c));
-      if (!ok) fail(fmt::format("field '{}': expected indices like 0,128, got '{}'", key, values_.at(key)));
+      if (!ok)
+        fail(fmt::format("field '{}': expected indices like 0,128, got '{}'", key,
+                         core::echo(values_.at(key))));
       out.push_back(std::stoull(item));
     }
     if (out.empty()) fail(fmt::format("field '{}': expected indices like 0,128", key));
@@ -100,7 +104,8 @@ class Fields {
       bool ok = !item.empty() && item.size() <= 19;
       for (char c : item) ok = ok && std::isdigit(static_cast<unsigned char>(c));
       if (!ok || std::stoull(item) == 0)
-        fail(fmt::format("field '{}': expected positive sizes like 12,8, got '{}'", key, values_.at(key)));
+        fail(fmt::format("field '{}': expected positive sizes like 12,8, got '{}'", key,
+                         core::echo(values_.at(key))));
       out.push_back(std::stoull(item));
     }
     if (out.empty()) fail(fmt::format("field '{}': expected positive sizes like 12,8", key));
@@ -112,14 +117,15 @@ class Fields {
     const std::string& s = raw(key);
     if (s == "true" || s == "1") return true;
     if (s == "false" || s == "0") return false;
-    fail(fmt::format("field '{}': expected true or false, got '{}'", key, s));
+    fail(fmt::format("field '{}': expected true or false, got '{}'", key, core::echo(s)));
   }
 
   DType dtype_or(const std::string& key, DType fallback) {
     if (!has(key)) return fallback;
     std::optional<DType> t = core::parse_dtype(raw(key));
     if (!t || (*t != DType::kInt8 && *t != DType::kUInt8 && *t != DType::kInt32))
-      fail(fmt::format("field '{}': expected int8, uint8 or int32, got '{}'", key, values_.at(key)));
+      fail(fmt::format("field '{}': expected int8, uint8 or int32, got '{}'", key,
+                       core::echo(values_.at(key))));
     return *t;
   }
 
@@ -128,7 +134,8 @@ class Fields {
     layout::ParseResult r = layout::parse_layout(s, level_names);
     if (!r) {
       const layout::Diagnostic& d = *r.error;
-      fail(fmt::format("field '{}': invalid layout \"{}\" at column {}: {}", key, s, d.column, d.headline()));
+      fail(fmt::format("field '{}': invalid layout \"{}\" at column {}: {}", key, core::echo(s), d.column,
+                       core::echo(d.headline())));
     }
     return std::move(*r.layout);
   }
@@ -140,13 +147,15 @@ class Fields {
       if (level_names[i] == s) return Level{static_cast<int>(i)};
     std::string names = "board";
     for (const auto& n : level_names) names += ", " + n;
-    fail(fmt::format("field '{}': expected a level of the machine ({}), got '{}'", key, names, s));
+    fail(
+        fmt::format("field '{}': expected a level of the machine ({}), got '{}'", key, names, core::echo(s)));
   }
 
   numeric::Rounding rounding(const std::string& key) {
     const std::string& s = text(key);
     std::optional<numeric::Rounding> r = numeric::parse_rounding(s);
-    if (!r) fail(fmt::format("field '{}': expected double, single or double_upward, got '{}'", key, s));
+    if (!r)
+      fail(fmt::format("field '{}': expected double, single or double_upward, got '{}'", key, core::echo(s)));
     return *r;
   }
 
@@ -158,7 +167,8 @@ class Fields {
 
   void finish(const std::string& kind) const {
     for (const auto& [key, value] : values_)
-      if (!used_.count(key)) fail(fmt::format("unknown field '{}' for '{}'", key, kind));
+      if (!used_.count(key))
+        fail(fmt::format("unknown field '{}' for '{}'", core::echo(key), core::echo(kind)));
   }
 
  private:
@@ -177,16 +187,16 @@ std::map<std::string, std::string> split_fields(const std::string& rest, const s
     std::size_t eq = rest.find('=', i);
     std::size_t space = rest.find_first_of(" \t", i);
     if (eq == std::string::npos || (space != std::string::npos && space < eq))
-      throw ProgramError(
-          fmt::format("{}: expected key=value, got '{}'", where,
-                      rest.substr(i, space == std::string::npos ? std::string::npos : space - i)));
+      throw ProgramError(fmt::format(
+          "{}: expected key=value, got '{}'", where,
+          core::echo(rest.substr(i, space == std::string::npos ? std::string::npos : space - i))));
     std::string key = rest.substr(i, eq - i);
     i = eq + 1;
     std::string value;
     if (i < rest.size() && rest[i] == '"') {
       std::size_t close = rest.find('"', i + 1);
       if (close == std::string::npos)
-        throw ProgramError(where + ": unterminated quote in field '" + key + "'");
+        throw ProgramError(where + ": unterminated quote in field '" + core::echo(key) + "'");
       value = rest.substr(i + 1, close - i - 1);
       i = close + 1;
     } else {
@@ -194,7 +204,8 @@ std::map<std::string, std::string> split_fields(const std::string& rest, const s
       value = rest.substr(i, end == std::string::npos ? std::string::npos : end - i);
       i = end == std::string::npos ? rest.size() : end;
     }
-    if (!out.emplace(key, value).second) throw ProgramError(where + ": field '" + key + "' given twice");
+    if (!out.emplace(key, value).second)
+      throw ProgramError(where + ": field '" + core::echo(key) + "' given twice");
   }
   return out;
 }
@@ -267,7 +278,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
   if (kind == "reduce") return Reduce{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("count")};
   std::string names = "tensor";
   for (const auto& n : kind_names()) names += ", " + n;
-  f.fail(fmt::format("unknown instruction '{}' (expected one of: {})", kind, names));
+  f.fail(fmt::format("unknown instruction '{}' (expected one of: {})", core::echo(kind), names));
 }
 
 struct Printer {
@@ -351,6 +362,7 @@ Program parse_program(const std::string& text, const std::string& file,
   std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF line ends are accepted
     // A '#' outside quotes starts a comment.
     bool quoted = false;
     for (std::size_t i = 0; i < line.size(); ++i) {
@@ -365,7 +377,7 @@ Program parse_program(const std::string& text, const std::string& file,
     std::size_t end = line.find_first_of(" \t\r", start);
     std::string kind = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
     std::string rest = end == std::string::npos ? "" : line.substr(end);
-    std::string where = fmt::format("{}:{}", file, number);
+    std::string where = fmt::format("{}:{}", core::echo(file, 0), number);
     if (kind == "tensor") {
       std::size_t name_start = rest.find_first_not_of(" \t");
       std::size_t name_end = rest.find_first_of(" \t", name_start);
@@ -376,9 +388,14 @@ Program parse_program(const std::string& text, const std::string& file,
       Fields f(where, split_fields(name_end == std::string::npos ? "" : rest.substr(name_end), where));
       t.shape = f.shape("shape");
       t.dtype = f.dtype_or("dtype", DType::kInt8);
+      // Sizes are formed from these numbers everywhere; one that wraps 64 bits is refused here.
+      const auto elements = core::checked_product(t.shape);
+      if (!elements || !core::checked_mul(*elements, dtype_bytes(t.dtype)))
+        f.fail(fmt::format("field 'shape': the tensor's size in bytes overflows 64 bits ({})",
+                           core::echo(join_u64(t.shape))));
       f.finish("tensor");
       if (p.find_tensor(t.name))
-        throw ProgramError(fmt::format("{}: tensor '{}' declared twice", where, t.name));
+        throw ProgramError(fmt::format("{}: tensor '{}' declared twice", where, core::echo(t.name)));
       p.tensors.push_back(std::move(t));
       continue;
     }
@@ -386,11 +403,11 @@ Program parse_program(const std::string& text, const std::string& file,
     Instr instr = parse_instr(kind, f, level_names);
     f.finish(kind);
     if (const auto* l = std::get_if<Load>(&instr); l && !p.find_tensor(l->tensor))
-      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)", l->tensor,
-                         l->tensor));
+      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)",
+                         core::echo(l->tensor), core::echo(l->tensor)));
     if (const auto* s = std::get_if<Store>(&instr); s && !p.find_tensor(s->tensor))
-      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)", s->tensor,
-                         s->tensor));
+      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)",
+                         core::echo(s->tensor), core::echo(s->tensor)));
     p.instrs.push_back(std::move(instr));
   }
   return p;

@@ -11,7 +11,7 @@ namespace treesim::topology {
 Topology::Topology(const machine::MachineConfig& config) {
   if (config.levels.empty()) throw std::invalid_argument("topology: the machine has no levels");
   UnitProps root;
-  root.path = "board";
+  root.name = "board";
   boost::add_vertex(root, graph_);
   // Units are added level by level, so the units of one level are contiguous vertices and a
   // unit's global index within its level is its offset from the level's first vertex.
@@ -29,7 +29,7 @@ Topology::Topology(const machine::MachineConfig& config) {
         UnitProps props;
         props.level = static_cast<int>(l);
         props.index = index++;
-        props.path = fmt::format("{}.{}_{}", graph_[p].path, lc.name, c);
+        props.name = fmt::format("{}_{}", lc.name, c);
         Unit u = boost::add_vertex(std::move(props), graph_);
         LinkProps link{static_cast<int>(l), lc.down_bytes_per_cycle, lc.up_bytes_per_cycle,
                        lc.latency_cycles};
@@ -61,10 +61,35 @@ Unit Topology::unit(int level, std::uint64_t index) const {
   return first_vertex_.at(static_cast<std::size_t>(level)) + index;
 }
 
+std::string Topology::path_name(Unit u) const {
+  std::vector<Unit> chain{u};
+  while (auto p = parent(chain.back())) chain.push_back(*p);
+  std::string path;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    path += (path.empty() ? "" : ".") + graph_[*it].name;
+  return path;
+}
+
 std::optional<Unit> Topology::find(const std::string& name) const {
-  for (Unit u = 0; u < boost::num_vertices(graph_); ++u)
-    if (graph_[u].path == name) return u;
-  return std::nullopt;
+  // Walk down by components: "board", then one child per component.
+  std::size_t start = 0;
+  std::optional<Unit> at;
+  while (start <= name.size()) {
+    const std::size_t dot = name.find('.', start);
+    const std::string part = name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::optional<Unit> next;
+    if (!at) {
+      if (part == graph_[board()].name) next = board();
+    } else {
+      for (Unit c : children(*at))
+        if (graph_[c].name == part) next = c;
+    }
+    if (!next) return std::nullopt;
+    at = next;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at;
 }
 
 std::optional<Unit> Topology::parent(Unit u) const {
@@ -141,16 +166,14 @@ void Topology::write_dot(std::ostream& out, std::optional<std::size_t> depth) co
   out << "digraph treesim {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n";
   for (Unit u = 0; u < boost::num_vertices(graph_); ++u) {
     if (static_cast<std::size_t>(level_of(u) + 1) > max_level) continue;
-    const std::string& p = graph_[u].path;
-    std::string label = p.substr(p.rfind('.') == std::string::npos ? 0 : p.rfind('.') + 1);
-    out << fmt::format("  \"{}\" [label=\"{}\"];\n", p, label);
+    out << fmt::format("  \"{}\" [label=\"{}\"];\n", path_name(u), graph_[u].name);
   }
   for (auto [e, end] = boost::edges(graph_); e != end; ++e) {
     Unit child = boost::target(*e, graph_);
     if (static_cast<std::size_t>(level_of(child) + 1) > max_level) continue;
     const LinkProps& l = graph_[*e];
     out << fmt::format("  \"{}\" -> \"{}\" [label=\"{}/{} B/c, {} c\"];\n",
-                       graph_[boost::source(*e, graph_)].path, graph_[child].path, l.down_bytes_per_cycle,
+                       path_name(boost::source(*e, graph_)), path_name(child), l.down_bytes_per_cycle,
                        l.up_bytes_per_cycle, l.latency_cycles);
   }
   out << "}\n";

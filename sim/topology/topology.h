@@ -1,6 +1,6 @@
 // The machine's tree as a Boost.Graph graph: a vertex per unit (the board, then every unit of every
 // level), an edge per parent→child link carrying that link's bandwidths and latency.
-// Built once from a MachineConfig, then immutable.
+// Built once from a MachineConfig (level by level, no recursion), then immutable.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ inline constexpr int kBoardLevel = -1;
 struct UnitProps {
   int level = kBoardLevel;  // index into MachineConfig::levels, or kBoardLevel
   std::uint64_t index = 0;  // position among all units of its level, in tree order
-  std::string path;         // `board.L2B_3.L1B_5.MAB_2.PE_1`: SystemC name, stats key, VCD scope
+  std::string name;         // `PE_1`: the last component of its path (the board: `board`)
 };
 
 struct LinkProps {
@@ -49,7 +49,9 @@ class Topology {
   Unit unit(int level, std::uint64_t index) const;
   int level_of(Unit u) const { return graph_[u].level; }
   std::uint64_t index_of(Unit u) const { return graph_[u].index; }
-  const std::string& path_name(Unit u) const { return graph_[u].path; }
+  // `board.L2B_3.L1B_5.MAB_2.PE_1`: SystemC name, stats key, VCD scope. Built on demand, so the
+  // tree's memory stays linear in its units whatever the depth.
+  std::string path_name(Unit u) const;
   std::optional<Unit> find(const std::string& path_name) const;
 
   std::optional<Unit> parent(Unit u) const;

@@ -178,3 +178,19 @@ TEST(ProgramText, InvalidLayoutIsRejectedWithItsColumn) {
 
 }  // namespace
 }  // namespace treesim::program
+
+namespace treesim::program {
+namespace {
+
+TEST(ProgramText, CrlfLineEndsAreAccepted) {
+  Program p = parse_program("tensor A shape=12,8 dtype=uint8\r\n# note\r\n", "crlf.txt", {"PE"});
+  ASSERT_EQ(p.tensors.size(), 1u);
+  EXPECT_EQ(p.tensors[0].dtype, DType::kUInt8);
+}
+
+TEST(ProgramText, TensorSizeThatOverflows64BitsIsRefused) {
+  EXPECT_THROW(parse_program("tensor A shape=4294967296,4294967296\n", "p.txt", {"PE"}), ProgramError);
+}
+
+}  // namespace
+}  // namespace treesim::program

@@ -1,0 +1,163 @@
+// Bad options of place, layout, dpt, quant, topology and the command line itself.
+#include <string>
+
+#include "tests/tools/bad_input_cases.h"
+
+namespace treesim::testing {
+namespace {
+
+const std::string kLayout = "((4_PE, 3:8), (8:1))";
+
+BadInput place(std::string name, std::vector<std::string> extra, std::string fragment) {
+  std::vector<std::string> args = {"place", "--machine", "@M", "--report", "@D/r.json", "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return {"Place" + name, args, {}, std::move(fragment)};
+}
+
+BadInput layout(std::string name, std::vector<std::string> args, std::string fragment) {
+  args.insert(args.begin(), {"layout"});
+  args.insert(args.end(), {"--machine", "@M"});
+  return {"Layout" + name, args, {}, std::move(fragment)};
+}
+
+// A 12×8 int8 ternary .npy (all zeros) for dpt pack.
+std::string ternary_npy() {
+  const std::string dict = "{'descr': '|i1', 'fortran_order': False, 'shape': (12, 8), }\n";
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(dict.size());
+  out += '\0';
+  return out + dict + std::string(96, '\0');
+}
+
+const std::string kQuant = "a_zero_point: 0\nb_zero_point: 0\nout_zero_point: 0\n";
+
+BadInput gemm(std::string name, std::string quant, std::string fragment, std::string out = "@D/c.npy") {
+  return {std::move(name),
+          {"quant", "gemm", "--a", "@D/a.npy", "--b", "@D/a.npy", "--quant", "@D/q.yaml", "--out", out},
+          {{"q.yaml", std::move(quant)}, {"a.npy", ternary_npy()}},
+          std::move(fragment)};
+}
+
+}  // namespace
+
+std::vector<BadInput> command_cases() {
+  const std::string huge(100000, '9');
+  return {
+      place("ShapeOverflowsStoull", {"--shape", "99999999999999999999", "--layout", kLayout}, "--shape"),
+      place("ShapeSizeOverflows", {"--shape", "4294967296,4294967296", "--layout", kLayout}, "--shape"),
+      place("ShapeZero", {"--shape", "0", "--layout", kLayout}, "--shape: expected positive sizes"),
+      place("ShapeIsCut", {"--shape", huge, "--layout", kLayout}, "..."),
+      place("ShapeLargerThanDram", {"--shape", "1073741825", "--layout", kLayout},
+            "--shape: expected a tensor that fits"),
+      place("DtypeWithNewline", {"--shape", "12,8", "--dtype", "int\n8", "--layout", kLayout},
+            "got 'int\\n8'"),
+      place("SeedMinus1", {"--shape", "12,8", "--layout", kLayout, "--seed", "-1"}, "--seed"),
+      place("VcdDepthNotANumber", {"--shape", "12,8", "--layout", kLayout, "--vcd-depth", "x"},
+            "--vcd-depth"),
+      place("VcdInMissingFolder", {"--shape", "12,8", "--layout", kLayout, "--vcd", "@D/no/t.vcd"},
+            "--vcd: cannot write '@D/no/t.vcd'"),
+      {"PlaceReportInMissingFolder",
+       {"place", "--machine", "@M", "--shape", "12,8", "--layout", kLayout, "--report", "@D/no/r.json"},
+       {},
+       "--report: cannot write '@D/no/r.json': its folder does not exist"},
+      {"PlaceReportIsADirectory",
+       {"place", "--machine", "@M", "--shape", "12,8", "--layout", kLayout, "--report", "@D"},
+       {},
+       "--report: cannot write"},
+      layout("ShapeOverflowsStoull", {"show", kLayout, "--shape", "99999999999999999999,8"}, "--shape"),
+      layout("IndexOverflowsStoull", {"locate", kLayout, "--index", "99999999999999999999999"}, "--index"),
+      layout("IndexEmptyItem", {"locate", kLayout, "--index", "1,,2"}, "--index"),
+      layout("UnitWithoutIndex", {"inverse", kLayout, "--unit", "PE=", "--addr", "0"}, "--unit PE"),
+      layout("UnitIndexOverflows", {"inverse", kLayout, "--unit", "PE=99999999999999999999", "--addr", "0"},
+             "--unit PE"),
+      layout("UnitOfUnknownLevel", {"inverse", kLayout, "--unit", "XX=1", "--addr", "0"}, "--unit"),
+      layout("PeMinus1", {"inverse", kLayout, "--pe", "-1", "--addr", "0"}, "--pe"),
+      layout("AddrMinus1", {"inverse", kLayout, "--addr", "-1"}, "--addr"),
+      layout("AddrHuge", {"inverse", kLayout, "--addr", "1e400"}, "--addr"),
+      layout("DtypeBogus", {"show", kLayout, "--dtype", "bogus\x7f"}, "--dtype: expected int8"),
+      {"DptUnpackDevZero",
+       {"dpt", "unpack", "--in", "/dev/zero", "--out", "@D/w.npy"},
+       {},
+       "/dev/zero: not a regular file"},
+      {"DptUnpackDirectory",
+       {"dpt", "unpack", "--in", "@D", "--out", "@D/w.npy"},
+       {},
+       "is a directory, expected a .dpt file"},
+      {"DptUnpackMissing",
+       {"dpt", "unpack", "--in", "@D/none.dpt", "--out", "@D/w.npy"},
+       {},
+       "does it exist?"},
+      {"DptUnpackTooLarge",
+       {"dpt", "unpack", "--in", "@D/w.dpt", "--out", "@D/w.npy"},
+       {{"w.dpt", "<sparse:268435457>"}},
+       "larger than 256 MiB"},
+      {"DptUnpackNotDpt",
+       {"dpt", "unpack", "--in", "@D/w.dpt", "--out", "@D/w.npy"},
+       {{"w.dpt", "hello\n"}},
+       "not a .dpt file"},
+      {"DptPackOutInMissingFolder",
+       {"dpt", "pack", "--in", "@D/w.npy", "--out", "@D/no/w.dpt"},
+       {{"w.npy", ternary_npy()}},
+       "--out: cannot write '@D/no/w.dpt'"},
+      {"DptPackAxisHuge",
+       {"dpt", "pack", "--in", "@D/w.npy", "--out", "@D/w.dpt", "--axis", "99999999999999999999"},
+       {{"w.npy", ternary_npy()}},
+       "--axis"},
+      {"DptPackNpyIsDevZero",
+       {"dpt", "pack", "--in", "/dev/zero", "--out", "@D/w.dpt"},
+       {},
+       "not a regular file"},
+      {"DptPackNpyTooLarge",
+       {"dpt", "pack", "--in", "@D/w.npy", "--out", "@D/w.dpt"},
+       {{"w.npy", "<sparse:1073741825>"}},
+       "larger than 1 GiB"},
+      {"DptDecodeEscapes", {"dpt", "decode", "0x\x1b"}, {}, "got '0x\\x1B'"},
+      {"DptEncodeIsCut", {"dpt", "encode", huge}, {}, "..."},
+      gemm("QuantIsDevZeroViaLink", "<link:/dev/zero>", "not a regular file"),
+      gemm("QuantScalesMakeInfinity",
+           kQuant + "a_scale: 3e38\nb_scale: 3e38\nout_scale: 1\nscale_product: float32\n",
+           "field 'b_scale': the multiplier a_scale·b_scale/out_scale is inf"),
+      gemm("QuantHexFloatScale", kQuant + "a_scale: 0x1p-3\nb_scale: 0.5\nout_scale: 1\n", "a_scale"),
+      gemm("QuantShift64", kQuant + "multiplier: 1073741824\nshift: 64\n", "field 'shift'"),
+      gemm("QuantOutInMissingFolder", kQuant + "multiplier: 1073741824\nshift: 0\n", "--out: cannot write",
+           "@D/no/c.npy"),
+      gemm("QuantFileTooLarge", "<sparse:2097152>", "larger than 1 MiB"),
+      gemm("QuantUnknownKeyIsCut", kQuant + std::string(500, 'q') + ": 1\n", "..."),
+      {"QuantFileIsADirectory",
+       {"quant", "gemm", "--a", "@D/a.npy", "--b", "@D/a.npy", "--quant", "@D", "--out", "@D/c.npy"},
+       {{"a.npy", ternary_npy()}},
+       "is a directory, expected a quantization file"},
+      {"MbqmShift64",
+       {"quant", "mbqm", "--x", "1", "--multiplier", "1073741824", "--shift", "64"},
+       {},
+       "--shift"},
+      {"MbqmShiftInt32Max",
+       {"quant", "mbqm", "--x", "0", "--multiplier", "1073741824", "--shift", "2147483647"},
+       {},
+       "--shift"},
+      {"MbqmShift40OfZero",
+       {"quant", "mbqm", "--x", "0", "--multiplier", "1073741824", "--shift", "40"},
+       {},
+       "left shift 40"},
+      {"MultiplierHexFloat", {"quant", "multiplier", "0x1p-3"}, {}, "expected a finite real number"},
+      {"MultiplierOverflows", {"quant", "multiplier", "1e400"}, {}, "expected a finite real number"},
+      {"TopologyDepthMinus1", {"topology", "--dot", "--machine", "@M", "--depth", "-1"}, {}, "--depth"},
+      {"TopologyOutInMissingFolder",
+       {"topology", "--dot", "--machine", "@M", "--out", "@D/no/t.dot"},
+       {},
+       "--out: cannot write '@D/no/t.dot'"},
+      {"UnknownCommand", {"frobnicate"}, {}, "got 'frobnicate'"},
+      {"UnknownSubcommand",
+       {"layout", "frob"},
+       {},
+       "layout: expected one of show, locate, inverse, convert, got 'frob'"},
+      {"UnknownOption", {"info", "--machine", "@M", "--frob"}, {}, "got '--frob'"},
+      {"NoCommand", {}, {}, "expected one of info"},
+      {"MissingRequiredOption", {"info"}, {}, "--machine: expected a value, got none"},
+      {"MissingOptionValue", {"info", "--machine"}, {}, "--machine"},
+      {"ExtraArgumentIsCut", {"info", "--machine", "@M", huge}, {}, "..."},
+      {"ExtraArgumentIsEscaped", {"info", "--machine", "@M", "a\nb"}, {}, "got 'a\\nb'"},
+  };
+}
+
+}  // namespace treesim::testing
