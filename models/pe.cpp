@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "models/mac_kernel.h"
 #include "sim/numeric/ternary_lut.h"
 
@@ -71,6 +73,16 @@ void Pe::requant(const program::Requant& op, const numeric::OutputStage& stage) 
     for (std::size_t i = 0; i < count; ++i)
       acc[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[i]) +
                                          static_cast<std::uint32_t>(bias[i % op.cols]));
+  }
+  // Only a left shift can take an accumulator outside the fixed-point multiply's contract; then every
+  // accumulator is checked, as `quant mbqm` checks the same values.
+  bool left_shift = false;
+  for (const auto& m : stage.multipliers) left_shift = left_shift || m.shift > 0;
+  for (std::size_t i = 0; left_shift && i < count; ++i) {
+    const numeric::QuantizedMultiplier& m = stage.multiplier_for(i % op.cols);
+    if (auto why = numeric::mbqm_contract_violation(acc[i], m.multiplier, m.shift, stage.rounding))
+      throw numeric::QuantError(
+          fmt::format("accumulator [{}, {}] = {}: {}", i / op.cols, i % op.cols, acc[i], *why));
   }
   numeric::requantize_block(acc.data(), op.rows, op.cols, stage, out.data());
   std::uint8_t* dst = lm() + op.dst;

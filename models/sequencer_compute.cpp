@@ -75,7 +75,11 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             work[p] = op.rows * op.cols;
             if (!functional_) continue;
             if (stage) {
-              pes[p]->requant(op, *stage);
+              try {
+                pes[p]->requant(op, *stage);
+              } catch (const numeric::QuantError& e) {
+                fail(i, fmt::format("PE {}: {}", pes[p]->id(), e.what()));
+              }
             } else {
               // Per-channel parameters differ per PE: each PE's come from its own LM.
               std::memcpy(mult.data(), pes[p]->lm() + op.multiplier_lm, op.cols * 4);
@@ -88,7 +92,11 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
               } catch (const numeric::QuantError& e) {
                 fail(i, fmt::format("PE {}: {}", pes[p]->id(), e.what()));
               }
-              pes[p]->requant(op, own);
+              try {
+                pes[p]->requant(op, own);
+              } catch (const numeric::QuantError& e) {
+                fail(i, fmt::format("PE {}: {}", pes[p]->id(), e.what()));
+              }
             }
           }
           r.requant_values = op.rows * op.cols * n;

@@ -7,10 +7,7 @@
 namespace treesim::testing {
 namespace {
 
-// DISABLED until the executor rewrite (issue 10) requantizes with numeric::requantize_checked (or
-// checks numeric::mbqm_contract_violation per accumulator); today's models/pe.cpp uses the
-// unchecked fast path. Enable it at that merge.
-TEST(RequantContract, DISABLED_AccumulatorOutsideTheContractIsRefused) {
+TEST(RequantContract, AccumulatorOutsideTheContractIsRefused) {
   // Every LM byte of A is 0x7f, so the int32 accumulator at lm 0 is 0x7f7f7f7f; shifting it left
   // by 1 overflows int32, which quant mbqm rejects ("x * 2^left_shift overflows int32").
   const std::string p =
