@@ -20,6 +20,7 @@ Board::Board(const sc_core::sc_module_name& name, const machine::MachineConfig& 
   index_.links[0][0] = &link_;
   build_children(config, topo, topo.board(), nodes_, own_pes_, index_);
   sequencer_ = std::make_unique<Sequencer>("sequencer", *this);
+  dram_socket.register_invalidate_direct_mem_ptr(this, &Board::invalidate_dmi);
 }
 
 Board::~Board() { std::free(arena_); }

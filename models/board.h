@@ -41,6 +41,7 @@ class Board : public sc_core::sc_module {
   Sequencer& sequencer() { return *sequencer_; }
 
  private:
+  void invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { sequencer_->invalidate_dmi(); }
   const machine::MachineConfig& config_;
   const topology::Topology& topo_;
   std::uint8_t* arena_ = nullptr;  // every PE's LM at a fixed stride; zero pages until written

@@ -7,9 +7,29 @@
 #include "sim/layout/slots.h"
 
 namespace treesim::models {
+namespace {
+
+// Copies `count` elements between block element `e` of `host` and `lm`: `host` is the block itself
+// (row-major) or, with `tensor`, the whole tensor the block lies in. A run never leaves a row of the
+// block, so it is contiguous in the tensor too unless the row itself is cut.
+void copy_run(std::uint8_t* lm, std::uint8_t* host, const program::Block* tensor, std::uint64_t e,
+              std::uint64_t count, std::size_t eb, bool to_lm) {
+  auto one = [&](std::uint8_t* l, std::uint8_t* h, std::uint64_t n) {
+    if (to_lm)
+      std::memcpy(l, h, n);
+    else
+      std::memcpy(h, l, n);
+  };
+  if (!tensor) return one(lm, host + e * eb, count * eb);
+  const std::uint64_t row = tensor->shape.empty() ? 1 : tensor->shape.back();
+  if (tensor->whole || e % row + count <= row) return one(lm, host + tensor->full_index(e) * eb, count * eb);
+  for (std::uint64_t i = 0; i < count; ++i) one(lm + i * eb, host + tensor->full_index(e + i) * eb, eb);
+}
+
+}  // namespace
 
 void scatter_block(const program::Transfer& t, const std::uint8_t* host, const std::vector<Pe*>& pes,
-                   std::uint64_t lm_base, std::int32_t pad) {
+                   std::uint64_t lm_base, std::int32_t pad, const program::Block* tensor) {
   const layout::BoundLayout& b = t.bound;
   const std::size_t eb = b.element_bytes();
   std::uint8_t pad_bytes[4];
@@ -25,7 +45,8 @@ void scatter_block(const program::Transfer& t, const std::uint8_t* host, const s
           for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * eb, pad_bytes, eb);
           return;
         }
-        std::memcpy(dst, host + static_cast<std::uint64_t>(element) * eb, count * eb);
+        copy_run(dst, const_cast<std::uint8_t*>(host), tensor, static_cast<std::uint64_t>(element), count, eb,
+                 true);
       });
   if (b.replicas() == 1) return;
   // Every replica is replica 0 moved to other PEs at the same LM offsets. Where replica 0 fills its
@@ -51,13 +72,13 @@ void scatter_block(const program::Transfer& t, const std::uint8_t* host, const s
 }
 
 void gather_block(const program::Transfer& t, const std::vector<Pe*>& pes, std::uint64_t lm_base,
-                  std::uint8_t* host) {
+                  std::uint8_t* host, const program::Block* tensor) {
   const std::size_t eb = t.bound.element_bytes();
   layout::for_each_run(
       t.bound, [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
         if (element < 0) return;
-        const std::uint8_t* src = pes[pe]->lm() + lm_base + offset;
-        std::memcpy(host + static_cast<std::uint64_t>(element) * eb, src, count * eb);
+        copy_run(pes[pe]->lm() + lm_base + offset, host, tensor, static_cast<std::uint64_t>(element), count,
+                 eb, false);
       });
 }
 

@@ -11,14 +11,15 @@
 
 namespace treesim::models {
 
-// Writes every replica of every element of the row-major block `host` into the PEs' LMs at
-// `lm_base`, and the value `pad` into every padding slot.
+// Writes every replica of every element of the block into the PEs' LMs at `lm_base`, and the value
+// `pad` into every padding slot. `host` is the block, row-major; or, with `tensor` (the transfer's
+// block mapping), the whole row-major tensor (DRAM's bytes through DMI).
 void scatter_block(const program::Transfer& t, const std::uint8_t* host, const std::vector<Pe*>& pes,
-                   std::uint64_t lm_base, std::int32_t pad);
+                   std::uint64_t lm_base, std::int32_t pad, const program::Block* tensor = nullptr);
 
 // Reads replica 0 of every element of the block from the LMs at `lm_base` into the row-major
 // block `host`.
 void gather_block(const program::Transfer& t, const std::vector<Pe*>& pes, std::uint64_t lm_base,
-                  std::uint8_t* host);
+                  std::uint8_t* host, const program::Block* tensor = nullptr);
 
 }  // namespace treesim::models

@@ -45,7 +45,9 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
   probe.set_address(0);
   probe.set_command(tlm::TLM_READ_COMMAND);
   dram_read_latency_ = dram_write_latency_ = 0;
-  if (board_.dram_socket->get_direct_mem_ptr(probe, dmi)) {
+  dmi_valid_ = board_.dram_socket->get_direct_mem_ptr(probe, dmi);
+  dmi_ = dmi;
+  if (dmi_valid_) {
     dram_read_latency_ = time_to_cycles(dmi.get_read_latency());
     dram_write_latency_ = time_to_cycles(dmi.get_write_latency());
   }

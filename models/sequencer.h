@@ -8,6 +8,7 @@
 #pragma once
 
 #include <systemc>
+#include <tlm>
 
 #include <cstdint>
 #include <exception>
@@ -75,6 +76,8 @@ class Sequencer : public sc_core::sc_module {
   // After the run: rethrows what stopped it (SimError for a bad program), else its records.
   const std::vector<InstrRecord>& records() const;
   std::uint64_t origin() const { return origin_; }
+  // The DRAM target's DMI pointer is no longer valid (the board's socket forwards the call).
+  void invalidate_dmi() { dmi_valid_ = false; }
 
   // One lock-step step of a PE unit with each PE's own work (index = PE id): every PE holds its
   // unit for its work, all start when the last of them is free (not before `ready`), and the step
@@ -91,8 +94,11 @@ class Sequencer : public sc_core::sc_module {
   void store(std::size_t index, const program::Store& op, std::uint64_t ready, InstrRecord& r);
   // The timing of a load (down) or store (up): DRAM through the socket, then the ports level by
   // level; the bytes are in staging_ (functional runs).
-  void transfer(std::size_t index, const program::Transfer& t, bool down, std::uint64_t ready,
-                InstrRecord& r);
+  void transfer(std::size_t index, const program::Transfer& t, bool down, std::uint64_t ready, InstrRecord& r,
+                std::uint8_t* staging);
+  // The tensor's bytes in DRAM's memory when the target granted DMI for them (read or write), else
+  // null.
+  std::uint8_t* dmi_tensor(const program::Transfer& t, bool write) const;
   template <typename Op>
   void collective(std::size_t index, const Op& op, std::uint64_t ready, InstrRecord& r);
   // Reads (or writes) a block of a DRAM tensor through the socket; returns the cycle its DRAM
@@ -118,6 +124,8 @@ class Sequencer : public sc_core::sc_module {
   trace::VcdTrace::SignalId instr_signal_ = 0;
   std::uint64_t origin_ = 0, end_ = 0, run_id_ = 0;
   std::uint64_t dram_read_latency_ = 0, dram_write_latency_ = 0;
+  tlm::tlm_dmi dmi_;
+  bool dmi_valid_ = false;
   timing::Scoreboard scoreboard_;
   std::vector<InstrRecord> records_;
   MacScratch mac_scratch_;

@@ -106,18 +106,18 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
   trans.set_extension(&burst);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   std::uint64_t done = ready;
-  // Timing only: one access of the whole block that moves nothing (TLM's ignore command).
-  const std::uint64_t row =
-      !functional_ || block.whole || block.shape.empty() ? elements : block.shape.back();
+  // Without staging (timing only, or the bytes moved through DMI): one access of the whole block that
+  // moves nothing (TLM's ignore command), for its time.
+  const std::uint64_t row = !staging || block.whole || block.shape.empty() ? elements : block.shape.back();
   for (std::uint64_t first = 0; first < elements;) {
     std::uint64_t count = row;
     const std::uint64_t start = block.full_index(first);
     while (first + count < elements && block.full_index(first + count) == start + count) count += row;
-    trans.set_command(!functional_ ? tlm::TLM_IGNORE_COMMAND
-                      : write      ? tlm::TLM_WRITE_COMMAND
-                                   : tlm::TLM_READ_COMMAND);
+    trans.set_command(!staging ? tlm::TLM_IGNORE_COMMAND
+                      : write  ? tlm::TLM_WRITE_COMMAND
+                               : tlm::TLM_READ_COMMAND);
     trans.set_address(base + start * eb);
-    trans.set_data_ptr(functional_ ? staging + first * eb : nullptr);
+    trans.set_data_ptr(staging ? staging + first * eb : nullptr);
     trans.set_data_length(static_cast<unsigned int>(count * eb));
     trans.set_streaming_width(static_cast<unsigned int>(count * eb));
     trans.set_byte_enable_ptr(nullptr);
@@ -139,12 +139,19 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
   return done - latency;
 }
 
+std::uint8_t* Sequencer::dmi_tensor(const program::Transfer& t, bool write) const {
+  if (!dmi_valid_ || !(write ? dmi_.is_write_allowed() : dmi_.is_read_allowed())) return nullptr;
+  const std::uint64_t base = dram_->base[t.tensor], bytes = program_->tensors[t.tensor].bytes();
+  if (base < dmi_.get_start_address() || base + bytes - 1 > dmi_.get_end_address()) return nullptr;
+  return dmi_.get_dmi_ptr() + (base - dmi_.get_start_address());
+}
+
 void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, std::uint64_t ready,
-                         InstrRecord& r) {
+                         InstrRecord& r, std::uint8_t* staging) {
   const Direction d = down ? Direction::kDown : Direction::kUp;
   const std::uint64_t dram_bytes = down ? t.plan.dram_read_bytes : t.plan.dram_write_bytes;
   std::uint64_t start = UINT64_MAX, dram_start = ready;
-  std::uint64_t last = std::max(ready, dram_block(i, t, !down, staging_.data(), ready, dram_start));
+  std::uint64_t last = std::max(ready, dram_block(i, t, !down, staging, ready, dram_start));
   if (dram_bytes > 0) {
     r.busy.push_back({0, cost_.dram(dram_bytes).busy});
     start = dram_start;
@@ -163,18 +170,27 @@ void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, s
 
 void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready, InstrRecord& r) {
   const program::Transfer& t = *checked_->instrs[i].transfer;
-  if (functional_) staging_.resize(t.block.elements() * t.bound.element_bytes());
-  transfer(i, t, true, ready, r);
-  if (functional_) scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
+  // The bytes: straight from DRAM's memory when the target offers DMI for them, else read into a
+  // staging block through b_transport; the time always comes from b_transport.
+  std::uint8_t* dmi = functional_ ? dmi_tensor(t, false) : nullptr;
+  if (functional_ && !dmi) staging_.resize(t.block.elements() * t.bound.element_bytes());
+  transfer(i, t, true, ready, r, functional_ && !dmi ? staging_.data() : nullptr);
+  if (dmi)
+    scatter_block(t, dmi, board_.pes(), op.lm, op.pad, &t.block);
+  else if (functional_)
+    scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
 }
 
 void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t ready, InstrRecord& r) {
   const program::Transfer& t = *checked_->instrs[i].transfer;
-  if (functional_) {
+  std::uint8_t* dmi = functional_ ? dmi_tensor(t, true) : nullptr;
+  if (dmi) {
+    gather_block(t, board_.pes(), op.lm, dmi, &t.block);
+  } else if (functional_) {
     staging_.resize(t.block.elements() * t.bound.element_bytes());
     gather_block(t, board_.pes(), op.lm, staging_.data());
   }
-  transfer(i, t, false, ready, r);
+  transfer(i, t, false, ready, r, functional_ && !dmi ? staging_.data() : nullptr);
 }
 
 template <typename Op>
