@@ -245,16 +245,4 @@ report::VerifyResult compare_arrays(const std::vector<OutputArray>& arrays, cons
   return v;
 }
 
-std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-
-std::optional<std::uint64_t> checked_add(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-
 }  // namespace treesim::kernels

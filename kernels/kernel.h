@@ -26,6 +26,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/core/checked.h"
 #include "sim/core/dtype.h"
 #include "sim/core/error.h"
 #include "sim/machine/machine_config.h"
@@ -146,8 +147,8 @@ struct Kernel {
 report::VerifyResult compare_arrays(const std::vector<OutputArray>& arrays, const DramImage& gathered,
                                     const DramImage& expected);
 
-// Checked arithmetic for sizes that come from users.
-std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b);
-std::optional<std::uint64_t> checked_add(std::uint64_t a, std::uint64_t b);
+// Checked arithmetic for sizes that come from users: sim/core/checked.h.
+using core::checked_add;
+using core::checked_mul;
 
 }  // namespace treesim::kernels

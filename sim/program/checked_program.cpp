@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/checked.h"
 #include "sim/layout/diagnostic.h"
 
 namespace treesim::program {
@@ -15,16 +16,6 @@ struct Overloaded : Ts... {
 };
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
-
-// a·b·c…, or nullopt when the product does not fit 64 bits.
-std::optional<std::uint64_t> product(std::initializer_list<std::uint64_t> xs) {
-  std::uint64_t p = 1;
-  for (std::uint64_t x : xs) {
-    if (x != 0 && p > UINT64_MAX / x) return std::nullopt;
-    p *= x;
-  }
-  return p;
-}
 
 // Checks one instruction; records errors through fail() and fills `out`.
 class InstrChecker {
@@ -42,7 +33,7 @@ class InstrChecker {
 
   // An LM range [lo, lo + a·b·c) that must lie inside the LM.
   void lm(std::vector<timing::Range>& list, std::uint64_t lo, std::initializer_list<std::uint64_t> size) {
-    std::optional<std::uint64_t> bytes = product(size);
+    std::optional<std::uint64_t> bytes = core::checked_product(size);
     if (!bytes || lo > UINT64_MAX - *bytes)
       return fail(fmt::format("LM range at {} of {} bytes overflows 64 bits", lo,
                               bytes ? fmt::to_string(*bytes) : std::string("more than 2^64")));
@@ -131,7 +122,7 @@ void check_mac(const Op& op, std::uint64_t b, InstrChecker& c, PreparedInstr& pi
   c.lm(pi.reads, b, {op.k, op.n});
   if (op.accumulate) c.lm(pi.reads, op.c, {op.m, op.n, 4});
   c.lm(pi.writes, op.c, {op.m, op.n, 4});
-  if (!product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
+  if (!core::checked_product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
 }
 
 void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
@@ -198,23 +189,25 @@ numeric::OutputStage output_stage(const Requant& r, const std::vector<numeric::Q
 
 CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) {
   CheckedProgram out;
-  std::optional<std::uint64_t> dram_total = 0;
+  // Each tensor fits DRAM (so the sum of them cannot wrap before it is compared).
+  std::uint64_t dram_total = 0;
+  bool each_fits = true;
   for (const TensorDecl& t : p.tensors) {
-    std::optional<std::uint64_t> bytes = product({t.elements(), core::dtype_bytes(t.dtype)});
+    std::optional<std::uint64_t> bytes = core::checked_product({t.elements(), core::dtype_bytes(t.dtype)});
     if (t.elements() == UINT64_MAX || !bytes || *bytes > m.dram.bytes) {
       out.errors.push_back(
           {fmt::format("tensor {}", t.name),
            fmt::format("shape {} of {} does not fit the machine's {}-byte DRAM",
                        layout::shape_string(t.shape), core::dtype_name(t.dtype), m.dram.bytes)});
-      dram_total.reset();
+      each_fits = false;
       continue;
     }
-    if (dram_total) dram_total = *dram_total + *bytes;
+    if (dram_total <= m.dram.bytes) dram_total += *bytes;
   }
-  if (dram_total && *dram_total > m.dram.bytes)
+  if (each_fits && dram_total > m.dram.bytes)
     out.errors.push_back(
         {"tensors", fmt::format("they need {} bytes together, more than the machine's {}-byte DRAM",
-                                *dram_total, m.dram.bytes)});
+                                dram_total, m.dram.bytes)});
   const std::uint64_t pes = m.pe_count();
   out.instrs.resize(p.instrs.size());
   for (std::size_t i = 0; i < p.instrs.size(); ++i) {
@@ -266,7 +259,7 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
                    [&](const Scatter& op) { check_collective(op, op.bytes, m, c, pi); },
                    [&](const Gather& op) { check_collective(op, op.bytes, m, c, pi); },
                    [&](const Reduce& op) {
-                     std::optional<std::uint64_t> bytes = product({op.count, 4});
+                     std::optional<std::uint64_t> bytes = core::checked_product({op.count, 4});
                      if (!bytes) return c.fail("count·4 overflows 64 bits");
                      check_collective(op, *bytes, m, c, pi);
                    },
