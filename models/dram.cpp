@@ -16,15 +16,11 @@ Dram::Dram(const sc_core::sc_module_name& name, const machine::MachineConfig& ma
 }
 
 void Dram::start_run(std::uint64_t origin, trace::VcdTrace* trace) {
-  port_.start_run(origin);
   read_bytes_ = write_bytes_ = 0;
   burst_id_ = UINT64_MAX;
-  origin_ = origin;
-  trace_ = trace;
-  if (trace_) {
-    busy_signal_ = trace_->add_signal(topology::kBoardLevel, "dram_busy", 1);
-    bytes_signal_ = trace_->add_signal(topology::kBoardLevel, "dram_bytes", 32);
-  }
+  if (!trace) return port_.start_run(origin);
+  const auto busy = trace->add_signal(topology::kBoardLevel, "dram_busy", 1);
+  port_.start_run(origin, trace, busy, trace->add_signal(topology::kBoardLevel, "dram_bytes", 32));
 }
 
 bool Dram::access(tlm::tlm_generic_payload& t) {
@@ -71,14 +67,8 @@ void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   const std::uint64_t before = burst_cycles_;
   burst_bytes_ += len;
   burst_cycles_ = cycles(burst_bytes_);
-  // The burst's port time grows by what this access adds.
+  // The burst's port time grows by what this access adds (the port's timeline traces it).
   port_.hold(burst_start_ + before, burst_cycles_ - before, len);
-  if (trace_ && burst_cycles_ > before) {
-    trace_->change(burst_start_ - origin_, busy_signal_, 1);
-    trace_->change(burst_start_ + burst_cycles_ - origin_, busy_signal_, 0);
-    trace_->change(burst_start_ - origin_, bytes_signal_, burst_bytes_);
-    trace_->change(burst_start_ + burst_cycles_ - origin_, bytes_signal_, 0);
-  }
   if (burst) {
     burst->start_cycle = burst_start_;
     burst->started = true;

@@ -62,9 +62,6 @@ class Dram : public sc_core::sc_module {
   Timeline port_;
   std::uint64_t burst_id_ = UINT64_MAX, burst_start_ = 0, burst_bytes_ = 0, burst_cycles_ = 0;
   std::uint64_t read_bytes_ = 0, write_bytes_ = 0;
-  trace::VcdTrace* trace_ = nullptr;
-  trace::VcdTrace::SignalId busy_signal_ = 0, bytes_signal_ = 0;
-  std::uint64_t origin_ = 0;
 };
 
 }  // namespace treesim::models

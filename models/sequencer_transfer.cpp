@@ -33,10 +33,10 @@ void add_traffic(const layout::TrafficPlan& plan, bool down, std::vector<report:
   }
 }
 
-// The functional work of a collective: every subtree of `level`'s units (the board's when -1) works
-// on its PEs' LMs, PE by PE in order.
+// The functional work of a collective: every subtree of `subtree` PEs (those below one unit of the
+// collective's level) works on its PEs' LMs, PE by PE in order.
 template <typename Op>
-void perform_collective(const Op& op, int level, const std::vector<Pe*>& pes, std::uint64_t subtree) {
+void perform_collective(const Op& op, const std::vector<Pe*>& pes, std::uint64_t subtree) {
   std::vector<std::uint8_t> buffer;
   const std::uint64_t s = subtree;
   for (std::uint64_t first = 0; first < pes.size(); first += s) {
@@ -62,7 +62,6 @@ void perform_collective(const Op& op, int level, const std::vector<Pe*>& pes, st
       std::memcpy(pes[first]->lm() + op.dst, sum.data(), op.count * 4);
     }
   }
-  (void)level;
 }
 
 }  // namespace
@@ -229,7 +228,7 @@ void Sequencer::collective(std::size_t, const Op& op, std::uint64_t ready, Instr
   r.alone = cost_.collective(kind, li, b).duration();
   const std::uint64_t subtree =
       li < 0 ? m.pe_count() : m.pe_count() / m.units_at(static_cast<std::size_t>(li));
-  if (functional_) perform_collective(op, li, board_.pes(), subtree);
+  if (functional_) perform_collective(op, board_.pes(), subtree);
 }
 
 template void Sequencer::collective(std::size_t, const program::Broadcast&, std::uint64_t, InstrRecord&);

@@ -22,7 +22,7 @@ class Timeline {
     next_free_ = at + cycles;
     busy_ += cycles;
     work_ += work;
-    if (trace_) {
+    if (trace_ && cycles > 0) {  // a hold of no time leaves no mark
       trace_->change(at - origin_, busy_signal_, 1);
       trace_->change(at - origin_ + cycles, busy_signal_, 0);
       if (work_signal_ != busy_signal_) {
