@@ -142,13 +142,13 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   start_run(*board_, dram_.get(), origin, vcd.get());
   Sequencer& seq = board_->sequencer();
   seq.arm(program, checked, map, written, vcd.get(), options.functional);
-  result.functional = options.functional;
-  result.stats.functional = options.functional;
   sc_core::sc_start();
   const std::vector<InstrRecord>& records = seq.records();
   result.stats = collect_stats(machine_, program, records, 0, records.size());
   for (const auto& [first, last] : options.phases)
     result.phases.push_back(collect_stats(machine_, program, records, first, last));
+  result.stats.functional = options.functional;
+  for (report::RunStats& phase : result.phases) phase.functional = options.functional;
   for (const InstrRecord& r : records) result.timings.push_back(r.timing);
   // Per-port and per-PE counters of the whole run, from the modules that own them.
   for (std::size_t l = 0; l < machine_.levels.size(); ++l) {

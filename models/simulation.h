@@ -35,11 +35,10 @@ struct SimulationOptions {
 };
 
 struct SimulationResult {
-  report::RunStats stats;                // the whole run
-  std::vector<InstrTiming> timings;      // per instruction, cycles from the run's start
-  std::vector<report::RunStats> phases;  // as SimulationOptions::phases asked
-  DramImage dram;                        // every tensor after the run (none when timing only)
-  bool functional = true;
+  report::RunStats stats;                         // the whole run
+  std::vector<InstrTiming> timings;               // per instruction, cycles from the run's start
+  std::vector<report::RunStats> phases;           // as SimulationOptions::phases asked
+  DramImage dram;                                 // every tensor after the run (none when timing only)
   double elaboration_seconds = 0;                 // of the Simulation, once
   double simulation_seconds = 0;                  // of this run (checks included)
   std::uint64_t rss_after_elaboration_bytes = 0;  // resident memory of the process then (Linux)

@@ -39,8 +39,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 
 void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o,
                 OutputSet& outputs) {
-  report::Report r = report::make_report(machine, stats);
-  r.functional = !o.timing_only;
+  const report::Report r = report::make_report(machine, stats);
   if (!o.quiet) std::cout << report::to_text(r) << std::flush;
   if (!o.report_path.empty()) outputs.write(o.report_path, report::to_json(r), "--report");
 }

@@ -239,7 +239,7 @@ TEST(Modules, TimingOnlyGivesTheSameCyclesAndCountersAsAFullRun) {
   SimulationOptions timing_only;
   timing_only.functional = false;
   SimulationResult timing = sim.run(p, inputs, timing_only);
-  EXPECT_FALSE(timing.functional);
+  EXPECT_FALSE(timing.stats.functional);
   EXPECT_TRUE(timing.dram.empty());
   EXPECT_EQ(timing.stats.cycles, full.stats.cycles);
   EXPECT_EQ(timing.stats.dram_read_bytes, full.stats.dram_read_bytes);
