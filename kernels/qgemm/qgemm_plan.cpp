@@ -46,11 +46,24 @@ std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t pad
 // A rows×cols matrix whose rows split over `row_levels` and then r per unit, and whose columns over
 // `col_levels` and then c per unit, each unit holding its r×c block row-major; a pad prefix pads the
 // matrix to row_units·r × col_units·c when it is smaller. Every operand layout of the kernel is one.
+// With `words` elements per LM address (c a multiple of it), a row's c elements fill c/words
+// addresses lane by lane (`words_W` innermost), so that the block's bytes are contiguous and
+// row-major, which is how the MAC and requant units read their operands. Without the lanes each
+// element would take a whole address, leaving words − 1 empty slots after it.
 std::string matrix_layout(std::uint64_t rows, std::uint64_t cols, const std::string& row_levels,
                           std::uint64_t row_units, std::uint64_t r, const std::string& col_levels,
-                          std::uint64_t col_units, std::uint64_t c) {
-  return pad_prefix(rows, cols, row_units * r, col_units * c) +
-         fmt::format("(({}{}:{}), ({}{}:1))", row_levels, r, c, col_levels, c);
+                          std::uint64_t col_units, std::uint64_t c, std::uint64_t words = 1) {
+  const std::string prefix = pad_prefix(rows, cols, row_units * r, col_units * c);
+  if (words == 1) return prefix + fmt::format("(({}{}:{}), ({}{}:1))", row_levels, r, c, col_levels, c);
+  return prefix +
+         fmt::format("(({}{}:{}), ({}{}:1, {}_W))", row_levels, r, c / words, col_levels, c / words, words);
+}
+
+std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
+
+// Elements per LM address: the tiles' row lengths are multiples of it (see matrix_layout).
+std::uint64_t words(const machine::MachineConfig& m) {
+  return std::max<std::uint64_t>(1, m.pe.words_per_address);
 }
 
 layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
@@ -113,26 +126,31 @@ const char* dim_name(const Assignment& a, std::size_t level) {
 
 }  // namespace
 
-// Tile layouts for a block of `rows`×`cols` logical elements of each operand.
+// Tile layouts for a block of `rows`×`cols` logical elements of each operand. The plan makes kt and
+// tn multiples of the LM word, so every tile row fills whole addresses.
 std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm, level_prefix(a.k, m), p.pk, p.kt);
+  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm, level_prefix(a.k, m), p.pk, p.kt,
+                       words(m));
 }
 std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn);
+  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn,
+                       words(m));
 }
 std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
   const Assignment& a = p.assignment;
   return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm,
-                       level_prefix(a.n, m), p.pn, p.tn);
+                       level_prefix(a.n, m), p.pn, p.tn, words(m));
 }
 std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
   std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
-  return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
+  const std::uint64_t w = words(m);
+  if (w == 1) return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
+  return pad + fmt::format("(({}{}:1, {}_W))", level_prefix(p.assignment.n, m), p.tn / w, w);
 }
 
 void check_problem(const QgemmProblem& p) {
@@ -200,7 +218,7 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   // Split C into passes until a pass's tile leaves room for a K step of at least 8.
   for (;;) {
     p.tm = ceil_div(prob.m, p.pm * p.m_passes);
-    p.tn = ceil_div(prob.n, p.pn * p.n_passes);
+    p.tn = round_up(ceil_div(prob.n, p.pn * p.n_passes), words(m));
     std::uint64_t need =
         fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
     if (need <= lm) break;
@@ -214,25 +232,28 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   const std::uint64_t kt_max = (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
-  p.kt = ceil_div(kk, p.steps);  // even steps: the least padding
-  // LM map.
+  p.kt = round_up(ceil_div(kk, p.steps), words(m));  // even steps: the least padding
+  p.steps = ceil_div(kk, p.kt);                      // a whole-word kt can need fewer steps
+  // LM map. Each buffer starts on an LM address of its element type (words × element bytes), as a
+  // load or store places lanes from an address on.
   std::uint64_t at = 0;
-  auto take = [&](std::uint64_t bytes) {
+  auto take = [&](std::uint64_t elements, std::uint64_t element_bytes) {
+    at = round_up(at, words(m) * element_bytes);
     std::uint64_t here = at;
-    at += bytes;
+    at += elements * element_bytes;
     return here;
   };
-  p.lm_acc = take(p.tm * p.tn * 4);
-  p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc;
-  p.lm_out[0] = take(p.tm * p.tn);
-  p.lm_out[1] = take(p.tm * p.tn);
-  if (prob.has_bias) p.lm_bias = take(p.tn * 4);
+  p.lm_acc = take(p.tm * p.tn, 4);
+  p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn, 4) : p.lm_acc;
+  p.lm_out[0] = take(p.tm * p.tn, 1);
+  p.lm_out[1] = take(p.tm * p.tn, 1);
+  if (prob.has_bias) p.lm_bias = take(p.tn, 4);
   if (prob.per_channel()) {
-    p.lm_mult = take(p.tn * 4);
-    p.lm_shift = take(p.tn * 4);
+    p.lm_mult = take(p.tn, 4);
+    p.lm_shift = take(p.tn, 4);
   }
-  for (auto& b : p.lm_a) b = take(p.tm * p.kt);
-  for (auto& b : p.lm_b) b = take(p.kt * p.tn);
+  for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
+  for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
   p.lm_bytes = at;
   if (p.lm_bytes > lm)
     throw QgemmError(fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm));

@@ -55,6 +55,29 @@ TEST(QgemmPlan, TileLayoutsBindOnTheMachine) {
   expect_binds(tile_layout_c(plan, m, bm, bn), {bm, bn}, m);
 }
 
+TEST(QgemmPlan, OnFourElementWordsTileRowsAreWholeWordsPackedIntoLanes) {
+  machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
+  QgemmProblem p = problem(37, 50, 129);
+  p.out.multipliers.assign(50, p.out.multipliers[0]);  // per channel: every buffer is used
+  QgemmPlan plan = default_plan(p, m);
+  EXPECT_EQ(plan.tn % 4, 0u);
+  EXPECT_EQ(plan.kt % 4, 0u);
+  // Every buffer starts on an address of its element type: 4 lanes of 4 B or of 1 B.
+  for (std::uint64_t at : {plan.lm_acc, plan.lm_reduced, plan.lm_bias, plan.lm_mult, plan.lm_shift})
+    EXPECT_EQ(at % 16, 0u) << at;
+  for (std::uint64_t at :
+       {plan.lm_out[0], plan.lm_out[1], plan.lm_a[0], plan.lm_a[1], plan.lm_b[0], plan.lm_b[1]})
+    EXPECT_EQ(at % 4, 0u) << at;
+  const std::uint64_t bm = std::min(p.m, plan.pm * plan.tm), bn = std::min(p.n, plan.pn * plan.tn);
+  const std::uint64_t bk = std::min(p.k, plan.pk * plan.kt);
+  for (const std::string& text : {tile_layout_a(plan, m, bm, bk), tile_layout_b(plan, m, bk, bn),
+                                  tile_layout_c(plan, m, bm, bn), tile_layout_vector(plan, m, bn)})
+    EXPECT_NE(text.find(", 4_W))"), std::string::npos) << text;
+  expect_binds(tile_layout_a(plan, m, bm, bk), {bm, bk}, m);
+  expect_binds(tile_layout_b(plan, m, bk, bn), {bk, bn}, m);
+  expect_binds(tile_layout_c(plan, m, bm, bn), {bm, bn}, m);
+}
+
 TEST(QgemmPlan, LargeTilesAreSplitIntoPasses) {
   // 64×64 outputs per PE on the mini machine would not leave room in a 64 KiB LM for K steps.
   machine::MachineConfig m = load("mini");
