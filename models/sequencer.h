@@ -41,7 +41,6 @@ struct InstrTiming {
 // for how long (its busiest port or PE per kind, as the roofline counts them).
 struct InstrRecord {
   InstrTiming timing;
-  std::uint64_t alone = 0;                 // its closed-form duration had it run alone
   std::vector<report::LinkStats> traffic;  // per level (no per-port detail)
   std::uint64_t dram_read = 0, dram_write = 0;
   std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0, lm_bytes = 0, lm_peak = 0;

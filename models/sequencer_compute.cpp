@@ -113,7 +113,6 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
   std::uint64_t start = ready;
   const std::uint64_t end = unit_step(unit, work, ready, r, start);
   r.timing = {start, end};
-  r.alone = cost_.unit(unit, *std::max_element(work.begin(), work.end())).duration();
 }
 
 }  // namespace treesim::models
