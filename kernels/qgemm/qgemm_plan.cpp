@@ -233,28 +233,33 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
   p.kt = round_up(ceil_div(kk, p.steps), words(m));  // even steps: the least padding
-  p.steps = ceil_div(kk, p.kt);                      // a whole-word kt can need fewer steps
   // LM map. Each buffer starts on an LM address of its element type (words × element bytes), as a
-  // load or store places lanes from an address on.
-  std::uint64_t at = 0;
-  auto take = [&](std::uint64_t elements, std::uint64_t element_bytes) {
-    at = round_up(at, words(m) * element_bytes);
-    std::uint64_t here = at;
-    at += elements * element_bytes;
-    return here;
+  // load or store places lanes from an address on. The alignment gaps, and kt rounded up to a whole
+  // word, may not fit what kt_max allowed: then kt shrinks by a word at a time.
+  auto map_lm = [&] {
+    p.steps = ceil_div(kk, p.kt);  // a whole-word kt can need fewer steps
+    std::uint64_t at = 0;
+    auto take = [&](std::uint64_t elements, std::uint64_t element_bytes) {
+      at = round_up(at, words(m) * element_bytes);
+      std::uint64_t here = at;
+      at += elements * element_bytes;
+      return here;
+    };
+    p.lm_acc = take(p.tm * p.tn, 4);
+    p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn, 4) : p.lm_acc;
+    p.lm_out[0] = take(p.tm * p.tn, 1);
+    p.lm_out[1] = take(p.tm * p.tn, 1);
+    if (prob.has_bias) p.lm_bias = take(p.tn, 4);
+    if (prob.per_channel()) {
+      p.lm_mult = take(p.tn, 4);
+      p.lm_shift = take(p.tn, 4);
+    }
+    for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
+    for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
+    return at;
   };
-  p.lm_acc = take(p.tm * p.tn, 4);
-  p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn, 4) : p.lm_acc;
-  p.lm_out[0] = take(p.tm * p.tn, 1);
-  p.lm_out[1] = take(p.tm * p.tn, 1);
-  if (prob.has_bias) p.lm_bias = take(p.tn, 4);
-  if (prob.per_channel()) {
-    p.lm_mult = take(p.tn, 4);
-    p.lm_shift = take(p.tn, 4);
-  }
-  for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
-  for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
-  p.lm_bytes = at;
+  while (map_lm() > lm && p.kt > words(m)) p.kt -= words(m);
+  p.lm_bytes = map_lm();
   if (p.lm_bytes > lm)
     throw QgemmError(fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm));
   p.estimated_cycles = estimate(prob, p, m);

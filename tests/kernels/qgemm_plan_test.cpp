@@ -78,6 +78,19 @@ TEST(QgemmPlan, OnFourElementWordsTileRowsAreWholeWordsPackedIntoLanes) {
   expect_binds(tile_layout_c(plan, m, bm, bn), {bm, bn}, m);
 }
 
+TEST(QgemmPlan, AKStepRoundedUpToAWordThatWouldOverflowTheLmShrinksByAWord) {
+  machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
+  // M over the 4 MABs, N over the 2 L1Bs: a 10×28 C tile and its buffers take 1792 bytes, and each
+  // element of K step costs 2·(10 + 28) bytes, so this LM leaves room for a K step of 9, which
+  // rounds up to 12 elements (three words): too many. One word less, 8, fits.
+  m.levels.back().memory_bytes = 1792 + 76 * 9;
+  QgemmPlan plan = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  EXPECT_EQ(plan.tn, 28u);
+  EXPECT_EQ(plan.kt, 8u);
+  EXPECT_EQ(plan.steps, 17u);
+  EXPECT_LE(plan.lm_bytes, m.lm_bytes());
+}
+
 TEST(QgemmPlan, LargeTilesAreSplitIntoPasses) {
   // 64×64 outputs per PE on the mini machine would not leave room in a 64 KiB LM for K steps.
   machine::MachineConfig m = load("mini");
