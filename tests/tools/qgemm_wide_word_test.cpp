@@ -1,4 +1,4 @@
-// `treesim run qgemm` on machines whose LM addresses hold 2 and 4 elements (mini with
+// `treesim run qgemm` (and relu) on machines whose LM addresses hold 2 and 4 elements (mini with
 // pe.words_per_address 2 and 4, tests/data/machines/mini-w*.yaml): bit-exact against the host
 // reference over int8/uint8, per-tensor and per-channel, ragged and tiny shapes, K split over the
 // tree and many passes; and `place` / `exec` on such a machine place lanes where the layout says.
@@ -76,6 +76,20 @@ TEST_P(WideLmWords, ManyPassesAndStepsAreBitExact) {
       run_qgemm(GetParam(), {"--m", "1000", "--n", "900", "--k", "130", "--per-channel", "--dtype-a", "u8"});
   EXPECT_GT(j["passes"].get<int>(), 1);
   EXPECT_GT(j["k_steps"].get<int>(), 1);
+}
+
+TEST_P(WideLmWords, ReluIsBitExactOnFullAndPaddedWords) {
+  for (const char* n : {"1000", "3"}) {
+    const std::string report = testing::temp_path(std::string("relu-") + GetParam() + "-" + n + ".json");
+    const auto r =
+        run_treesim({"run", "relu", "--machine", data_path(std::string("machines/") + GetParam() + ".yaml"),
+                     "--n", n, "--verify", "-q", "--report", report});
+    EXPECT_EQ(r.exit_code, 0) << n << "\n" << r.err;
+    EXPECT_EQ(nlohmann::json::parse(testing::read_text(report).empty() ? "{}" : testing::read_text(report))
+                  .value("verify", nlohmann::json{{"ok", false}})["ok"],
+              true)
+        << n;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Machines, WideLmWords, ::testing::Values("mini-w2", "mini-w4"),
