@@ -170,7 +170,7 @@ def main():
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
-    failures = examples = 0
+    failures = examples = paragraphs = 0
     for name in args.files:
         path = os.path.join(root, name)
         with open(path, encoding="utf-8") as f:
@@ -206,7 +206,7 @@ def main():
                 if section < start < mark:
                     pool |= block
             missing = [n for n in prose_numbers(text) if float(n.replace(",", "")) not in pool]
-            examples += 1
+            paragraphs += 1
             if missing:
                 failures += 1
                 print(f"{name}:{mark + 1}: prose numbers not printed by the examples above it: {', '.join(missing)}")
@@ -215,7 +215,7 @@ def main():
                 lines[start:start + count] = got
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
-    print(f"{examples} commands checked, {failures} differ")
+    print(f"{examples} commands and {paragraphs} quoting paragraphs checked, {failures} differ")
     return 1 if failures else 0
 
 
