@@ -25,7 +25,7 @@ print(f'{sys.argv[2]:<28} {r["cycles"]:>9} {roof["cycles"]:>9} {roof["resource"]
 EOF
 }
 
-python3 -c 'print(f"{\"case\":<28} {\"cycles\":>9} {\"roofline\":>9} {\"set by\":<9} {\"mac bound\":>9} {\"% roof\":>7} {\"target\":>6}")'
+python3 -c 'print("%-28s %9s %9s %-9s %9s %7s %6s" % ("case", "cycles", "roofline", "set by", "mac bound", "% roof", "target"))'
 run_case "die 1024³, K over MAB×PE" 84 mncore-die 1024 1024 1024 \
   --layout-a "((4_L2B, 8_L1B, 32:1024), (16_MAB, 4_PE, 16:1))"
 run_case "board 8192×64×512" 86 mncore-board 8192 64 512
