@@ -46,11 +46,14 @@ std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t pad
 // A rows×cols matrix whose rows split over `row_levels` and then r per unit, and whose columns over
 // `col_levels` and then c per unit, each unit holding its r×c block row-major; a pad prefix pads the
 // matrix to row_units·r × col_units·c when it is smaller. Every operand layout of the kernel is one.
+// With `outer` > 1 the rows are `outer` such matrices one after the other, each unit holding its
+// blocks one after the other (the row pieces of a pass).
 std::string matrix_layout(std::uint64_t rows, std::uint64_t cols, const std::string& row_levels,
                           std::uint64_t row_units, std::uint64_t r, const std::string& col_levels,
-                          std::uint64_t col_units, std::uint64_t c) {
-  return pad_prefix(rows, cols, row_units * r, col_units * c) +
-         fmt::format("(({}{}:{}), ({}{}:1))", row_levels, r, c, col_levels, c);
+                          std::uint64_t col_units, std::uint64_t c, std::uint64_t outer = 1) {
+  const std::string pieces = outer > 1 ? fmt::format("{}:{}, ", outer, r * c) : "";
+  return pad_prefix(rows, cols, outer * row_units * r, col_units * c) +
+         fmt::format("(({}{}{}:{}), ({}{}:1))", pieces, row_levels, r, c, col_levels, c);
 }
 
 layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
@@ -117,7 +120,8 @@ const char* dim_name(const Assignment& a, std::size_t level) {
 std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm, level_prefix(a.k, m), p.pk, p.kt);
+  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm / p.row_pieces, level_prefix(a.k, m),
+                       p.pk, p.kt, p.row_pieces);
 }
 std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
@@ -126,9 +130,13 @@ std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, s
 }
 std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
+  return tile_layout_c_pieces(p, m, p.row_pieces, rows, cols);
+}
+std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
+                                 std::uint64_t rows, std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm,
-                       level_prefix(a.n, m), p.pn, p.tn);
+  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm / p.row_pieces,
+                       level_prefix(a.n, m), p.pn, p.tn, pieces);
 }
 std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
   std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
@@ -193,8 +201,9 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
     std::uint64_t bytes = acc + (p.pk > 1 ? acc : 0) + 2 * p.tm * p.tn;
-    if (prob.has_bias) bytes += p.tn * 4;
-    if (prob.per_channel()) bytes += 2 * p.tn * 4;
+    const std::uint64_t vectors = p.n_passes > 1 ? 2 : 1;  // buffers per column vector
+    if (prob.has_bias) bytes += vectors * p.tn * 4;
+    if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
     return bytes;
   };
   // Split C into passes until a pass's tile leaves room for a K step of at least 8.
@@ -215,6 +224,14 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
   p.kt = ceil_div(kk, p.steps);  // even steps: the least padding
+  // With several passes, a pass's C goes out in pieces spread over the next pass's steps, at most
+  // one per step: the largest divisor of tm not above the step count.
+  if (p.m_passes * p.n_passes > 1)
+    for (std::uint64_t d = std::min(p.tm, p.steps); d >= 1; --d)
+      if (p.tm % d == 0) {
+        p.row_pieces = d;
+        break;
+      }
   // LM map.
   std::uint64_t at = 0;
   auto take = [&](std::uint64_t bytes) {
@@ -226,11 +243,17 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc;
   p.lm_out[0] = take(p.tm * p.tn);
   p.lm_out[1] = take(p.tm * p.tn);
-  if (prob.has_bias) p.lm_bias = take(p.tn * 4);
-  if (prob.per_channel()) {
-    p.lm_mult = take(p.tn * 4);
-    p.lm_shift = take(p.tn * 4);
+  // Two buffers per column vector when there are several column blocks, so that loading the next
+  // block's does not wait for the last requant of this one.
+  for (int v = 0; v < (p.n_passes > 1 ? 2 : 1); ++v) {
+    if (prob.has_bias) p.lm_bias[v] = take(p.tn * 4);
+    if (prob.per_channel()) {
+      p.lm_mult[v] = take(p.tn * 4);
+      p.lm_shift[v] = take(p.tn * 4);
+    }
   }
+  if (p.n_passes == 1)
+    p.lm_bias[1] = p.lm_bias[0], p.lm_mult[1] = p.lm_mult[0], p.lm_shift[1] = p.lm_shift[0];
   for (auto& b : p.lm_a) b = take(p.tm * p.kt);
   for (auto& b : p.lm_b) b = take(p.kt * p.tn);
   p.lm_bytes = at;
@@ -315,10 +338,12 @@ std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
   for (std::size_t l = 0; l < m.levels.size(); ++l)
     levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
   return fmt::format(
-      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes; K in {} steps of {}{}; LM {} "
+      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}; LM "
+      "{} "
       "of {} "
       "bytes",
-      levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes, p.steps, p.kt,
+      levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes,
+      p.row_pieces > 1 ? fmt::format(", stored in {} row pieces", p.row_pieces) : "", p.steps, p.kt,
       p.reduce_level.empty() ? "" : ", partial sums reduced at " + p.reduce_level, p.lm_bytes, m.lm_bytes());
 }
 
