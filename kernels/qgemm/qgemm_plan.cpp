@@ -71,37 +71,56 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
   }
 }
 
-// An estimate of the program's cycles: the busiest resource over the whole run plus what cannot
-// overlap (the first loads' latency, the last pass's requant and store).
+// An estimate of the program's cycles under the schedule build_program emits:
+// - a step's transfers are its A and B loads and, after the first pass, its share of the previous
+//   pass's store (its pieces are spread over the steps). With two buffers, step s+1's loads start
+//   when MAC s−1 ends and must land before MAC s+1 starts, so in a steady state of period P they
+//   have 2P − MAC for their busiest stage plus the path latency: P is the largest of the MAC, the
+//   busiest stage and (MAC + busiest stage + latency) / 2;
+// - at each pass boundary the next pass's first MAC waits for the accumulator to be read: by the
+//   reduce where K is split, else by the requant;
+// - the run is at least every resource's total (loads, stores, reduces, vector loads);
+// - fill (the first step's loads) and drain (the last pass's reduce, requant and whole store) do
+//   not overlap anything.
 double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
   const double steps = static_cast<double>(p.steps) * passes;
-  std::vector<double> totals(1 + 2 * m.levels.size(), 0.0);
+  const std::size_t resources = 1 + 2 * m.levels.size();
+  std::vector<double> totals(resources, 0.0), step(resources, 0.0);
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
-  add_transfer(load_a, steps, totals);
-  add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), steps, totals);
-  const double load_step = *std::max_element(totals.begin(), totals.end()) / steps;
+  add_transfer(load_a, 1, step);
+  add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
+  const double load_step = *std::max_element(step.begin(), step.end());
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
   const timing::TransferTime store =
       cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1)));
+  for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
   add_transfer(store, passes, totals);
+  if (passes > 1) add_transfer(store, 1.0 / static_cast<double>(p.steps), step);
+  const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
+  if (vectors > 0)
+    add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
+                 static_cast<double>(vectors * p.n_passes), totals);
+  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
+  double reduce = 0;
+  if (p.pk > 1) {
+    const int level = p.reduce_level == "board" ? -1 : static_cast<int>(*m.level_index(p.reduce_level));
+    const timing::TransferTime t = cost.collective(timing::Collective::kReduce, level, p.tm * p.tn * 4);
+    add_transfer(t, passes, totals);
+    reduce = static_cast<double>(t.duration());
+  }
   // Every transfer crosses DRAM and every level: they share one path latency.
   const double latency = static_cast<double>(load_a.latency);
-  // With two buffers per operand, a step's loads start when the MAC two steps back has finished
-  // with their buffer and must land before the next MAC: a step costs the longer of its MAC and
-  // its loads' busiest stage plus the path latency.
   const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
-  const double body = steps * std::max(mac_step, load_step + latency);
+  const double transfer_step = *std::max_element(step.begin(), step.end());
+  const double step_cycles = std::max({mac_step, transfer_step, (mac_step + transfer_step + latency) / 2});
+  const double boundary = p.pk > 1 ? reduce : requant;
+  const double body = steps * step_cycles + (passes - 1) * boundary;
   const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
-  double store_stage = 0;  // the store's busiest port (DRAM's write overlaps it)
-  for (const timing::Stage& s : store.stages)
-    if (!s.dram) store_stage = std::max(store_stage, static_cast<double>(s.cycles));
-  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
-  // Fill (the first loads) and drain (the last requant and store) do not overlap the body.
-  return busiest + load_step + latency + requant + store_stage + latency;
+  return busiest + load_step + latency + reduce + requant + static_cast<double>(store.duration());
 }
 
 const char* dim_name(const Assignment& a, std::size_t level) {
