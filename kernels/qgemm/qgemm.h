@@ -64,8 +64,10 @@ struct QgemmPlan {
   // rows are interleaved: row i·pm·(tm/pieces) + u·(tm/pieces) + r of the block is on M unit u.
   std::uint64_t row_pieces = 1;
   // LM byte offsets (the same in every PE). The per-column vectors have two buffers (alternating
-  // per column block) when there are several column blocks, else both entries are the same.
-  std::uint64_t lm_acc = 0, lm_reduced = 0, lm_out[2] = {0, 0};
+  // per column block) when there are several column blocks, else both entries are the same. Where
+  // K is split, passes alternate between two accumulators, each reduced in place, so that the next
+  // pass's MACs need not wait for the reduce; else both entries are the same.
+  std::uint64_t lm_acc[2] = {0, 0}, lm_out[2] = {0, 0};
   std::uint64_t lm_bias[2] = {0, 0}, lm_mult[2] = {0, 0}, lm_shift[2] = {0, 0};
   std::uint64_t lm_a[2] = {0, 0}, lm_b[2] = {0, 0};
   std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses

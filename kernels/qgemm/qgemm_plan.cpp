@@ -77,8 +77,8 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 //   when MAC s−1 ends and must land before MAC s+1 starts, so in a steady state of period P they
 //   have 2P − MAC for their busiest stage plus the path latency: P is the largest of the MAC, the
 //   busiest stage and (MAC + busiest stage + latency) / 2;
-// - at each pass boundary the next pass's first MAC waits for the accumulator to be read: by the
-//   reduce where K is split, else by the requant;
+// - at each pass boundary the next pass's first MAC waits for the requant to read the accumulator
+//   (where K is split, passes alternate between two accumulators and nothing waits);
 // - the run is at least every resource's total (loads, stores, reduces, vector loads);
 // - fill (the first step's loads) and drain (the last pass's reduce, requant and whole store) do
 //   not overlap anything.
@@ -117,7 +117,7 @@ double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::Mac
   const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
   const double transfer_step = *std::max_element(step.begin(), step.end());
   const double step_cycles = std::max({mac_step, transfer_step, (mac_step + transfer_step + latency) / 2});
-  const double boundary = p.pk > 1 ? reduce : requant;
+  const double boundary = p.pk > 1 ? 0 : requant;
   const double body = steps * step_cycles + (passes - 1) * boundary;
   const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
   return busiest + load_step + latency + reduce + requant + static_cast<double>(store.duration());
@@ -258,8 +258,8 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
     at += bytes;
     return here;
   };
-  p.lm_acc = take(p.tm * p.tn * 4);
-  p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc;
+  p.lm_acc[0] = take(p.tm * p.tn * 4);
+  p.lm_acc[1] = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc[0];
   p.lm_out[0] = take(p.tm * p.tn);
   p.lm_out[1] = take(p.tm * p.tn);
   // Two buffers per column vector when there are several column blocks, so that loading the next

@@ -132,7 +132,7 @@ void Builder::loads(std::uint64_t step) {
 void Builder::mac(std::uint64_t step) {
   const std::size_t buf = step % 2;
   program::Mac mac;
-  mac.a = p_.lm_a[buf], mac.b = p_.lm_b[buf], mac.c = p_.lm_acc;
+  mac.a = p_.lm_a[buf], mac.b = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
   mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
   mac.a_dtype = prob_.a_dtype, mac.b_dtype = prob_.b_dtype;
   mac.a_zero = prob_.a_zero, mac.b_zero = prob_.b_zero;
@@ -142,12 +142,12 @@ void Builder::mac(std::uint64_t step) {
 
 // Reduce (where K is split) and requantize into the pass's output buffer.
 void Builder::epilogue(std::uint64_t pass) {
-  if (p_.pk > 1)
-    prog_.instrs.emplace_back(
-        program::Reduce{level_of(p_.reduce_level, m_), p_.lm_acc, p_.lm_reduced, p_.tm * p_.tn});
+  const std::uint64_t acc = p_.lm_acc[pass % 2];
+  if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
+    prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
   program::Requant rq;
-  rq.src = p_.lm_reduced;
+  rq.src = acc;
   rq.dst = p_.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
   rq.rows = p_.tm, rq.cols = p_.tn;
   rq.has_bias = prob_.has_bias;

@@ -145,6 +145,21 @@ TEST(QgemmProgram, StoresWriteEveryRowOfCOnce) {
   EXPECT_EQ(std::count(written.begin(), written.end(), 1), 1000);
 }
 
+TEST(QgemmProgram, KSplitPassesAlternateAccumulatorsReducedInPlace) {
+  machine::MachineConfig m = load("mini");
+  QgemmPlan plan = make_plan(problem(200, 1500, 513), m, Assignment{{{2, 4}}, {{1, 2}}, {{3, 4}}});
+  ASSERT_GT(plan.m_passes * plan.n_passes, 1u);
+  ASSERT_NE(plan.lm_acc[0], plan.lm_acc[1]);
+  program::Program prog = build_program(problem(200, 1500, 513), plan, m);
+  const std::vector<std::size_t> reduces = indices_of<program::Reduce>(prog);
+  ASSERT_GE(reduces.size(), 2u);
+  for (std::size_t r = 0; r < reduces.size(); ++r) {
+    const auto& red = std::get<program::Reduce>(prog.instrs[reduces[r]]);
+    EXPECT_EQ(red.src, plan.lm_acc[r % 2]);
+    EXPECT_EQ(red.dst, red.src);
+  }
+}
+
 TEST(QgemmPlan, KSplitOverAnUpperLevelIsRefused) {
   machine::MachineConfig m = load("mini");
   try {
