@@ -65,8 +65,9 @@ struct QgemmPlan {
   std::uint64_t row_pieces = 1;
   // LM byte offsets (the same in every PE). The per-column vectors have two buffers (alternating
   // per column block) when there are several column blocks, else both entries are the same. Where
-  // K is split, passes alternate between two accumulators, each reduced in place, so that the next
-  // pass's MACs need not wait for the reduce; else both entries are the same.
+  // K is split the reduce works in place, and with several passes, passes alternate between two
+  // accumulators so that the next pass's MACs need not wait for the reduce; else both entries are
+  // the same.
   std::uint64_t lm_acc[2] = {0, 0}, lm_out[2] = {0, 0};
   std::uint64_t lm_bias[2] = {0, 0}, lm_mult[2] = {0, 0}, lm_shift[2] = {0, 0};
   std::uint64_t lm_a[2] = {0, 0}, lm_b[2] = {0, 0};

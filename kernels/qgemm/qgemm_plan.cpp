@@ -219,7 +219,8 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
   p.m_passes = extra_m_passes;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
-    std::uint64_t bytes = acc + (p.pk > 1 ? acc : 0) + 2 * p.tm * p.tn;
+    const bool two_accumulators = p.pk > 1 && p.m_passes * p.n_passes > 1;
+    std::uint64_t bytes = (two_accumulators ? 2 : 1) * acc + 2 * p.tm * p.tn;
     const std::uint64_t vectors = p.n_passes > 1 ? 2 : 1;  // buffers per column vector
     if (prob.has_bias) bytes += vectors * p.tn * 4;
     if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
@@ -259,7 +260,7 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
     return here;
   };
   p.lm_acc[0] = take(p.tm * p.tn * 4);
-  p.lm_acc[1] = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc[0];
+  p.lm_acc[1] = p.pk > 1 && p.m_passes * p.n_passes > 1 ? take(p.tm * p.tn * 4) : p.lm_acc[0];
   p.lm_out[0] = take(p.tm * p.tn);
   p.lm_out[1] = take(p.tm * p.tn);
   // Two buffers per column vector when there are several column blocks, so that loading the next
