@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/mac_batch.h"
 #include "models/pe.h"
 #include "sim/program/checked_program.h"
 #include "sim/report/run_stats.h"
@@ -128,7 +129,9 @@ class Sequencer : public sc_core::sc_module {
   bool dmi_valid_ = false;
   timing::Scoreboard scoreboard_;
   std::vector<InstrRecord> records_;
-  MacScratch mac_scratch_;
+  MacScratch mac_scratch_;  // the widened kernel, on CPUs without VNNI
+  MacBatch mac_batch_;
+  const bool vnni_ = mac_vnni_available();
   std::vector<std::uint8_t> staging_;
   std::exception_ptr error_;
 };

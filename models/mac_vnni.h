@@ -1,0 +1,47 @@
+// The fast host kernel behind the PE's int8 MAC array, on CPUs with AVX-512 VNNI: C (int32, m×n,
+// row-major, unaligned) (+)= Σ_k (A − Za)(B − Zb) for 8-bit A (m×k) and B (k×n), row-major. The
+// 8-bit codes multiply as they are (vpdpbusd: uint8 × int8 summed in int32) and the zero points
+// are folded with row and column sums (Jacob et al. 2018, eq. 7):
+//   Σ (a − Za)(b − Zb) = Σ a·b − Zb·Σ_k a − Za·Σ_k b + k·Za·Zb,
+// every term modulo 2^32, which is exactly the wrapping int32 accumulator of the widened kernel.
+// int8 A enters as uint8 a + 128 (Za + 128), uint8 B as int8 b − 128 (Zb − 128).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace treesim::models {
+
+// One 8-bit operand in a PE's LM.
+struct Int8Operand {
+  const std::uint8_t* bytes = nullptr;
+  bool is_signed = false;
+  std::int32_t zero = 0;
+};
+
+// B packed for vpdpbusd (16 columns × 4 k per 64 bytes), with its column corrections.
+struct PackedB {
+  std::vector<std::uint8_t> data;
+  std::vector<std::uint32_t> col_sum;  // Σ_k b' per column (b' = the int8 code multiplied)
+  std::int32_t zero = 0;               // Zb' (Zb − 128 for uint8 B)
+  std::uint64_t k = 0, n = 0;
+};
+
+// A packed as uint8 rows padded to a multiple of 4, with its row sums.
+struct PackedA {
+  std::vector<std::uint8_t> data;
+  std::vector<std::uint32_t> row_sum;  // Σ_k a' per row
+  std::int32_t zero = 0;               // Za' (Za + 128 for int8 A)
+  std::uint64_t m = 0, k = 0;
+};
+
+// Whether this CPU runs the kernel (AVX-512 F, BW and VNNI); else callers use mac_int16.
+bool mac_vnni_available();
+
+void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, PackedA& out);
+void pack_b(const Int8Operand& b, std::uint64_t k, std::uint64_t n, PackedB& out);
+
+// C (+)= Σ_k (A − Za)(B − Zb) over the packed operands (same k), C at `c` (m×n int32, unaligned).
+void mac_vnni(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumulate);
+
+}  // namespace treesim::models
