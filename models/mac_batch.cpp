@@ -1,19 +1,23 @@
 #include "models/mac_batch.h"
 
-#include <cstring>
+#include <algorithm>
+#include <exception>
+#include <thread>
 
 namespace treesim::models {
 namespace {
 
-// The cache entry packed from exactly `bytes`, packing them into the oldest entry when none is.
+// Below this many MACs an instruction runs on one core: starting threads would cost more.
+constexpr std::uint64_t kParallelMacs = std::uint64_t{1} << 22;
+
+// The cache entry packed from PE `source`'s bytes, packing them into the oldest entry when none is.
 template <typename Cache, typename Pack>
-const auto& lookup(Cache& cache, const std::uint8_t* bytes, std::uint64_t size, Pack pack) {
+const auto& lookup(Cache& cache, std::uint32_t source, Pack pack) {
   for (std::size_t e = 0; e < Cache::kEntries; ++e)
-    if (cache.valid[e] && (size == 0 || std::memcmp(cache.source[e].data(), bytes, size) == 0))
-      return cache.packed[e];
+    if (cache.valid[e] && cache.source[e] == source) return cache.packed[e];
   const std::size_t e = cache.next;
   cache.next = (cache.next + 1) % Cache::kEntries;
-  cache.source[e].assign(bytes, bytes + size);
+  cache.source[e] = source;
   pack(cache.packed[e]);
   cache.valid[e] = true;
   return cache.packed[e];
@@ -21,18 +25,48 @@ const auto& lookup(Cache& cache, const std::uint8_t* bytes, std::uint64_t size, 
 
 }  // namespace
 
-void MacBatch::run(const MacShape& op, const std::vector<Pe*>& pes) {
+void MacBatch::run_range(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared,
+                         std::uint32_t first, std::uint32_t last, Worker& w) {
   // Entries of an earlier instruction may have another shape or zero point.
-  a_.clear();
-  b_.clear();
-  for (Pe* pe : pes) {
-    const Int8Operand a{pe->lm() + op.a, op.a_signed, op.a_zero}, b{pe->lm() + op.b, op.b_signed, op.b_zero};
-    const PackedA& pa =
-        lookup(a_, a.bytes, op.m * op.k, [&](PackedA& out) { pack_a(a, op.m, op.k, out); });
-    const PackedB& pb =
-        lookup(b_, b.bytes, op.k * op.n, [&](PackedB& out) { pack_b(b, op.k, op.n, out); });
-    mac_vnni(pa, pb, pe->lm() + op.c, op.accumulate);
+  w.a.valid.fill(false);
+  w.b.valid.fill(false);
+  const Int8Operand a_kind{nullptr, op.a_signed, op.a_zero}, b_kind{nullptr, op.b_signed, op.b_zero};
+  const std::int32_t za = folded_zero_a(a_kind), zb = folded_zero_b(b_kind);
+  for (std::uint32_t q = first; q < last; ++q) {
+    const std::uint32_t sa = shared.source(q, op.a, op.a + op.m * op.k);
+    const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
+    const Int8Operand a{pes[sa]->lm() + op.a, op.a_signed, op.a_zero};
+    const Int8Operand b{pes[sb]->lm() + op.b, op.b_signed, op.b_zero};
+    const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(a, op.m, op.k, zb, out); });
+    const PackedB& pb = lookup(w.b, sb, [&](PackedB& out) { pack_b(b, op.k, op.n, za, out); });
+    mac_vnni(pa, pb, pes[q]->lm() + op.c, op.accumulate);
   }
+}
+
+void MacBatch::run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared) {
+  const auto count = static_cast<std::uint32_t>(pes.size());
+  std::uint32_t threads = 1;
+  if (op.m * op.n * op.k * count >= kParallelMacs)
+    threads =
+        std::clamp<std::uint32_t>(std::thread::hardware_concurrency(), 1, std::min<std::uint32_t>(count, 16));
+  if (workers_.size() < threads) workers_.resize(threads);
+  if (threads == 1) return run_range(op, pes, shared, 0, count, workers_[0]);
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(threads);
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    const std::uint32_t first = static_cast<std::uint32_t>(std::uint64_t{count} * t / threads);
+    const std::uint32_t last = static_cast<std::uint32_t>(std::uint64_t{count} * (t + 1) / threads);
+    pool.emplace_back([&, t, first, last] {
+      try {
+        run_range(op, pes, shared, first, last, workers_[t]);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 }  // namespace treesim::models

@@ -1,13 +1,14 @@
-// One lock-step MAC instruction over every PE's LM, on the VNNI kernel (mac_vnni.h). Operands
-// replicated into many PEs (the same bytes) are packed once: each PE's A and B are compared with
-// the few most recently packed ones, byte for byte, and a packing is reused only when the bytes are
-// equal, so what a PE multiplies is always what its LM holds.
+// One lock-step MAC instruction over every PE's LM, on the VNNI kernel (mac_vnni.h). An operand
+// that a load shared among PEs (lm_replicas.h) is read from, and packed once for, its source PE.
+// Large instructions split the PEs over the host's cores (each PE's C is its own: the result does
+// not depend on the split).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "models/lm_replicas.h"
 #include "models/mac_vnni.h"
 #include "models/pe.h"
 
@@ -23,21 +24,26 @@ struct MacShape {
 
 class MacBatch {
  public:
-  void run(const MacShape& op, const std::vector<Pe*>& pes);
+  void run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared);
 
  private:
-  // A few packings of each operand, with the bytes they were packed from.
+  // A few packings of an operand, with the PE whose bytes each was packed from.
   template <typename Packed>
   struct Cache {
     static constexpr std::size_t kEntries = 8;
-    std::array<std::vector<std::uint8_t>, kEntries> source;
+    std::array<std::uint32_t, kEntries> source{};
     std::array<Packed, kEntries> packed;
     std::array<bool, kEntries> valid{};
     std::size_t next = 0;
-    void clear() { valid.fill(false); }
   };
-  Cache<PackedA> a_;
-  Cache<PackedB> b_;
+  struct Worker {
+    Cache<PackedA> a;
+    Cache<PackedB> b;
+  };
+  // PEs [first, last) on one worker's caches.
+  static void run_range(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared,
+                        std::uint32_t first, std::uint32_t last, Worker& w);
+  std::vector<Worker> workers_;
 };
 
 }  // namespace treesim::models

@@ -17,23 +17,30 @@ TREESIM_VNNI void tile(const PackedA& a, const PackedB& b, std::uint8_t* c, bool
                        std::uint64_t jb, const std::uint32_t* row_fix, const std::uint32_t* col_fix) {
   const std::uint64_t kp = round4(a.k), quads = kp / 4, n = b.n;
   __m512i acc[R][J];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
     for (int j = 0; j < J; ++j) acc[r][j] = _mm512_setzero_si512();
   const std::uint8_t* arow = a.data.data() + i * kp;
   const std::uint8_t* bblk = b.data.data() + jb * quads * 64;
   for (std::uint64_t q = 0; q < quads; ++q) {
     __m512i bv[J];
+#pragma GCC unroll 8
     for (int j = 0; j < J; ++j) bv[j] = _mm512_loadu_si512(bblk + (j * quads + q) * 64);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       std::int32_t quad;
       std::memcpy(&quad, arow + r * kp + q * 4, 4);
       const __m512i av = _mm512_set1_epi32(quad);
+#pragma GCC unroll 8
       for (int j = 0; j < J; ++j) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], av, bv[j]);
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     const __m512i rf = _mm512_set1_epi32(static_cast<std::int32_t>(row_fix[i + r]));
     std::uint8_t* crow = c + (i + r) * n * 4;
+#pragma GCC unroll 8
     for (int j = 0; j < J; ++j) {
       const std::uint64_t col = (jb + j) * 16;
       const std::uint64_t cols = n - col < 16 ? n - col : 16;
@@ -53,10 +60,17 @@ void row_block(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumul
   std::uint64_t jb = 0;
   for (; jb + 4 <= blocks; jb += 4) tile<R, 4>(a, b, c, accumulate, i, jb, row_fix, col_fix);
   switch (blocks - jb) {
-    case 3: tile<R, 3>(a, b, c, accumulate, i, jb, row_fix, col_fix); break;
-    case 2: tile<R, 2>(a, b, c, accumulate, i, jb, row_fix, col_fix); break;
-    case 1: tile<R, 1>(a, b, c, accumulate, i, jb, row_fix, col_fix); break;
-    default: break;
+    case 3:
+      tile<R, 3>(a, b, c, accumulate, i, jb, row_fix, col_fix);
+      break;
+    case 2:
+      tile<R, 2>(a, b, c, accumulate, i, jb, row_fix, col_fix);
+      break;
+    case 1:
+      tile<R, 1>(a, b, c, accumulate, i, jb, row_fix, col_fix);
+      break;
+    default:
+      break;
   }
 }
 
@@ -67,13 +81,14 @@ bool mac_vnni_available() {
          __builtin_cpu_supports("avx512vnni");
 }
 
-void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, PackedA& out) {
+void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::int32_t zb, PackedA& out) {
   const std::uint64_t kp = round4(k);
   const std::uint8_t flip = a.is_signed ? 0x80 : 0;  // int8 a → uint8 a + 128
+  const auto za = static_cast<std::uint32_t>(folded_zero_a(a)), zbu = static_cast<std::uint32_t>(zb);
+  const std::uint32_t kzz = static_cast<std::uint32_t>(k) * za * zbu;
   out.m = m, out.k = k;
-  out.zero = a.zero + (a.is_signed ? 128 : 0);
   out.data.assign(m * kp, 0);
-  out.row_sum.assign(m, 0);
+  out.row_fix.resize(m);
   for (std::uint64_t i = 0; i < m; ++i) {
     const std::uint8_t* src = a.bytes + i * k;
     std::uint8_t* dst = out.data.data() + i * kp;
@@ -82,45 +97,52 @@ void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, PackedA& out
       dst[kk] = static_cast<std::uint8_t>(src[kk] ^ flip);
       sum += dst[kk];
     }
-    out.row_sum[i] = sum;
+    out.row_fix[i] = kzz - zbu * sum;  // modulo 2^32, as the accumulator wraps
   }
 }
 
-void pack_b(const Int8Operand& b, std::uint64_t k, std::uint64_t n, PackedB& out) {
+void pack_b(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::int32_t za, PackedB& out) {
   const std::uint64_t quads = round4(k) / 4, blocks = (n + 15) / 16;
   const std::uint8_t flip = b.is_signed ? 0 : 0x80;  // uint8 b → int8 b − 128
   out.k = k, out.n = n;
-  out.zero = b.zero - (b.is_signed ? 0 : 128);
   out.data.assign(blocks * quads * 64, 0);
-  out.col_sum.assign(n, 0);
+  out.col_fix.assign(n + 16, 0);
   for (std::uint64_t kk = 0; kk < k; ++kk) {
     const std::uint8_t* src = b.bytes + kk * n;
     std::uint8_t* quad = out.data.data() + (kk / 4) * 64 + kk % 4;
     for (std::uint64_t j = 0; j < n; ++j) {
       const auto v = static_cast<std::uint8_t>(src[j] ^ flip);
       quad[(j / 16) * quads * 64 + (j % 16) * 4] = v;
-      out.col_sum[j] += static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
+      out.col_fix[j] += static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
     }
   }
+  for (std::uint64_t j = 0; j < n; ++j) out.col_fix[j] = 0u - static_cast<std::uint32_t>(za) * out.col_fix[j];
 }
 
 void mac_vnni(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumulate) {
-  const std::uint64_t m = a.m, n = b.n;
-  // Eq. 7's corrections, modulo 2^32: −Zb·Σa + k·Za·Zb per row, −Za·Σb per column.
-  const auto za = static_cast<std::uint32_t>(a.zero), zb = static_cast<std::uint32_t>(b.zero);
-  const std::uint32_t kzz = static_cast<std::uint32_t>(a.k) * za * zb;
-  std::vector<std::uint32_t> row_fix(m), col_fix(n + 16, 0);
-  for (std::uint64_t i = 0; i < m; ++i) row_fix[i] = kzz - zb * a.row_sum[i];
-  for (std::uint64_t j = 0; j < n; ++j) col_fix[j] = 0u - za * b.col_sum[j];
+  const std::uint64_t m = a.m;
+  const std::uint32_t* row_fix = a.row_fix.data();
+  const std::uint32_t* col_fix = b.col_fix.data();
   std::uint64_t i = 0;
-  for (; i + 6 <= m; i += 6) row_block<6>(a, b, c, accumulate, i, row_fix.data(), col_fix.data());
+  for (; i + 6 <= m; i += 6) row_block<6>(a, b, c, accumulate, i, row_fix, col_fix);
   switch (m - i) {
-    case 5: row_block<5>(a, b, c, accumulate, i, row_fix.data(), col_fix.data()); break;
-    case 4: row_block<4>(a, b, c, accumulate, i, row_fix.data(), col_fix.data()); break;
-    case 3: row_block<3>(a, b, c, accumulate, i, row_fix.data(), col_fix.data()); break;
-    case 2: row_block<2>(a, b, c, accumulate, i, row_fix.data(), col_fix.data()); break;
-    case 1: row_block<1>(a, b, c, accumulate, i, row_fix.data(), col_fix.data()); break;
-    default: break;
+    case 5:
+      row_block<5>(a, b, c, accumulate, i, row_fix, col_fix);
+      break;
+    case 4:
+      row_block<4>(a, b, c, accumulate, i, row_fix, col_fix);
+      break;
+    case 3:
+      row_block<3>(a, b, c, accumulate, i, row_fix, col_fix);
+      break;
+    case 2:
+      row_block<2>(a, b, c, accumulate, i, row_fix, col_fix);
+      break;
+    case 1:
+      row_block<1>(a, b, c, accumulate, i, row_fix, col_fix);
+      break;
+    default:
+      break;
   }
 }
 

@@ -19,29 +19,34 @@ struct Int8Operand {
   std::int32_t zero = 0;
 };
 
-// B packed for vpdpbusd (16 columns × 4 k per 64 bytes), with its column corrections.
+// The zero points the kernel folds: Za' = Za + 128 for int8 A (it multiplies a + 128), Zb' =
+// Zb − 128 for uint8 B (it multiplies b − 128).
+inline std::int32_t folded_zero_a(const Int8Operand& a) { return a.zero + (a.is_signed ? 128 : 0); }
+inline std::int32_t folded_zero_b(const Int8Operand& b) { return b.zero - (b.is_signed ? 0 : 128); }
+
+// B packed for vpdpbusd (16 columns × 4 k per 64 bytes), with eq. 7's column term −Za'·Σ_k b'.
 struct PackedB {
   std::vector<std::uint8_t> data;
-  std::vector<std::uint32_t> col_sum;  // Σ_k b' per column (b' = the int8 code multiplied)
-  std::int32_t zero = 0;               // Zb' (Zb − 128 for uint8 B)
+  std::vector<std::uint32_t> col_fix;  // n values, then 16 zeros (masked tails read them)
   std::uint64_t k = 0, n = 0;
 };
 
-// A packed as uint8 rows padded to a multiple of 4, with its row sums.
+// A as uint8 rows padded to a multiple of 4, with eq. 7's row term k·Za'·Zb' − Zb'·Σ_k a'.
 struct PackedA {
   std::vector<std::uint8_t> data;
-  std::vector<std::uint32_t> row_sum;  // Σ_k a' per row
-  std::int32_t zero = 0;               // Za' (Za + 128 for int8 A)
+  std::vector<std::uint32_t> row_fix;
   std::uint64_t m = 0, k = 0;
 };
 
 // Whether this CPU runs the kernel (AVX-512 F, BW and VNNI); else callers use mac_int16.
 bool mac_vnni_available();
 
-void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, PackedA& out);
-void pack_b(const Int8Operand& b, std::uint64_t k, std::uint64_t n, PackedB& out);
+// `zb` and `za` are the other operand's folded zero point.
+void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::int32_t zb, PackedA& out);
+void pack_b(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::int32_t za, PackedB& out);
 
-// C (+)= Σ_k (A − Za)(B − Zb) over the packed operands (same k), C at `c` (m×n int32, unaligned).
+// C (+)= Σ_k (A − Za)(B − Zb) over operands packed for each other (same k), C at `c` (m×n int32,
+// unaligned).
 void mac_vnni(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumulate);
 
 }  // namespace treesim::models

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/lm_replicas.h"
 #include "models/mac_batch.h"
 #include "models/pe.h"
 #include "sim/program/checked_program.h"
@@ -89,6 +90,8 @@ class Sequencer : public sc_core::sc_module {
  private:
   void issue();  // the process
   void run_instruction(std::size_t index);
+  // Makes real the shared LM ranges that instruction `index` touches other than as MAC operands.
+  void unshare(std::size_t index);
   [[noreturn]] void fail(std::size_t index, const std::string& message) const;
   // Loads, stores and collectives (sequencer_transfer.cpp).
   void load(std::size_t index, const program::Load& op, std::uint64_t ready, InstrRecord& r);
@@ -131,6 +134,7 @@ class Sequencer : public sc_core::sc_module {
   std::vector<InstrRecord> records_;
   MacScratch mac_scratch_;  // the widened kernel, on CPUs without VNNI
   MacBatch mac_batch_;
+  LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
   const bool vnni_ = mac_vnni_available();
   std::vector<std::uint8_t> staging_;
   std::exception_ptr error_;

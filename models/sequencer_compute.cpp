@@ -56,7 +56,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             if constexpr (std::is_same_v<T, program::Mac>)
               shape.b_signed = op.b_dtype == core::DType::kInt8, shape.b_zero = op.b_zero;
             shape.accumulate = op.accumulate;
-            mac_batch_.run(shape, pes);
+            mac_batch_.run(shape, pes, shared_);
           }
           for (std::size_t p = 0; p < n && functional_ && !vnni_; ++p) {
             mac_scratch_.same_a =

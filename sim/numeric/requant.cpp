@@ -43,9 +43,11 @@ std::int32_t requantize_checked(std::int32_t acc, const OutputStage& stage, std:
 
 namespace {
 
-// The per-channel parameters of double rounding, spelled out for a branch-free loop.
+// The per-channel parameters of double rounding, spelled out for a branch-free loop: multipliers,
+// left shifts and right shifts, `channels` each, in one allocation.
 struct DoubleRounding {
-  std::vector<std::int32_t> multiplier, left, right;
+  std::size_t channels = 0;
+  std::vector<std::int32_t> values;
 };
 
 // requantize() with Rounding::kDouble over a block, written without calls or branches so that it
@@ -53,9 +55,9 @@ struct DoubleRounding {
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void requantize_double(
     const std::int32_t* acc, std::size_t rows, std::size_t channels, const DoubleRounding& p,
     std::int32_t zero, std::int32_t lo, std::int32_t hi, std::int32_t* out) {
-  const std::int32_t* mult = p.multiplier.data();
-  const std::int32_t* left = p.left.data();
-  const std::int32_t* right = p.right.data();
+  const std::int32_t* mult = p.values.data();
+  const std::int32_t* left = mult + p.channels;
+  const std::int32_t* right = left + p.channels;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::int32_t* in = acc + r * channels;
     std::int32_t* o = out + r * channels;
@@ -86,12 +88,12 @@ void requantize_block(const std::int32_t* acc, std::size_t rows, std::size_t cha
                       const OutputStage& stage, std::int32_t* out) {
   if (stage.rounding == Rounding::kDouble) {
     // validate() keeps the activation range inside the output type, so clamping to it saturates.
-    DoubleRounding p;
+    DoubleRounding p{channels, std::vector<std::int32_t>(3 * channels)};
     for (std::size_t c = 0; c < channels; ++c) {
       const QuantizedMultiplier& m = stage.multiplier_for(c);
-      p.multiplier.push_back(m.multiplier);
-      p.left.push_back(std::clamp(m.shift, 0, 31));
-      p.right.push_back(std::clamp(-m.shift, 0, 31));
+      p.values[c] = m.multiplier;
+      p.values[channels + c] = std::clamp(m.shift, 0, 31);
+      p.values[2 * channels + c] = std::clamp(-m.shift, 0, 31);
     }
     const std::int32_t lo = std::max<std::int32_t>(stage.act_min, dtype_min(stage.out_dtype));
     const std::int32_t hi = std::min<std::int32_t>(stage.act_max, dtype_max(stage.out_dtype));

@@ -33,15 +33,17 @@ void check(const Case& t) {
       std::int64_t sum = t.accumulate ? before : 0;
       for (std::uint64_t kk = 0; kk < t.k; ++kk)
         sum += (value(a[i * t.k + kk], t.a_signed) - t.za) * (value(b[kk * t.n + j], t.b_signed) - t.zb);
-      expect[i * t.n + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum)));
+      expect[i * t.n + j] =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum)));
     }
   // C unaligned, with a guard word after it that must stay untouched.
   std::vector<std::uint8_t> c(1 + (t.m * t.n + 1) * 4);
   for (std::uint64_t i = 0; i < t.m * t.n + 1; ++i) std::memcpy(c.data() + 1 + i * 4, &before, 4);
   PackedA pa;
   PackedB pb;
-  pack_a({a.data(), t.a_signed, t.za}, t.m, t.k, pa);
-  pack_b({b.data(), t.b_signed, t.zb}, t.k, t.n, pb);
+  const Int8Operand ao{a.data(), t.a_signed, t.za}, bo{b.data(), t.b_signed, t.zb};
+  pack_a(ao, t.m, t.k, folded_zero_b(bo), pa);
+  pack_b(bo, t.k, t.n, folded_zero_a(ao), pb);
   mac_vnni(pa, pb, c.data() + 1, t.accumulate);
   std::vector<std::int32_t> got(t.m * t.n + 1);
   std::memcpy(got.data(), c.data() + 1, got.size() * 4);
@@ -52,7 +54,9 @@ void check(const Case& t) {
 
 TEST(MacVnni, Uint8ATimesInt8BMatchesPlainProduct) { check({7, 70, 33, false, true, 128, 0, false}); }
 TEST(MacVnni, Int8ATimesUint8BMatchesPlainProduct) { check({13, 17, 9, true, false, -5, 200, true}); }
-TEST(MacVnni, BothSignedWithZeroPointsMatchesPlainProduct) { check({6, 64, 64, true, true, 127, -128, true}); }
+TEST(MacVnni, BothSignedWithZeroPointsMatchesPlainProduct) {
+  check({6, 64, 64, true, true, 127, -128, true});
+}
 TEST(MacVnni, BothUnsignedMatchesPlainProduct) { check({1, 1, 1, false, false, 255, 255, false}); }
 TEST(MacVnni, LongKWrapsLikeAnInt32Accumulator) { check({2, 3, 70001, false, false, 0, 0, true}); }
 TEST(MacVnni, EmptyKLeavesZeroOrTheAccumulator) {
