@@ -26,7 +26,7 @@ const auto& lookup(Cache& cache, std::uint32_t source, Pack pack) {
 }  // namespace
 
 void MacBatch::run_range(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared,
-                         std::uint32_t first, std::uint32_t last, Worker& w) {
+                         std::uint32_t first, std::uint32_t last, Worker& w) const {
   // Entries of an earlier instruction may have another shape or zero point.
   w.a.valid.fill(false);
   w.b.valid.fill(false);
@@ -50,9 +50,9 @@ void MacBatch::run_range(const MacShape& op, const std::vector<Pe*>& pes, const 
     const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
     const Int8Operand a{pes[sa]->lm() + op.a, op.a_signed, op.a_zero};
     const Int8Operand b{pes[sb]->lm() + op.b, op.b_signed, op.b_zero};
-    const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(a, op.m, op.k, zb, out); });
-    const PackedB& pb = lookup(w.b, sb, [&](PackedB& out) { pack_b(b, op.k, op.n, za, out); });
-    mac_vnni(pa, pb, pes[q]->lm() + op.c, op.accumulate);
+    const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(isa_, a, op.m, op.k, zb, out); });
+    const PackedB& pb = lookup(w.b, sb, [&](PackedB& out) { pack_b(isa_, b, op.k, op.n, za, out); });
+    mac_packed(isa_, pa, pb, pes[q]->lm() + op.c, op.accumulate);
   }
 }
 

@@ -1,4 +1,4 @@
-// One lock-step MAC instruction over every PE's LM, on the VNNI kernel (mac_vnni.h). An operand
+// One lock-step MAC instruction over every PE's LM, on a fast int8 kernel (mac_int8.h). An operand
 // that a load shared among PEs (lm_replicas.h) is read from, and packed once for, its source PE.
 // Large instructions split the PEs over the host's cores (each PE's C is its own: the result does
 // not depend on the split).
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/lm_replicas.h"
-#include "models/mac_vnni.h"
+#include "models/mac_int8.h"
 #include "models/pe.h"
 
 namespace treesim::models {
@@ -24,6 +24,7 @@ struct MacShape {
 
 class MacBatch {
  public:
+  explicit MacBatch(MacIsa isa) : isa_(isa) {}
   void run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared);
 
  private:
@@ -41,8 +42,9 @@ class MacBatch {
     Cache<PackedB> b;
   };
   // PEs [first, last) on one worker's caches.
-  static void run_range(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared,
-                        std::uint32_t first, std::uint32_t last, Worker& w);
+  void run_range(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared,
+                 std::uint32_t first, std::uint32_t last, Worker& w) const;
+  MacIsa isa_;
   std::vector<Worker> workers_;
 };
 

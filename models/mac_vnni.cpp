@@ -1,4 +1,4 @@
-#include "models/mac_vnni.h"
+#include "models/mac_int8.h"
 
 #include <immintrin.h>
 
@@ -75,49 +75,6 @@ void row_block(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumul
 }
 
 }  // namespace
-
-bool mac_vnni_available() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vnni");
-}
-
-void pack_a(const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::int32_t zb, PackedA& out) {
-  const std::uint64_t kp = round4(k);
-  const std::uint8_t flip = a.is_signed ? 0x80 : 0;  // int8 a → uint8 a + 128
-  const auto za = static_cast<std::uint32_t>(folded_zero_a(a)), zbu = static_cast<std::uint32_t>(zb);
-  const std::uint32_t kzz = static_cast<std::uint32_t>(k) * za * zbu;
-  out.m = m, out.k = k;
-  out.data.assign(m * kp, 0);
-  out.row_fix.resize(m);
-  for (std::uint64_t i = 0; i < m; ++i) {
-    const std::uint8_t* src = a.bytes + i * k;
-    std::uint8_t* dst = out.data.data() + i * kp;
-    std::uint32_t sum = 0;
-    for (std::uint64_t kk = 0; kk < k; ++kk) {
-      dst[kk] = static_cast<std::uint8_t>(src[kk] ^ flip);
-      sum += dst[kk];
-    }
-    out.row_fix[i] = kzz - zbu * sum;  // modulo 2^32, as the accumulator wraps
-  }
-}
-
-void pack_b(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::int32_t za, PackedB& out) {
-  const std::uint64_t quads = round4(k) / 4, blocks = (n + 15) / 16;
-  const std::uint8_t flip = b.is_signed ? 0 : 0x80;  // uint8 b → int8 b − 128
-  out.k = k, out.n = n;
-  out.data.assign(blocks * quads * 64, 0);
-  out.col_fix.assign(n + 16, 0);
-  for (std::uint64_t kk = 0; kk < k; ++kk) {
-    const std::uint8_t* src = b.bytes + kk * n;
-    std::uint8_t* quad = out.data.data() + (kk / 4) * 64 + kk % 4;
-    for (std::uint64_t j = 0; j < n; ++j) {
-      const auto v = static_cast<std::uint8_t>(src[j] ^ flip);
-      quad[(j / 16) * quads * 64 + (j % 16) * 4] = v;
-      out.col_fix[j] += static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
-    }
-  }
-  for (std::uint64_t j = 0; j < n; ++j) out.col_fix[j] = 0u - static_cast<std::uint32_t>(za) * out.col_fix[j];
-}
 
 void mac_vnni(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumulate) {
   const std::uint64_t m = a.m;

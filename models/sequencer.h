@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -132,10 +133,10 @@ class Sequencer : public sc_core::sc_module {
   bool dmi_valid_ = false;
   timing::Scoreboard scoreboard_;
   std::vector<InstrRecord> records_;
-  MacScratch mac_scratch_;  // the widened kernel, on CPUs without VNNI
-  MacBatch mac_batch_;
+  MacScratch mac_scratch_;  // the widened kernel, on CPUs without AVX2
+  const std::optional<MacIsa> mac_isa_ = fastest_mac_isa();
+  std::optional<MacBatch> mac_batch_ = mac_isa_ ? std::optional<MacBatch>(MacBatch(*mac_isa_)) : std::nullopt;
   LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
-  const bool vnni_ = mac_vnni_available();
   std::vector<std::uint8_t> staging_;
   std::exception_ptr error_;
 };

@@ -48,7 +48,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           else
             b_addr = op.w;
           for (std::size_t p = 0; p < n; ++p) work[p] = op.m * op.n * op.k;
-          if (functional_ && vnni_) {
+          if (functional_ && mac_batch_) {
             MacShape shape;
             shape.a = op.a, shape.b = b_addr, shape.c = op.c;
             shape.m = op.m, shape.n = op.n, shape.k = op.k;
@@ -56,9 +56,9 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             if constexpr (std::is_same_v<T, program::Mac>)
               shape.b_signed = op.b_dtype == core::DType::kInt8, shape.b_zero = op.b_zero;
             shape.accumulate = op.accumulate;
-            mac_batch_.run(shape, pes, shared_);
+            mac_batch_->run(shape, pes, shared_);
           }
-          for (std::size_t p = 0; p < n && functional_ && !vnni_; ++p) {
+          for (std::size_t p = 0; p < n && functional_ && !mac_batch_; ++p) {
             mac_scratch_.same_a =
                 p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
             mac_scratch_.same_b =
