@@ -7,9 +7,6 @@
 namespace treesim::models {
 namespace {
 
-// Below this many MACs an instruction runs on one core: starting threads would cost more.
-constexpr std::uint64_t kParallelMacs = std::uint64_t{1} << 22;
-
 // The cache entry packed from PE `source`'s bytes, packing them into the oldest entry when none is.
 template <typename Cache, typename Pack>
 const auto& lookup(Cache& cache, std::uint32_t source, Pack pack) {

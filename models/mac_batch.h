@@ -24,6 +24,10 @@ struct MacShape {
 
 class MacBatch {
  public:
+  // Below this many MACs an instruction runs on one core: starting threads costs more than it
+  // saves (measured: the 1024³ qgemm on sa1024, 4 Mi MACs per instruction, ran faster on one).
+  static constexpr std::uint64_t kParallelMacs = std::uint64_t{1} << 26;
+
   explicit MacBatch(MacIsa isa) : isa_(isa) {}
   void run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared);
 

@@ -67,9 +67,10 @@ void check(std::size_t pes, std::uint64_t m, std::uint64_t n, std::uint64_t k, b
 }
 
 TEST(MacBatch, SmallInstructionOnOneThreadGivesEveryPeItsProduct) { check(4, 3, 20, 9, false); }
-// 16 × 64 × 64 × 256 MACs: above the size at which the PEs are split over threads.
-TEST(MacBatch, LargeInstructionSplitOverThreadsGivesEveryPeItsProduct) { check(16, 64, 64, 256, false); }
-TEST(MacBatch, SharedBIsReadFromItsSourcePe) { check(16, 64, 64, 256, true); }
+// 64 × 64 × 64 × 256 MACs: the size from which the PEs are split over threads.
+static_assert(64 * 64 * 64 * 256 >= MacBatch::kParallelMacs);
+TEST(MacBatch, LargeInstructionSplitOverThreadsGivesEveryPeItsProduct) { check(64, 64, 64, 256, false); }
+TEST(MacBatch, SharedBIsReadFromItsSourcePe) { check(64, 64, 64, 256, true); }
 
 }  // namespace
 }  // namespace treesim::models
