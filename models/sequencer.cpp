@@ -88,6 +88,32 @@ void Sequencer::issue() {
     program_ = nullptr;
 }
 
+void Sequencer::unshare(std::size_t i) {
+  const program::PreparedInstr& prep = checked_->instrs[i];
+  const auto& pes = board_.pes();
+  std::visit(
+      [&](const auto& op) {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, program::Load>) {
+          // scatter_block replaces or makes real what the load overwrites.
+        } else if constexpr (std::is_same_v<T, program::Mac> || std::is_same_v<T, program::TernaryMac>) {
+          // The MAC reads whole shared operands from their sources; C must be real.
+          std::uint64_t b = 0;
+          if constexpr (std::is_same_v<T, program::Mac>)
+            b = op.b;
+          else
+            b = op.w;
+          shared_.materialize(prep.writes, pes);
+          shared_.materialize_partial(op.a, op.a + op.m * op.k * core::dtype_bytes(op.a_dtype), pes);
+          shared_.materialize_partial(b, b + op.k * op.n, pes);
+        } else {
+          shared_.materialize(prep.reads, pes);
+          shared_.materialize(prep.writes, pes);
+        }
+      },
+      program_->instrs[i]);
+}
+
 void Sequencer::run_instruction(std::size_t i) {
   const program::PreparedInstr& prep = checked_->instrs[i];
   for (const timing::Range& r : prep.reads) {
@@ -101,6 +127,7 @@ void Sequencer::run_instruction(std::size_t i) {
   const std::uint64_t ready = std::max(origin_, scoreboard_.ready(prep.reads, prep.writes));
   InstrRecord& r = records_[i];
   r.traffic.assign(board_.config().levels.size(), {});
+  if (functional_ && !shared_.empty()) unshare(i);
   std::visit(
       [&](const auto& op) {
         using T = std::decay_t<decltype(op)>;

@@ -174,9 +174,9 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
   if (functional_ && !dmi) staging_.resize(t.block.elements() * t.bound.element_bytes());
   transfer(i, t, true, ready, r, functional_ && !dmi ? staging_.data() : nullptr);
   if (dmi)
-    scatter_block(t, dmi, board_.pes(), op.lm, op.pad, &t.block);
+    scatter_block(t, dmi, board_.pes(), op.lm, op.pad, &t.block, mac_batch_ ? &shared_ : nullptr);
   else if (functional_)
-    scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
+    scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad, nullptr, mac_batch_ ? &shared_ : nullptr);
 }
 
 void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t ready, InstrRecord& r) {
