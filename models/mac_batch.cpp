@@ -1,5 +1,7 @@
 #include "models/mac_batch.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <exception>
 #include <thread>
@@ -53,12 +55,17 @@ void MacBatch::run_range(const MacShape& op, const std::vector<Pe*>& pes, const 
   }
 }
 
+std::uint32_t MacBatch::usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 void MacBatch::run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared) {
   const auto count = static_cast<std::uint32_t>(pes.size());
   std::uint32_t threads = 1;
   if (op.m * op.n * op.k * count >= kParallelMacs)
-    threads =
-        std::clamp<std::uint32_t>(std::thread::hardware_concurrency(), 1, std::min<std::uint32_t>(count, 16));
+    threads = std::min<std::uint32_t>({max_threads_, count, 16});
   if (workers_.size() < threads) workers_.resize(threads);
   if (threads == 1) return run_range(op, pes, shared, 0, count, workers_[0]);
   std::vector<std::thread> pool;

@@ -28,7 +28,11 @@ class MacBatch {
   // saves (measured: the 1024³ qgemm on sa1024, 4 Mi MACs per instruction, ran faster on one).
   static constexpr std::uint64_t kParallelMacs = std::uint64_t{1} << 26;
 
-  explicit MacBatch(MacIsa isa) : isa_(isa) {}
+  // At most `max_threads` threads (default: the cores this process may run on).
+  explicit MacBatch(MacIsa isa, std::uint32_t max_threads = usable_cores())
+      : isa_(isa), max_threads_(max_threads < 1 ? 1 : max_threads) {}
+  // The cores this process may run on (its affinity mask, which containers and taskset narrow).
+  static std::uint32_t usable_cores();
   void run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared);
 
  private:
@@ -49,6 +53,7 @@ class MacBatch {
   void run_range(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared,
                  std::uint32_t first, std::uint32_t last, Worker& w) const;
   MacIsa isa_;
+  std::uint32_t max_threads_;
   std::vector<Worker> workers_;
 };
 

@@ -254,7 +254,7 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
     if (need <= lm) break;
     if (p.tm == 1 && p.tn <= words(m))
       throw QgemmError(fmt::format("a 1×{} C tile does not fit the {}-byte LM", p.tn, lm));
-    if (p.tm >= p.tn)
+    if (p.tm >= p.tn || p.tn <= words(m))  // a tile a word wide splits no further along N
       p.m_passes *= 2;
     else
       p.n_passes *= 2;

@@ -29,9 +29,13 @@ __attribute__((target_clones("avx2", "default"))) void loop_matmul(const std::ui
 
 #ifdef TREESIM_HAVE_DNNL
 bool onednn_is_exact() {
-  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-  return isa == dnnl::cpu_isa::avx512_core_vnni || isa == dnnl::cpu_isa::avx512_core_bf16 ||
-         isa == dnnl::cpu_isa::avx512_core_amx || isa == dnnl::cpu_isa::avx2_vnni;
+  // oneDNN's ISA values are bit sets, each a superset of the ISAs it extends: any ISA with one of
+  // the VNNI sets' bits has VNNI (later ones such as AMX included).
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto has = [isa](dnnl::cpu_isa set) {
+    return (isa & static_cast<unsigned>(set)) == static_cast<unsigned>(set);
+  };
+  return has(dnnl::cpu_isa::avx512_core_vnni) || has(dnnl::cpu_isa::avx2_vnni);
 }
 
 void onednn_matmul(const std::uint8_t* a, bool a_signed, const std::int8_t* b, std::int32_t* c, std::size_t m,

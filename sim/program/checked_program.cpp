@@ -125,6 +125,15 @@ void check_mac(const Op& op, std::uint64_t b, InstrChecker& c, PreparedInstr& pi
   if (!core::checked_product({op.m, op.n, op.k, pes})) c.fail("m·n·k over all PEs overflows 64 bits");
 }
 
+// A zero point is a code of its operand's type (as in quantization), so that q − Z always
+// fits 9 bits, the width the MAC datapath is specified for.
+bool zero_point_fits(std::int32_t zero, core::DType t, const char* field, InstrChecker& c) {
+  if (zero >= core::dtype_min(t) && zero <= core::dtype_max(t)) return true;
+  c.fail(fmt::format("{}={} is outside {}'s range [{}, {}]", field, zero, core::dtype_name(t),
+                     core::dtype_min(t), core::dtype_max(t)));
+  return false;
+}
+
 void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
   if (!core::is_8bit(r.out_dtype)) return c.fail("out_dtype must be int8 or uint8");
   if (r.params_in_lm) return;  // checked per PE when it runs
@@ -231,10 +240,13 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
                    [&](const Mac& op) {
                      if (!core::is_8bit(op.a_dtype) || !core::is_8bit(op.b_dtype))
                        return c.fail("MAC operands must be int8 or uint8");
+                     if (!zero_point_fits(op.a_zero, op.a_dtype, "a_zero", c)) return;
+                     if (!zero_point_fits(op.b_zero, op.b_dtype, "b_zero", c)) return;
                      check_mac(op, op.b, c, pi, pes);
                    },
                    [&](const TernaryMac& op) {
                      if (!core::is_8bit(op.a_dtype)) return c.fail("the A operand must be int8 or uint8");
+                     if (!zero_point_fits(op.a_zero, op.a_dtype, "a_zero", c)) return;
                      check_mac(op, op.w, c, pi, pes);
                    },
                    [&](const DptDecode& op) {

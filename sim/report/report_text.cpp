@@ -24,8 +24,9 @@ std::string to_text(const Report& r) {
   }
   for (const KindReport& k : r.instructions)
     if (k.count)
-      out += fmt::format("  {}: {} instruction{}, busy {} cycles, span {} cycles\n", k.kind, k.count,
-                         k.count == 1 ? "" : "s", k.busy_cycles, k.span_cycles);
+      out += fmt::format("  {}: {} instruction{}, busy {} cycle{}, span {} cycle{}\n", k.kind, k.count,
+                         k.count == 1 ? "" : "s", k.busy_cycles, k.busy_cycles == 1 ? "" : "s", k.span_cycles,
+                         k.span_cycles == 1 ? "" : "s");
   out += fmt::format("  LM peak {} B per PE\n", r.lm_peak_bytes_per_pe);
   if (r.verify) {
     if (r.verify->ok)

@@ -95,6 +95,33 @@ TEST(QgemmPlan, AKStepRoundedUpToAWordThatWouldOverflowTheLmShrinksByAWord) {
   EXPECT_LE(plan.lm_bytes, m.lm_bytes());
 }
 
+TEST(QgemmPlan, AWordWideTileThatDoesNotFitSplitsMNotN) {
+  machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
+  m.levels.back().memory_bytes = 160;
+  // M over all 32 PEs, N whole: N = 4 is one word, so only more M passes can shrink the 3×4 tile
+  // (N passes once doubled until they wrapped to 0).
+  QgemmPlan plan = make_plan(problem(96, 4, 64), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}});
+  EXPECT_EQ(plan.tn, 4u);
+  EXPECT_EQ(plan.n_passes, 1u);
+  EXPECT_EQ(plan.m_passes, 2u);
+  EXPECT_LE(plan.lm_bytes, m.lm_bytes());
+}
+
+TEST(QgemmPlan, AOneByOneWordTileThatDoesNotFitIsRefused) {
+  machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
+  m.levels.back().memory_bytes = 100;
+  EXPECT_THROW(
+      {
+        try {
+          make_plan(problem(96, 4, 64), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}});
+        } catch (const QgemmError& e) {
+          EXPECT_STREQ(e.what(), "a 1×4 C tile does not fit the 100-byte LM");
+          throw;
+        }
+      },
+      QgemmError);
+}
+
 TEST(QgemmPlan, LargeTilesAreSplitIntoPasses) {
   // 64×64 outputs per PE on the mini machine would not leave room in a 64 KiB LM for K steps.
   machine::MachineConfig m = load("mini");
