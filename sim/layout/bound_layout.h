@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,7 +132,9 @@ class BoundLayout {
   struct Decoder {
     std::vector<std::size_t> parts;
     std::uint64_t cosize = 1;
-    std::vector<std::uint32_t> table;       // combo id (row-major over parts) or kNone
+    // Combo id (row-major over parts) or kNone. Tables are shared by copies: a program holds a
+    // copy of its tile layouts per instruction.
+    std::shared_ptr<const std::vector<std::uint32_t>> table;
     std::vector<std::size_t> greedy_order;  // parts by decreasing stride, when no table
     bool decode(std::uint64_t value, const std::vector<Part>& all, std::uint64_t* digits) const;
   };
@@ -151,7 +154,7 @@ class BoundLayout {
   std::vector<Decoder> decoders_;  // per target
   // Per axis, when small: for each padded coordinate, its contribution to every target
   // (P_d × target_count() entries). Turns the forward map into rank() × targets additions.
-  std::vector<std::vector<std::uint64_t>> axis_table_;
+  std::shared_ptr<const std::vector<std::vector<std::uint64_t>>> axis_table_;  // shared by copies
 };
 
 struct BindResult {

@@ -19,8 +19,8 @@ namespace {
 bool BoundLayout::Decoder::decode(std::uint64_t value, const std::vector<Part>& all,
                                   std::uint64_t* digits) const {
   if (value >= cosize) return false;
-  if (!table.empty()) {
-    std::uint32_t id = table[value];
+  if (table && !table->empty()) {
+    std::uint32_t id = (*table)[value];
     if (id == kNone) return false;
     for (std::size_t k = parts.size(); k-- > 0;) {
       digits[parts[k]] = id % all[parts[k]].size;
@@ -76,8 +76,8 @@ void BoundLayout::target_values(const std::uint64_t* index, std::uint64_t* value
   const std::size_t targets = target_count();
   for (std::size_t t = 0; t < targets; ++t) values[t] = 0;
   for (std::size_t d = 0; d < shape_.size(); ++d) {
-    if (!axis_table_[d].empty()) {
-      const std::uint64_t* row = axis_table_[d].data() + index[d] * targets;
+    if (axis_table_ && !(*axis_table_)[d].empty()) {
+      const std::uint64_t* row = (*axis_table_)[d].data() + index[d] * targets;
       for (std::size_t t = 0; t < targets; ++t) values[t] += row[t];
     } else {
       for (std::size_t i = 0; i < dist_count_; ++i) {
