@@ -77,8 +77,9 @@ QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& m
                     std::uint64_t min_steps = 1);
 
 // A lower bound of a plan's estimated cycles from closed forms alone, without building a layout:
-// the longer of every K step's MAC and DRAM's time for the tiles, plus the last requant. The
-// default planner prunes its search with it.
+// the longest of every K step's MAC, every step's path latency and DRAM's time for the tiles, plus
+// the pipeline's fill and drain (two path latencies and the last requant). The default planner
+// prunes its search with it.
 double estimate_lower_bound(const QgemmProblem& problem, const QgemmPlan& plan,
                             const machine::MachineConfig& machine);
 

@@ -252,10 +252,14 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
 }
 
 double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  // The estimate's busiest resource is at least every step's MAC, and at least DRAM, which reads
-  // each distinct byte of a tile once and writes each of C's; its drain adds the last requant. The
-  // same double arithmetic as estimate(), so the bound never rounds above it.
+  // The estimate's busiest resource is at least every step's MAC, every step's path latency, and
+  // DRAM, which reads each distinct byte of a tile once and writes each of C's; fill and drain add
+  // two path latencies and the last requant. The same double arithmetic as estimate(), so the
+  // bound never rounds above it.
   const timing::CostModel cost(m);
+  std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
+  for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
+  const double latency = static_cast<double>(path);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
   const double steps = static_cast<double>(p.steps) * passes;
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
@@ -266,7 +270,7 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   dram += passes * static_cast<double>(cost.dram(bm * bn).busy);
   const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
   const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
-  return std::max(steps * mac_step, dram) + requant;
+  return std::max({steps * mac_step, steps * latency, dram}) + requant + latency + latency;
 }
 
 QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
