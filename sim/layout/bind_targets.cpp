@@ -166,34 +166,4 @@ bool Binder::build_decoder(int t) {
   return true;
 }
 
-// Per-axis contribution tables for the forward map's fast path (skipped for axes too long to table).
-void Binder::build_axis_tables() {
-  std::vector<std::vector<std::uint64_t>> tables(rank_);
-  const std::size_t targets = b_.target_count();
-  for (std::size_t d = 0; d < rank_; ++d) {
-    if (b_.padded_[d] > kAxisTableLimit / targets) continue;
-    auto& table = tables[d];
-    table.assign(b_.padded_[d] * targets, 0);
-    for (std::size_t i = 0; i < b_.dist_count_; ++i) {
-      const auto& p = b_.parts_[i];
-      if (p.axis != static_cast<int>(d)) continue;
-      // (x / weight) % size · stride, counted rather than divided: the tables are built for every
-      // bound layout, and planners bind hundreds.
-      std::uint64_t value = 0, left = p.weight, digit = 0;
-      for (std::uint64_t x = 0; x < b_.padded_[d]; ++x) {
-        table[x * targets + p.target] += value;
-        if (--left != 0) continue;
-        left = p.weight;
-        if (++digit == p.size) {
-          digit = 0;
-          value = 0;
-        } else {
-          value += p.stride;
-        }
-      }
-    }
-  }
-  b_.axis_table_ = std::make_shared<const std::vector<std::vector<std::uint64_t>>>(std::move(tables));
-}
-
 }  // namespace treesim::layout
