@@ -29,12 +29,30 @@ void copy_run(std::uint8_t* lm, std::uint8_t* host, const program::Block* tensor
 }  // namespace
 
 void scatter_block(const program::Transfer& t, const std::uint8_t* host, const std::vector<Pe*>& pes,
-                   std::uint64_t lm_base, std::int32_t pad, const program::Block* tensor) {
+                   std::uint64_t lm_base, std::int32_t pad, const program::Block* tensor,
+                   LmReplicas* shared) {
   const layout::BoundLayout& b = t.bound;
   const std::size_t eb = b.element_bytes();
   std::uint8_t pad_bytes[4];
   const std::uint32_t pad_bits = static_cast<std::uint32_t>(pad);
   for (int i = 0; i < 4; ++i) pad_bytes[i] = static_cast<std::uint8_t>(pad_bits >> (8 * i));
+  const std::vector<std::uint64_t> shift = layout::replica_pe_offsets(b);
+  if (shared && shared->overlaps(lm_base, lm_base + t.footprint_bytes)) {
+    // Which PEs the load rewrites whole (replica 0's PEs that it fills densely, and their
+    // replicas): what was shared in them need not be copied first.
+    std::vector<std::uint64_t> fill(pes.size(), 0);
+    layout::for_each_run(b, [&](std::uint64_t pe, std::uint64_t, std::int64_t, std::uint64_t count) {
+      fill[pe] += count * eb;
+    });
+    std::vector<bool> covered(pes.size(), false);
+    bool all_dense = true;
+    for (std::uint64_t pe = 0; pe < pes.size(); ++pe)
+      all_dense = all_dense && (fill[pe] == 0 || fill[pe] == t.footprint_bytes);
+    for (std::uint64_t pe = 0; pe < pes.size() && all_dense; ++pe)
+      for (std::uint64_t r = 0; r < shift.size() && fill[pe] > 0; ++r)
+        covered[pe + shift[r] - shift[0]] = true;
+    shared->overwrite(lm_base, lm_base + t.footprint_bytes, covered, pes);
+  }
   // Replica 0, run by run; remember which PEs it filled and how many bytes.
   std::vector<std::uint64_t> filled(pes.size(), 0);
   layout::for_each_run(
@@ -51,10 +69,18 @@ void scatter_block(const program::Transfer& t, const std::uint8_t* host, const s
   if (b.replicas() == 1) return;
   // Every replica is replica 0 moved to other PEs at the same LM offsets. Where replica 0 fills its
   // PEs' footprints densely, copy footprints; otherwise copy slot by slot.
-  const std::vector<std::uint64_t> shift = layout::replica_pe_offsets(b);
   bool dense = true;
   for (std::uint64_t pe = 0; pe < pes.size(); ++pe)
     dense = dense && (filled[pe] == 0 || filled[pe] == t.footprint_bytes);
+  if (dense && shared) {
+    std::vector<std::uint32_t> source(pes.size());
+    for (std::uint64_t pe = 0; pe < pes.size(); ++pe) source[pe] = static_cast<std::uint32_t>(pe);
+    for (std::uint64_t pe = 0; pe < pes.size(); ++pe)
+      for (std::uint64_t r = 1; r < shift.size() && filled[pe] > 0; ++r)
+        source[pe + shift[r] - shift[0]] = static_cast<std::uint32_t>(pe);
+    shared->add(lm_base, lm_base + t.footprint_bytes, std::move(source));
+    return;
+  }
   if (dense) {
     for (std::uint64_t pe = 0; pe < pes.size(); ++pe) {
       if (filled[pe] == 0) continue;

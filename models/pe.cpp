@@ -70,9 +70,10 @@ void Pe::requant(const program::Requant& op, const numeric::OutputStage& stage) 
   std::memcpy(acc.data(), lm() + op.src, count * 4);
   if (op.has_bias) {
     std::memcpy(bias.data(), lm() + op.bias, op.cols * 4);
-    for (std::size_t i = 0; i < count; ++i)
-      acc[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[i]) +
-                                         static_cast<std::uint32_t>(bias[i % op.cols]));
+    for (std::size_t r = 0; r < op.rows; ++r)
+      for (std::size_t c = 0; c < op.cols; ++c)
+        acc[r * op.cols + c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[r * op.cols + c]) +
+                                                         static_cast<std::uint32_t>(bias[c]));
   }
   // Only a left shift can take an accumulator outside the fixed-point multiply's contract; then every
   // accumulator is checked, as `quant mbqm` checks the same values.

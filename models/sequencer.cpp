@@ -1,6 +1,8 @@
 #include "models/sequencer.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -86,6 +88,32 @@ void Sequencer::issue() {
     program_ = nullptr;
 }
 
+void Sequencer::unshare(std::size_t i) {
+  const program::PreparedInstr& prep = checked_->instrs[i];
+  const auto& pes = board_.pes();
+  std::visit(
+      [&](const auto& op) {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, program::Load>) {
+          // scatter_block replaces or makes real what the load overwrites.
+        } else if constexpr (std::is_same_v<T, program::Mac> || std::is_same_v<T, program::TernaryMac>) {
+          // The MAC reads whole shared operands from their sources; C must be real.
+          std::uint64_t b = 0;
+          if constexpr (std::is_same_v<T, program::Mac>)
+            b = op.b;
+          else
+            b = op.w;
+          shared_.materialize(prep.writes, pes);
+          shared_.materialize_partial(op.a, op.a + op.m * op.k * core::dtype_bytes(op.a_dtype), pes);
+          shared_.materialize_partial(b, b + op.k * op.n, pes);
+        } else {
+          shared_.materialize(prep.reads, pes);
+          shared_.materialize(prep.writes, pes);
+        }
+      },
+      program_->instrs[i]);
+}
+
 void Sequencer::run_instruction(std::size_t i) {
   const program::PreparedInstr& prep = checked_->instrs[i];
   for (const timing::Range& r : prep.reads) {
@@ -99,6 +127,7 @@ void Sequencer::run_instruction(std::size_t i) {
   const std::uint64_t ready = std::max(origin_, scoreboard_.ready(prep.reads, prep.writes));
   InstrRecord& r = records_[i];
   r.traffic.assign(board_.config().levels.size(), {});
+  if (functional_ && !shared_.empty()) unshare(i);
   std::visit(
       [&](const auto& op) {
         using T = std::decay_t<decltype(op)>;
@@ -127,19 +156,46 @@ void Sequencer::run_instruction(std::size_t i) {
   if (trace_) trace_->change(r.timing.start, instr_signal_, i);
 }
 
+namespace {
+
+// The length of the union of [start, end) intervals.
+std::uint64_t union_length(std::vector<InstrTiming>& list) {
+  std::sort(list.begin(), list.end(),
+            [](const InstrTiming& a, const InstrTiming& b) { return a.start < b.start; });
+  std::uint64_t total = 0, lo = 0, hi = 0;
+  for (const InstrTiming& t : list) {
+    if (t.start >= hi) {  // disjoint from the run so far: close it
+      total += hi - lo;
+      lo = t.start, hi = t.end;
+    } else {
+      hi = std::max(hi, t.end);
+    }
+  }
+  return total + (hi - lo);
+}
+
+}  // namespace
+
 report::RunStats collect_stats(const machine::MachineConfig& m, const program::Program& program,
                                const std::vector<InstrRecord>& records, std::size_t first, std::size_t last) {
   report::RunStats s;
   s.levels.resize(m.levels.size());
   for (const auto& kind : program::kind_names()) s.instructions[kind];
   std::vector<std::uint64_t> busy(resource_count(m), 0);
+  std::map<std::string, std::vector<InstrTiming>> intervals;  // per kind, for its span
   for (std::size_t i = first; i < last && i < records.size(); ++i) {
     const InstrRecord& r = records[i];
     s.cycles = std::max(s.cycles, r.timing.end);
-    auto& ks = s.instructions[program::kind_name(program.instrs[i])];
+    const std::string kind = program::kind_name(program.instrs[i]);
+    auto& ks = s.instructions[kind];
     ks.count += 1;
-    ks.cycles += r.alone;
-    for (const auto& [id, cycles] : r.busy) busy[id] += cycles;
+    std::uint64_t longest = 0;
+    for (const auto& [id, cycles] : r.busy) {
+      busy[id] += cycles;
+      longest = std::max(longest, cycles);
+    }
+    ks.busy_cycles += longest;
+    intervals[kind].push_back(r.timing);
     s.dram_read_bytes += r.dram_read;
     s.dram_write_bytes += r.dram_write;
     for (std::size_t l = 0; l < r.traffic.size(); ++l) {
@@ -160,6 +216,7 @@ report::RunStats collect_stats(const machine::MachineConfig& m, const program::P
     s.lm_peak_bytes_per_pe = std::max(s.lm_peak_bytes_per_pe, r.lm_peak);
   }
   for (std::size_t id = 0; id < busy.size(); ++id) s.resource_busy_cycles[resource_name(m, id)] = busy[id];
+  for (auto& [kind, list] : intervals) s.instructions[kind].span_cycles = union_length(list);
   return s;
 }
 

@@ -12,9 +12,12 @@
 
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
+#include "models/lm_replicas.h"
+#include "models/mac_batch.h"
 #include "models/pe.h"
 #include "sim/program/checked_program.h"
 #include "sim/report/run_stats.h"
@@ -41,7 +44,6 @@ struct InstrTiming {
 // for how long (its busiest port or PE per kind, as the roofline counts them).
 struct InstrRecord {
   InstrTiming timing;
-  std::uint64_t alone = 0;                 // its closed-form duration had it run alone
   std::vector<report::LinkStats> traffic;  // per level (no per-port detail)
   std::uint64_t dram_read = 0, dram_write = 0;
   std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0, lm_bytes = 0, lm_peak = 0;
@@ -88,6 +90,8 @@ class Sequencer : public sc_core::sc_module {
  private:
   void issue();  // the process
   void run_instruction(std::size_t index);
+  // Makes real the shared LM ranges that instruction `index` touches other than as MAC operands.
+  void unshare(std::size_t index);
   [[noreturn]] void fail(std::size_t index, const std::string& message) const;
   // Loads, stores and collectives (sequencer_transfer.cpp).
   void load(std::size_t index, const program::Load& op, std::uint64_t ready, InstrRecord& r);
@@ -128,7 +132,10 @@ class Sequencer : public sc_core::sc_module {
   bool dmi_valid_ = false;
   timing::Scoreboard scoreboard_;
   std::vector<InstrRecord> records_;
-  MacScratch mac_scratch_;
+  MacScratch mac_scratch_;  // the widened kernel, on CPUs without AVX2
+  const std::optional<MacIsa> mac_isa_ = fastest_mac_isa();
+  std::optional<MacBatch> mac_batch_ = mac_isa_ ? std::optional<MacBatch>(MacBatch(*mac_isa_)) : std::nullopt;
+  LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
   std::vector<std::uint8_t> staging_;
   std::exception_ptr error_;
 };

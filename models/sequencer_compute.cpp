@@ -47,8 +47,18 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             b_addr = op.b;
           else
             b_addr = op.w;
-          for (std::size_t p = 0; p < n && !functional_; ++p) work[p] = op.m * op.n * op.k;
-          for (std::size_t p = 0; p < n && functional_; ++p) {
+          for (std::size_t p = 0; p < n; ++p) work[p] = op.m * op.n * op.k;
+          if (functional_ && mac_batch_) {
+            MacShape shape;
+            shape.a = op.a, shape.b = b_addr, shape.c = op.c;
+            shape.m = op.m, shape.n = op.n, shape.k = op.k;
+            shape.a_signed = op.a_dtype == core::DType::kInt8, shape.a_zero = op.a_zero;
+            if constexpr (std::is_same_v<T, program::Mac>)
+              shape.b_signed = op.b_dtype == core::DType::kInt8, shape.b_zero = op.b_zero;
+            shape.accumulate = op.accumulate;
+            mac_batch_->run(shape, pes, shared_);
+          }
+          for (std::size_t p = 0; p < n && functional_ && !mac_batch_; ++p) {
             mac_scratch_.same_a =
                 p > 0 && std::memcmp(pes[p]->lm() + op.a, pes[p - 1]->lm() + op.a, a_bytes) == 0;
             mac_scratch_.same_b =
@@ -57,7 +67,6 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
               pes[p]->mac(op, mac_scratch_);
             else
               pes[p]->ternary_mac(op, mac_scratch_);
-            work[p] = op.m * op.n * op.k;
           }
           r.macs = op.m * op.n * op.k * n;
         } else if constexpr (std::is_same_v<T, program::DptDecode>) {
@@ -113,7 +122,6 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
   std::uint64_t start = ready;
   const std::uint64_t end = unit_step(unit, work, ready, r, start);
   r.timing = {start, end};
-  r.alone = cost_.unit(unit, *std::max_element(work.begin(), work.end())).duration();
 }
 
 }  // namespace treesim::models

@@ -161,7 +161,6 @@ void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, s
     latency += cost_.port(l, d, 0).latency;
   }
   r.timing = {start == UINT64_MAX ? ready : start, last + latency};
-  r.alone = (down ? cost_.load(t.plan) : cost_.store(t.plan)).duration();
   add_traffic(t.plan, down, r.traffic);
   (down ? r.dram_read : r.dram_write) = dram_bytes;
   r.lm_bytes = down ? t.plan.levels.back().down_delivered_bytes : t.plan.levels.back().up_sent_bytes;
@@ -175,9 +174,9 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
   if (functional_ && !dmi) staging_.resize(t.block.elements() * t.bound.element_bytes());
   transfer(i, t, true, ready, r, functional_ && !dmi ? staging_.data() : nullptr);
   if (dmi)
-    scatter_block(t, dmi, board_.pes(), op.lm, op.pad, &t.block);
+    scatter_block(t, dmi, board_.pes(), op.lm, op.pad, &t.block, mac_batch_ ? &shared_ : nullptr);
   else if (functional_)
-    scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad);
+    scatter_block(t, staging_.data(), board_.pes(), op.lm, op.pad, nullptr, mac_batch_ ? &shared_ : nullptr);
 }
 
 void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t ready, InstrRecord& r) {
@@ -225,7 +224,6 @@ void Sequencer::collective(std::size_t, const Op& op, std::uint64_t ready, Instr
     latency += cost_.port(l, Direction::kUp, 0).latency + cost_.port(l, Direction::kDown, 0).latency;
   }
   r.timing = {start == UINT64_MAX ? ready : start, last + latency};
-  r.alone = cost_.collective(kind, li, b).duration();
   const std::uint64_t subtree =
       li < 0 ? m.pe_count() : m.pe_count() / m.units_at(static_cast<std::size_t>(li));
   if (functional_) perform_collective(op, board_.pes(), subtree);

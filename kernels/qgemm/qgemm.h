@@ -4,7 +4,8 @@
 // of B and C), K (the reduction, split over the lowest levels and summed up the tree) — or to none
 // (the operands are replicated there). Every PE then owns a tm×tn tile of C per pass and streams K
 // in steps of kt through two LM buffers per operand, so that the loads of step s+1 overlap the MACs
-// of step s. No timing here: cycles come from running the program on a machine.
+// of step s. Passes are software-pipelined: a pass's C store goes out in row pieces between the
+// next pass's loads. No timing here: cycles come from running the program on a machine.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +59,17 @@ struct QgemmPlan {
   std::uint64_t kt = 0;                  // K per PE and step
   std::uint64_t m_passes = 1, n_passes = 1, steps = 0;
   std::string reduce_level;  // where K partial sums meet ("" when pk = 1; "board" when K spans all)
-  // LM byte offsets (the same in every PE).
-  std::uint64_t lm_acc = 0, lm_reduced = 0, lm_out[2] = {0, 0}, lm_bias = 0, lm_mult = 0, lm_shift = 0;
+  // A pass's C rows are stored in this many pieces (it divides tm): piece i holds LM rows
+  // [i·tm/pieces, (i+1)·tm/pieces) of every PE's tile. So that a piece is one block of C, a pass's
+  // rows are interleaved: row i·pm·(tm/pieces) + u·(tm/pieces) + r of the block is on M unit u.
+  std::uint64_t row_pieces = 1;
+  // LM byte offsets (the same in every PE). The per-column vectors have two buffers (alternating
+  // per column block) when there are several column blocks, else both entries are the same. Where
+  // K is split the reduce works in place, and with several passes, passes alternate between two
+  // accumulators so that the next pass's MACs need not wait for the reduce; else both entries are
+  // the same.
+  std::uint64_t lm_acc[2] = {0, 0}, lm_out[2] = {0, 0};
+  std::uint64_t lm_bias[2] = {0, 0}, lm_mult[2] = {0, 0}, lm_shift[2] = {0, 0};
   std::uint64_t lm_a[2] = {0, 0}, lm_b[2] = {0, 0};
   std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses
   double estimated_cycles = 0;
@@ -77,9 +87,9 @@ QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& m
                     std::uint64_t min_steps = 1);
 
 // A lower bound of a plan's estimated cycles from closed forms alone, without building a layout:
-// the longest of every K step's MAC, every step's path latency and DRAM's time for the tiles, plus
-// the pipeline's fill and drain (two path latencies and the last requant). The default planner
-// prunes its search with it.
+// the longer of the steps (each at least its MAC and (MAC + path latency) / 2) and DRAM's time for
+// the tiles, plus the pipeline's fill and drain (two path latencies and the last requant). The default
+// planner prunes its search with it.
 double estimate_lower_bound(const QgemmProblem& problem, const QgemmPlan& plan,
                             const machine::MachineConfig& machine);
 
@@ -105,14 +115,18 @@ std::string whole_layout_b(const QgemmProblem& p, const QgemmPlan& plan, const m
 std::string whole_layout_c(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
 
 // The layouts of the tiles the program streams, for a block of rows×cols logical elements (a pad
-// prefix pads a smaller block to the full tile). C's pins the K levels to unit 0, where the reduced
-// sums are.
+// prefix pads a smaller block to the full tile). A's and C's interleave rows by the plan's row
+// pieces. C's pins the K levels to unit 0, where the reduced sums are.
 std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols);
 std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols);
 std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols);
+// `pieces` consecutive row pieces of C (rows×cols logical elements), as one store writes them from
+// the LM address of their first piece; tile_layout_c is all row_pieces of them.
+std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
+                                 std::uint64_t rows, std::uint64_t cols);
 std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols);
 
 // A human description: levels → dims, tiles, steps, passes, LM use.

@@ -46,11 +46,29 @@ std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t pad
 // A rows×cols matrix whose rows split over `row_levels` and then r per unit, and whose columns over
 // `col_levels` and then c per unit, each unit holding its r×c block row-major; a pad prefix pads the
 // matrix to row_units·r × col_units·c when it is smaller. Every operand layout of the kernel is one.
+// With `words` elements per LM address (c a multiple of it), a row's c elements fill c/words
+// addresses lane by lane (`words_W` innermost), so that the block's bytes are contiguous and
+// row-major, which is how the MAC and requant units read their operands. Without the lanes each
+// element would take a whole address, leaving words − 1 empty slots after it.
+// With `outer` > 1 the rows are `outer` such matrices one after the other, each unit holding its
+// blocks one after the other (the row pieces of a pass).
 std::string matrix_layout(std::uint64_t rows, std::uint64_t cols, const std::string& row_levels,
                           std::uint64_t row_units, std::uint64_t r, const std::string& col_levels,
-                          std::uint64_t col_units, std::uint64_t c) {
-  return pad_prefix(rows, cols, row_units * r, col_units * c) +
-         fmt::format("(({}{}:{}), ({}{}:1))", row_levels, r, c, col_levels, c);
+                          std::uint64_t col_units, std::uint64_t c, std::uint64_t outer = 1,
+                          std::uint64_t words = 1) {
+  const std::string prefix = pad_prefix(rows, cols, outer * row_units * r, col_units * c);
+  const std::string pieces = outer > 1 ? fmt::format("{}:{}, ", outer, r * c / words) : "";
+  if (words == 1)
+    return prefix + fmt::format("(({}{}{}:{}), ({}{}:1))", pieces, row_levels, r, c, col_levels, c);
+  return prefix + fmt::format("(({}{}{}:{}), ({}{}:1, {}_W))", pieces, row_levels, r, c / words, col_levels,
+                              c / words, words);
+}
+
+std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
+
+// Elements per LM address: the tiles' row lengths are multiples of it (see matrix_layout).
+std::uint64_t words(const machine::MachineConfig& m) {
+  return std::max<std::uint64_t>(1, m.pe.words_per_address);
 }
 
 layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
@@ -68,37 +86,56 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
   }
 }
 
-// An estimate of the program's cycles: the busiest resource over the whole run plus what cannot
-// overlap (the first loads' latency, the last pass's requant and store).
+// An estimate of the program's cycles under the schedule build_program emits:
+// - a step's transfers are its A and B loads and, after the first pass, its share of the previous
+//   pass's store (its pieces are spread over the steps). With two buffers, step s+1's loads start
+//   when MAC s−1 ends and must land before MAC s+1 starts, so in a steady state of period P they
+//   have 2P − MAC for their busiest stage plus the path latency: P is the largest of the MAC, the
+//   busiest stage and (MAC + busiest stage + latency) / 2;
+// - at each pass boundary the next pass's first MAC waits for the requant to read the accumulator
+//   (where K is split, passes alternate between two accumulators and nothing waits);
+// - the run is at least every resource's total (loads, stores, reduces, vector loads);
+// - fill (the first step's loads) and drain (the last pass's reduce, requant and whole store) do
+//   not overlap anything.
 double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
   const double steps = static_cast<double>(p.steps) * passes;
-  std::vector<double> totals(1 + 2 * m.levels.size(), 0.0);
+  const std::size_t resources = 1 + 2 * m.levels.size();
+  std::vector<double> totals(resources, 0.0), step(resources, 0.0);
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
-  add_transfer(load_a, steps, totals);
-  add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), steps, totals);
-  const double load_step = *std::max_element(totals.begin(), totals.end()) / steps;
+  add_transfer(load_a, 1, step);
+  add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
+  const double load_step = *std::max_element(step.begin(), step.end());
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
   const timing::TransferTime store =
       cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1)));
+  for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
   add_transfer(store, passes, totals);
+  if (passes > 1) add_transfer(store, 1.0 / static_cast<double>(p.steps), step);
+  const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
+  if (vectors > 0)
+    add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
+                 static_cast<double>(vectors * p.n_passes), totals);
+  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
+  double reduce = 0;
+  if (p.pk > 1) {
+    const int level = p.reduce_level == "board" ? -1 : static_cast<int>(*m.level_index(p.reduce_level));
+    const timing::TransferTime t = cost.collective(timing::Collective::kReduce, level, p.tm * p.tn * 4);
+    add_transfer(t, passes, totals);
+    reduce = static_cast<double>(t.duration());
+  }
   // Every transfer crosses DRAM and every level: they share one path latency.
   const double latency = static_cast<double>(load_a.latency);
-  // With two buffers per operand, a step's loads start when the MAC two steps back has finished
-  // with their buffer and must land before the next MAC: a step costs the longer of its MAC and
-  // its loads' busiest stage plus the path latency.
   const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
-  const double body = steps * std::max(mac_step, load_step + latency);
+  const double transfer_step = *std::max_element(step.begin(), step.end());
+  const double step_cycles = std::max({mac_step, transfer_step, (mac_step + transfer_step + latency) / 2});
+  const double boundary = p.pk > 1 ? 0 : requant;
+  const double body = steps * step_cycles + (passes - 1) * boundary;
   const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
-  double store_stage = 0;  // the store's busiest port (DRAM's write overlaps it)
-  for (const timing::Stage& s : store.stages)
-    if (!s.dram) store_stage = std::max(store_stage, static_cast<double>(s.cycles));
-  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
-  // Fill (the first loads) and drain (the last requant and store) do not overlap the body.
-  return busiest + load_step + latency + requant + store_stage + latency;
+  return busiest + load_step + latency + reduce + requant + static_cast<double>(store.duration());
 }
 
 const char* dim_name(const Assignment& a, std::size_t level) {
@@ -113,26 +150,35 @@ const char* dim_name(const Assignment& a, std::size_t level) {
 
 }  // namespace
 
-// Tile layouts for a block of `rows`×`cols` logical elements of each operand.
+// Tile layouts for a block of `rows`×`cols` logical elements of each operand. The plan makes kt and
+// tn multiples of the LM word, so every tile row fills whole addresses.
 std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm, level_prefix(a.k, m), p.pk, p.kt);
+  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm / p.row_pieces, level_prefix(a.k, m),
+                       p.pk, p.kt, p.row_pieces, words(m));
 }
 std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn);
+  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn,
+                       /*outer=*/1, words(m));
 }
 std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                           std::uint64_t cols) {
+  return tile_layout_c_pieces(p, m, p.row_pieces, rows, cols);
+}
+std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
+                                 std::uint64_t rows, std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm,
-                       level_prefix(a.n, m), p.pn, p.tn);
+  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm / p.row_pieces,
+                       level_prefix(a.n, m), p.pn, p.tn, pieces, words(m));
 }
 std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
   std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
-  return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
+  const std::uint64_t w = words(m);
+  if (w == 1) return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
+  return pad + fmt::format("(({}{}:1, {}_W))", level_prefix(p.assignment.n, m), p.tn / w, w);
 }
 
 void check_problem(const QgemmProblem& p) {
@@ -195,19 +241,22 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
   p.m_passes = extra_m_passes;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
-    std::uint64_t bytes = acc + (p.pk > 1 ? acc : 0) + 2 * p.tm * p.tn;
-    if (prob.has_bias) bytes += p.tn * 4;
-    if (prob.per_channel()) bytes += 2 * p.tn * 4;
+    const bool two_accumulators = p.pk > 1 && p.m_passes * p.n_passes > 1;
+    std::uint64_t bytes = (two_accumulators ? 2 : 1) * acc + 2 * p.tm * p.tn;
+    const std::uint64_t vectors = p.n_passes > 1 ? 2 : 1;  // buffers per column vector
+    if (prob.has_bias) bytes += vectors * p.tn * 4;
+    if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
     return bytes;
   };
   // Split C into passes until a pass's tile leaves room for a K step of at least 8.
   for (;;) {
     p.tm = ceil_div(prob.m, p.pm * p.m_passes);
-    p.tn = ceil_div(prob.n, p.pn * p.n_passes);
+    p.tn = round_up(ceil_div(prob.n, p.pn * p.n_passes), words(m));
     std::uint64_t need =
         fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
     if (need <= lm) break;
-    if (p.tm == 1 && p.tn == 1) throw QgemmError(fmt::format("a 1×1 C tile does not fit the {}-byte LM", lm));
+    if (p.tm == 1 && p.tn <= words(m))
+      throw QgemmError(fmt::format("a 1×{} C tile does not fit the {}-byte LM", p.tn, lm));
     if (p.tm >= p.tn)
       p.m_passes *= 2;
     else
@@ -217,26 +266,48 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
   const std::uint64_t kt_max = (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
-  p.kt = ceil_div(kk, p.steps);  // even steps: the least padding
-  // LM map.
-  std::uint64_t at = 0;
-  auto take = [&](std::uint64_t bytes) {
-    std::uint64_t here = at;
-    at += bytes;
-    return here;
+  p.kt = round_up(ceil_div(kk, p.steps), words(m));  // even steps: the least padding
+  // LM map. Each buffer starts on an LM address of its element type (words × element bytes), as a
+  // load or store places lanes from an address on. The alignment gaps, and kt rounded up to a whole
+  // word, may not fit what kt_max allowed: then kt shrinks by a word at a time.
+  auto map_lm = [&] {
+    p.steps = ceil_div(kk, p.kt);  // a whole-word kt can need fewer steps
+    std::uint64_t at = 0;
+    auto take = [&](std::uint64_t elements, std::uint64_t element_bytes) {
+      at = round_up(at, words(m) * element_bytes);
+      std::uint64_t here = at;
+      at += elements * element_bytes;
+      return here;
+    };
+    p.lm_acc[0] = take(p.tm * p.tn, 4);
+    p.lm_acc[1] = p.pk > 1 && p.m_passes * p.n_passes > 1 ? take(p.tm * p.tn, 4) : p.lm_acc[0];
+    p.lm_out[0] = take(p.tm * p.tn, 1);
+    p.lm_out[1] = take(p.tm * p.tn, 1);
+    // Two buffers per column vector when there are several column blocks, so that loading the next
+    // block's does not wait for the last requant of this one.
+    for (int v = 0; v < (p.n_passes > 1 ? 2 : 1); ++v) {
+      if (prob.has_bias) p.lm_bias[v] = take(p.tn, 4);
+      if (prob.per_channel()) {
+        p.lm_mult[v] = take(p.tn, 4);
+        p.lm_shift[v] = take(p.tn, 4);
+      }
+    }
+    if (p.n_passes == 1)
+      p.lm_bias[1] = p.lm_bias[0], p.lm_mult[1] = p.lm_mult[0], p.lm_shift[1] = p.lm_shift[0];
+    for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
+    for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
+    return at;
   };
-  p.lm_acc = take(p.tm * p.tn * 4);
-  p.lm_reduced = p.pk > 1 ? take(p.tm * p.tn * 4) : p.lm_acc;
-  p.lm_out[0] = take(p.tm * p.tn);
-  p.lm_out[1] = take(p.tm * p.tn);
-  if (prob.has_bias) p.lm_bias = take(p.tn * 4);
-  if (prob.per_channel()) {
-    p.lm_mult = take(p.tn * 4);
-    p.lm_shift = take(p.tn * 4);
-  }
-  for (auto& b : p.lm_a) b = take(p.tm * p.kt);
-  for (auto& b : p.lm_b) b = take(p.kt * p.tn);
-  p.lm_bytes = at;
+  while (map_lm() > lm && p.kt > words(m)) p.kt -= words(m);
+  p.lm_bytes = map_lm();
+  // With several passes, a pass's C goes out in pieces spread over the next pass's steps, at most
+  // one per step: the largest divisor of tm not above the step count.
+  if (p.m_passes * p.n_passes > 1)
+    for (std::uint64_t d = std::min(p.tm, p.steps); d >= 1; --d)
+      if (p.tm % d == 0) {
+        p.row_pieces = d;
+        break;
+      }
   if (p.lm_bytes > lm)
     throw QgemmError(fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm));
   return p;
@@ -252,10 +323,11 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
 }
 
 double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  // The estimate's busiest resource is at least every step's MAC, every step's path latency, and
-  // DRAM, which reads each distinct byte of a tile once and writes each of C's; fill and drain add
-  // two path latencies and the last requant. The same double arithmetic as estimate(), so the
-  // bound never rounds above it.
+  // The estimate's busiest resource is at least its body — every step at least its MAC and
+  // (MAC + path latency) / 2 — and at least DRAM, which reads each distinct byte of a tile once and
+  // writes each of C's; fill and drain add at least two path latencies (the first loads, the last
+  // store) and the last requant. The same double arithmetic as estimate(), so the bound never
+  // rounds above it.
   const timing::CostModel cost(m);
   std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
   for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
@@ -270,7 +342,7 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   dram += passes * static_cast<double>(cost.dram(bm * bn).busy);
   const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
   const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
-  return std::max({steps * mac_step, steps * latency, dram}) + requant + latency + latency;
+  return std::max({steps * mac_step, steps * ((mac_step + latency) / 2), dram}) + requant + latency + latency;
 }
 
 QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
@@ -388,10 +460,12 @@ std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
   for (std::size_t l = 0; l < m.levels.size(); ++l)
     levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
   return fmt::format(
-      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes; K in {} steps of {}{}; LM {} "
+      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}; LM "
+      "{} "
       "of {} "
       "bytes",
-      levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes, p.steps, p.kt,
+      levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes,
+      p.row_pieces > 1 ? fmt::format(", stored in {} row pieces", p.row_pieces) : "", p.steps, p.kt,
       p.reduce_level.empty() ? "" : ", partial sums reduced at " + p.reduce_level, p.lm_bytes, m.lm_bytes());
 }
 

@@ -1,6 +1,10 @@
 // The qgemm program: per pass over C blocks, stream K in double-buffered steps (load A and B
-// tiles, MAC), reduce partial sums where K is split, requantize, store the C block.
+// tiles, MAC), reduce partial sums where K is split, requantize, store the C block. Holds on ports
+// and units are granted in program order, so the order below is the schedule: it is
+// software-pipelined across passes (see build_program).
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -11,11 +15,11 @@
 namespace treesim::kernels {
 namespace {
 
-program::Load load(const std::string& tensor, layout::TensorLayout layout, std::uint64_t lm,
+program::Load load(const std::string& tensor, const layout::TensorLayout& layout, std::uint64_t lm,
                    std::vector<std::uint64_t> offset, std::vector<std::uint64_t> shape, std::int32_t pad) {
   program::Load l;
   l.tensor = tensor;
-  l.layout = std::move(layout);
+  l.layout = layout;
   l.lm = lm;
   l.offset = std::move(offset);
   l.shape = std::move(shape);
@@ -28,89 +32,201 @@ program::Level level_of(const std::string& name, const machine::MachineConfig& m
   return program::Level{static_cast<int>(*m.level_index(name))};
 }
 
+// The tile layouts, parsed once per distinct block shape: a large GEMM has thousands of loads but
+// only the few shapes of its edge blocks.
+class TileLayouts {
+ public:
+  enum class Kind { kA, kB, kC, kVector };
+  TileLayouts(const QgemmPlan& p, const machine::MachineConfig& m) : p_(p), m_(m) {}
+
+  // For C, `pieces` consecutive row pieces; the other kinds ignore it (and vectors `rows`).
+  const layout::TensorLayout& get(Kind kind, std::uint64_t rows, std::uint64_t cols,
+                                  std::uint64_t pieces = 0) {
+    const auto key = std::make_tuple(kind, rows, cols, pieces);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    std::string text;
+    switch (kind) {
+      case Kind::kA:
+        text = tile_layout_a(p_, m_, rows, cols);
+        break;
+      case Kind::kB:
+        text = tile_layout_b(p_, m_, rows, cols);
+        break;
+      case Kind::kC:
+        text = tile_layout_c_pieces(p_, m_, pieces, rows, cols);
+        break;
+      case Kind::kVector:
+        text = tile_layout_vector(p_, m_, cols);
+        break;
+    }
+    return cache_.emplace(key, layout::parse_layout_or_throw(text, m_)).first->second;
+  }
+
+ private:
+  const QgemmPlan& p_;
+  const machine::MachineConfig& m_;
+  std::map<std::tuple<Kind, std::uint64_t, std::uint64_t, std::uint64_t>, layout::TensorLayout> cache_;
+};
+
+// One pass: a block of C, and the column block (and so the vector buffer) it belongs to.
+struct Pass {
+  std::uint64_t m0 = 0, n0 = 0, bm = 0, bn = 0;
+  std::uint64_t column_block = 0;
+  bool first_of_column_block = false;
+};
+
+std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p) {
+  std::vector<Pass> out;
+  const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn;
+  for (std::uint64_t pn = 0; pn < p.n_passes && pn * block_n < prob.n; ++pn)
+    for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm)
+      out.push_back({pm * block_m, pn * block_n, std::min(block_m, prob.m - pm * block_m),
+                     std::min(block_n, prob.n - pn * block_n), pn, pm == 0});
+  return out;
+}
+
+class Builder {
+ public:
+  Builder(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m)
+      : prob_(prob), p_(p), m_(m), layouts_(p, m), passes_(passes_of(prob, p)) {}
+
+  program::Program build();
+
+ private:
+  void loads(std::uint64_t step);
+  void mac(std::uint64_t step);
+  void epilogue(std::uint64_t pass);
+  void store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece);
+
+  const QgemmProblem& prob_;
+  const QgemmPlan& p_;
+  const machine::MachineConfig& m_;
+  TileLayouts layouts_;
+  std::vector<Pass> passes_;
+  program::Program prog_;
+};
+
+// The loads of global step `step` (steps of all passes in a row); the first step of a column
+// block first loads its per-column vectors into that block's buffers.
+void Builder::loads(std::uint64_t step) {
+  const Pass& ps = passes_[step / p_.steps];
+  const std::uint64_t s = step % p_.steps;
+  if (s == 0 && ps.first_of_column_block) {
+    const layout::TensorLayout& vec = layouts_.get(TileLayouts::Kind::kVector, 1, ps.bn);
+    const std::size_t v = ps.column_block % 2;
+    if (prob_.has_bias) prog_.instrs.emplace_back(load("bias", vec, p_.lm_bias[v], {ps.n0}, {ps.bn}, 0));
+    if (prob_.per_channel()) {
+      prog_.instrs.emplace_back(load("multiplier", vec, p_.lm_mult[v], {ps.n0}, {ps.bn}, 0));
+      prog_.instrs.emplace_back(load("shift", vec, p_.lm_shift[v], {ps.n0}, {ps.bn}, 0));
+    }
+  }
+  const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
+  const std::size_t buf = step % 2;
+  // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
+  prog_.instrs.emplace_back(load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf],
+                                 {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero));
+  prog_.instrs.emplace_back(load("B", layouts_.get(TileLayouts::Kind::kB, bk, ps.bn), p_.lm_b[buf],
+                                 {k0, ps.n0}, {bk, ps.bn}, prob_.b_zero));
+}
+
+void Builder::mac(std::uint64_t step) {
+  const std::size_t buf = step % 2;
+  program::Mac mac;
+  mac.a = p_.lm_a[buf], mac.b = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
+  mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
+  mac.a_dtype = prob_.a_dtype, mac.b_dtype = prob_.b_dtype;
+  mac.a_zero = prob_.a_zero, mac.b_zero = prob_.b_zero;
+  mac.accumulate = step % p_.steps > 0;
+  prog_.instrs.emplace_back(mac);
+}
+
+// Reduce (where K is split) and requantize into the pass's output buffer.
+void Builder::epilogue(std::uint64_t pass) {
+  const std::uint64_t acc = p_.lm_acc[pass % 2];
+  if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
+    prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
+  const std::size_t v = passes_[pass].column_block % 2;
+  program::Requant rq;
+  rq.src = acc;
+  rq.dst = p_.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
+  rq.rows = p_.tm, rq.cols = p_.tn;
+  rq.has_bias = prob_.has_bias;
+  rq.bias = p_.lm_bias[v];
+  if (prob_.per_channel()) {
+    rq.params_in_lm = true;
+    rq.multiplier_lm = p_.lm_mult[v];
+    rq.shift_lm = p_.lm_shift[v];
+  } else {
+    rq.multiplier = {prob_.out.multipliers[0].multiplier};
+    rq.shift = {prob_.out.multipliers[0].shift};
+  }
+  rq.out_zero = prob_.out.out_zero_point;
+  rq.out_dtype = prob_.out_dtype();
+  rq.act_min = prob_.out.act_min;
+  rq.act_max = prob_.out.act_max;
+  rq.rounding = prob_.out.rounding;
+  prog_.instrs.emplace_back(rq);
+}
+
+// One store of row pieces [first_piece, end_piece) of a pass: C rows
+// [first_piece·pm·tr, end_piece·pm·tr) of its block (tr = tm / row_pieces), cut at the block's edge.
+void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece) {
+  const Pass& ps = passes_[pass];
+  const std::uint64_t tr = p_.tm / p_.row_pieces, piece_rows = p_.pm * tr;
+  const std::uint64_t lo = first_piece * piece_rows;
+  if (lo >= ps.bm || first_piece >= end_piece) return;  // only padding rows
+  const std::uint64_t rows = std::min(end_piece * piece_rows, ps.bm) - lo;
+  program::Store st;
+  st.tensor = "C";
+  st.layout = layouts_.get(TileLayouts::Kind::kC, rows, ps.bn, end_piece - first_piece);
+  st.lm = p_.lm_out[pass % 2] + first_piece * tr * p_.tn;
+  st.offset = {ps.m0 + lo, ps.n0};
+  st.shape = {rows, ps.bn};
+  prog_.instrs.emplace_back(st);
+}
+
+// The schedule. Steps of all passes run as one stream through the two buffers per operand: the
+// loads of step g+1 come before the MAC of step g. A pass's epilogue follows its last MAC, and its
+// store is not issued there (it would take DRAM and the ports ahead of the next pass's loads while
+// it waits for the requant): its row pieces go out spread over the next pass's steps, each after
+// that step's lookahead loads, so the first two steps of the next pass are loaded before any of
+// it. The last pass stores at the end.
+program::Program Builder::build() {
+  prog_.tensors = {{"A", {prob_.m, prob_.k}, prob_.a_dtype},
+                   {"B", {prob_.k, prob_.n}, prob_.b_dtype},
+                   {"C", {prob_.m, prob_.n}, prob_.out_dtype()}};
+  if (prob_.has_bias) prog_.tensors.push_back({"bias", {prob_.n}, core::DType::kInt32});
+  if (prob_.per_channel()) {
+    prog_.tensors.push_back({"multiplier", {prob_.n}, core::DType::kInt32});
+    prog_.tensors.push_back({"shift", {prob_.n}, core::DType::kInt32});
+  }
+  const std::uint64_t steps = p_.steps, total = passes_.size() * steps, pieces = p_.row_pieces;
+  if (total == 0) return std::move(prog_);
+  loads(0);
+  std::uint64_t stored = 0;  // pieces of the previous pass already issued
+  for (std::uint64_t g = 0; g < total; ++g) {
+    const std::uint64_t pass = g / steps, s = g % steps;
+    if (g + 1 < total) loads(g + 1);
+    if (pass > 0) {
+      // By the end of step s of this pass, (s + 1)/steps of the previous pass's pieces.
+      const std::uint64_t due = (s + 1) * pieces / steps;
+      if (s == 0) stored = 0;
+      if (due > stored) store(pass - 1, stored, due);
+      stored = std::max(stored, due);
+    }
+    mac(g);
+    if (s + 1 == steps) epilogue(pass);
+  }
+  store(passes_.size() - 1, 0, pieces);
+  return std::move(prog_);
+}
+
 }  // namespace
 
 program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
                                const machine::MachineConfig& m) {
   check_problem(prob);
-  const core::DType out_dtype = prob.out_dtype();
-  program::Program prog;
-  prog.tensors = {{"A", {prob.m, prob.k}, prob.a_dtype},
-                  {"B", {prob.k, prob.n}, prob.b_dtype},
-                  {"C", {prob.m, prob.n}, out_dtype}};
-  if (prob.has_bias) prog.tensors.push_back({"bias", {prob.n}, core::DType::kInt32});
-  if (prob.per_channel()) {
-    prog.tensors.push_back({"multiplier", {prob.n}, core::DType::kInt32});
-    prog.tensors.push_back({"shift", {prob.n}, core::DType::kInt32});
-  }
-  const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn, block_k = p.pk * p.kt;
-  std::uint64_t step = 0, pass = 0;
-  for (std::uint64_t pn = 0; pn < p.n_passes; ++pn) {
-    const std::uint64_t n0 = pn * block_n;
-    if (n0 >= prob.n) break;
-    const std::uint64_t bn = std::min(block_n, prob.n - n0);
-    // Per-column vectors of this block of columns.
-    const layout::TensorLayout vec = layout::parse_layout_or_throw(tile_layout_vector(p, m, bn), m);
-    if (prob.has_bias) prog.instrs.emplace_back(load("bias", vec, p.lm_bias, {n0}, {bn}, 0));
-    if (prob.per_channel()) {
-      prog.instrs.emplace_back(load("multiplier", vec, p.lm_mult, {n0}, {bn}, 0));
-      prog.instrs.emplace_back(load("shift", vec, p.lm_shift, {n0}, {bn}, 0));
-    }
-    for (std::uint64_t pm = 0; pm < p.m_passes; ++pm) {
-      const std::uint64_t m0 = pm * block_m;
-      if (m0 >= prob.m) break;
-      const std::uint64_t bm = std::min(block_m, prob.m - m0);
-      for (std::uint64_t s = 0; s < p.steps; ++s, ++step) {
-        const std::uint64_t k0 = s * block_k;
-        const std::uint64_t bk = std::min(block_k, prob.k - k0);
-        const int buf = static_cast<int>(step % 2);
-        // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-        prog.instrs.emplace_back(load("A", layout::parse_layout_or_throw(tile_layout_a(p, m, bm, bk), m),
-                                      p.lm_a[buf], {m0, k0}, {bm, bk}, prob.a_zero));
-        prog.instrs.emplace_back(load("B", layout::parse_layout_or_throw(tile_layout_b(p, m, bk, bn), m),
-                                      p.lm_b[buf], {k0, n0}, {bk, bn}, prob.b_zero));
-        program::Mac mac;
-        mac.a = p.lm_a[buf], mac.b = p.lm_b[buf], mac.c = p.lm_acc;
-        mac.m = p.tm, mac.n = p.tn, mac.k = p.kt;
-        mac.a_dtype = prob.a_dtype, mac.b_dtype = prob.b_dtype;
-        mac.a_zero = prob.a_zero, mac.b_zero = prob.b_zero;
-        mac.accumulate = s > 0;
-        prog.instrs.emplace_back(mac);
-      }
-      if (p.pk > 1)
-        prog.instrs.emplace_back(
-            program::Reduce{level_of(p.reduce_level, m), p.lm_acc, p.lm_reduced, p.tm * p.tn});
-      program::Requant rq;
-      rq.src = p.lm_reduced;
-      rq.dst = p.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
-      rq.rows = p.tm, rq.cols = p.tn;
-      rq.has_bias = prob.has_bias;
-      rq.bias = p.lm_bias;
-      if (prob.per_channel()) {
-        rq.params_in_lm = true;
-        rq.multiplier_lm = p.lm_mult;
-        rq.shift_lm = p.lm_shift;
-      } else {
-        rq.multiplier = {prob.out.multipliers[0].multiplier};
-        rq.shift = {prob.out.multipliers[0].shift};
-      }
-      rq.out_zero = prob.out.out_zero_point;
-      rq.out_dtype = out_dtype;
-      rq.act_min = prob.out.act_min;
-      rq.act_max = prob.out.act_max;
-      rq.rounding = prob.out.rounding;
-      prog.instrs.emplace_back(rq);
-      program::Store st;
-      st.tensor = "C";
-      st.layout = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
-      st.lm = p.lm_out[pass % 2];
-      st.offset = {m0, n0};
-      st.shape = {bm, bn};
-      prog.instrs.emplace_back(st);
-      ++pass;
-    }
-  }
-  return prog;
+  return Builder(prob, p, m).build();
 }
 
 Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::MachineConfig& m,

@@ -24,12 +24,20 @@ using timing::ceil_div;
 struct ReluPlan {
   std::string levels;  // "2_L1B, 4_MAB, 4_PE, ": every level with more than one unit
   std::uint64_t units = 1, tile = 0, passes = 0;
+  std::uint64_t words = 1;  // elements per LM address: tile is a multiple of it
 };
 
-// `count` elements over every PE, `tile` per PE (a pad prefix pads a short last block).
+// `count` elements over every PE, `tile` per PE (a pad prefix pads a short last block). With
+// several elements per LM address the tile fills its addresses lane by lane, so that its bytes are
+// contiguous, as the requant unit reads them.
 std::string tile_layout(const ReluPlan& p, std::uint64_t count) {
   const std::string pad = count == p.units * p.tile ? "" : fmt::format("({})/", count);
-  return pad + fmt::format("(({}{}:1))", p.levels, p.tile);
+  if (p.words == 1) return pad + fmt::format("(({}{}:1))", p.levels, p.tile);
+  return pad + fmt::format("(({}{}:1, {}_W))", p.levels, p.tile / p.words, p.words);
+}
+
+std::uint64_t words_per_address(const machine::MachineConfig& m) {
+  return std::max<std::uint64_t>(1, m.pe.words_per_address);
 }
 
 numeric::OutputStage relu_stage() {
@@ -44,8 +52,9 @@ class Relu : public Problem {
   Relu(std::uint64_t n, std::vector<std::uint8_t> x) : n_(n), x_(std::move(x)) {}
 
   core::Errors check(const machine::MachineConfig& m) const override {
-    if (m.lm_bytes() < 10)
-      return {{"", fmt::format("the {}-byte LM cannot hold two 5-byte buffers", m.lm_bytes())}};
+    const std::uint64_t w = words_per_address(m);
+    if (m.lm_bytes() < 10 * w)
+      return {{"", fmt::format("the {}-byte LM cannot hold two {}-byte buffers", m.lm_bytes(), 5 * w)}};
     return {};
   }
 
@@ -56,8 +65,9 @@ class Relu : public Problem {
       p.levels += fmt::format("{}_{}, ", l.fanout, l.name);
       p.units *= l.fanout;
     }
-    // Two buffers of X (int32) and Y (int8): 10 bytes per element.
-    p.tile = std::min(ceil_div(n_, p.units), m.lm_bytes() / 10);
+    // Two buffers of X (int32) and Y (int8): 10 bytes per element, whole words of them.
+    p.words = words_per_address(m);
+    p.tile = std::min(ceil_div(ceil_div(n_, p.units), p.words), m.lm_bytes() / 10 / p.words) * p.words;
     p.passes = ceil_div(n_, p.units * p.tile);
     // Estimate (the cost model's closed forms): two buffers let a pass's load overlap the previous
     // pass's requant and store, so the busiest of the three sets the pace; the first load and the

@@ -1,6 +1,7 @@
-// The host reference quantized GEMM: plain loops straight from the formulas, sharing nothing with
-// the simulator but the fixed-point primitives. It is the oracle every simulated kernel is checked
-// against, so it checks everything and throws QuantError rather than wrap.
+// The host reference quantized GEMM: the formulas below, sharing nothing with the simulator but the
+// fixed-point primitives (its raw int8 product is exact_int8_matmul's, not the MAC kernel's). It is
+// the oracle every simulated kernel is checked against, so it checks everything and throws
+// QuantError rather than wrap.
 //
 //   acc[m][n] = K·Za·Zb − Za·Σ_k B[k][n] − Zb·Σ_k A[m][k] + Σ_k A[m][k]·B[k][n]   (+ bias[n])
 //             = Σ_k (A[m][k] − Za)(B[k][n] − Zb)                                   (Jacob et al. eq. 7)

@@ -79,7 +79,8 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
     }
     r.units.push_back(u);
   }
-  for (const auto& [kind, ks] : s.instructions) r.instructions.push_back({kind, ks.count, ks.cycles});
+  for (const auto& [kind, ks] : s.instructions)
+    r.instructions.push_back({kind, ks.count, ks.busy_cycles, ks.span_cycles});
   r.work = {s.macs, s.dpt_bytes, s.requant_values, s.copy_bytes, s.lm_bytes_accessed};
   r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;
   if (m.energy) r.energy_pj = energy(m, s);

@@ -13,7 +13,7 @@
 
 namespace treesim::report {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  // 2: instructions.<kind>.cycles became busy_cycles and span_cycles
 
 struct Roofline {
   std::uint64_t cycles = 0;
@@ -41,7 +41,8 @@ struct UnitReport {
 struct KindReport {
   std::string kind;  // "load", "mac", ...
   std::uint64_t count = 0;
-  std::uint64_t cycles = 0;  // Σ of the instructions' durations (they may overlap)
+  std::uint64_t busy_cycles = 0;  // as KindStats
+  std::uint64_t span_cycles = 0;
 };
 
 struct WorkReport {
@@ -98,7 +99,7 @@ Roofline roofline(const machine::MachineConfig& machine, const RunStats& stats);
 
 Report make_report(const machine::MachineConfig& machine, const RunStats& stats);
 
-// The `--report` document (schema_version 1), pretty-printed, ending in a newline.
+// The `--report` document (schema_version 2), pretty-printed, ending in a newline.
 std::string to_json(const Report& report);
 // The short human summary a simulating command prints.
 std::string to_text(const Report& report);

@@ -56,7 +56,8 @@ std::string to_json(const Report& r) {
   }
   j["units"] = units;
   json instrs = json::object();
-  for (const KindReport& k : r.instructions) instrs[k.kind] = {{"count", k.count}, {"cycles", k.cycles}};
+  for (const KindReport& k : r.instructions)
+    instrs[k.kind] = {{"count", k.count}, {"busy_cycles", k.busy_cycles}, {"span_cycles", k.span_cycles}};
   j["instructions"] = instrs;
   j["work"] = {{"macs", r.work.macs},
                {"dpt_bytes", r.work.dpt_bytes},

@@ -22,6 +22,10 @@ std::string to_text(const Report& r) {
       if (unit.name == name && unit.busy_cycles)
         out += fmt::format("  {} busy {:.1f}%\n", unit.name, 100 * unit.utilization);
   }
+  for (const KindReport& k : r.instructions)
+    if (k.count)
+      out += fmt::format("  {}: {} instruction{}, busy {} cycles, span {} cycles\n", k.kind, k.count,
+                         k.count == 1 ? "" : "s", k.busy_cycles, k.span_cycles);
   out += fmt::format("  LM peak {} B per PE\n", r.lm_peak_bytes_per_pe);
   if (r.verify) {
     if (r.verify->ok)

@@ -31,9 +31,15 @@ struct LinkStats {
   std::vector<PortStats> down_ports, up_ports;
 };
 
+// The instructions of one kind (docs/reports.md §9.2 defines both figures, with a worked example).
 struct KindStats {
   std::uint64_t count = 0;
-  std::uint64_t cycles = 0;  // Σ of the instructions' durations (they may overlap)
+  // Σ over the instructions of the cycles each held its busiest resource (its longest stage: a PE
+  // unit, DRAM or one level's ports), as if nothing else ran; latencies and waits excluded.
+  std::uint64_t busy_cycles = 0;
+  // Cycles in which at least one of them was in flight: the union of their [start, end) intervals
+  // (latencies included, overlap counted once).
+  std::uint64_t span_cycles = 0;
 };
 
 struct VerifyResult {

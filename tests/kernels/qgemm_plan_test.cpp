@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <variant>
 
 #include "kernels/qgemm/verify.h"
 #include "sim/layout/bound_layout.h"
@@ -57,6 +59,43 @@ TEST(QgemmPlan, TileLayoutsBindOnTheMachine) {
   expect_binds(tile_layout_c(plan, m, bm, bn), {bm, bn}, m);
 }
 
+TEST(QgemmPlan, OnFourElementWordsTileRowsAreWholeWordsPackedIntoLanes) {
+  machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
+  QgemmProblem p = problem(37, 50, 129);
+  p.out.multipliers.assign(50, p.out.multipliers[0]);  // per channel: every buffer is used
+  QgemmPlan plan = default_plan(p, m);
+  EXPECT_EQ(plan.tn % 4, 0u);
+  EXPECT_EQ(plan.kt % 4, 0u);
+  // Every buffer starts on an address of its element type: 4 lanes of 4 B or of 1 B.
+  for (std::uint64_t at : {plan.lm_acc[0], plan.lm_acc[1], plan.lm_bias[0], plan.lm_bias[1], plan.lm_mult[0],
+                           plan.lm_mult[1], plan.lm_shift[0], plan.lm_shift[1]})
+    EXPECT_EQ(at % 16, 0u) << at;
+  for (std::uint64_t at :
+       {plan.lm_out[0], plan.lm_out[1], plan.lm_a[0], plan.lm_a[1], plan.lm_b[0], plan.lm_b[1]})
+    EXPECT_EQ(at % 4, 0u) << at;
+  const std::uint64_t bm = std::min(p.m, plan.pm * plan.tm), bn = std::min(p.n, plan.pn * plan.tn);
+  const std::uint64_t bk = std::min(p.k, plan.pk * plan.kt);
+  for (const std::string& text : {tile_layout_a(plan, m, bm, bk), tile_layout_b(plan, m, bk, bn),
+                                  tile_layout_c(plan, m, bm, bn), tile_layout_vector(plan, m, bn)})
+    EXPECT_NE(text.find(", 4_W))"), std::string::npos) << text;
+  expect_binds(tile_layout_a(plan, m, bm, bk), {bm, bk}, m);
+  expect_binds(tile_layout_b(plan, m, bk, bn), {bk, bn}, m);
+  expect_binds(tile_layout_c(plan, m, bm, bn), {bm, bn}, m);
+}
+
+TEST(QgemmPlan, AKStepRoundedUpToAWordThatWouldOverflowTheLmShrinksByAWord) {
+  machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
+  // M over the 4 MABs, N over the 2 L1Bs: a 10×28 C tile and its buffers take 1792 bytes, and each
+  // element of K step costs 2·(10 + 28) bytes, so this LM leaves room for a K step of 9, which
+  // rounds up to 12 elements (three words): too many. One word less, 8, fits.
+  m.levels.back().memory_bytes = 1792 + 76 * 9;
+  QgemmPlan plan = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  EXPECT_EQ(plan.tn, 28u);
+  EXPECT_EQ(plan.kt, 8u);
+  EXPECT_EQ(plan.steps, 17u);
+  EXPECT_LE(plan.lm_bytes, m.lm_bytes());
+}
+
 TEST(QgemmPlan, LargeTilesAreSplitIntoPasses) {
   // 64×64 outputs per PE on the mini machine would not leave room in a 64 KiB LM for K steps.
   machine::MachineConfig m = load("mini");
@@ -71,6 +110,92 @@ TEST(QgemmPlan, KSplitReducesAboveItsLevels) {
   EXPECT_EQ(plan.pk, 4u);
   EXPECT_EQ(plan.reduce_level, "MAB");
   EXPECT_NE(tile_layout_c(plan, m, 37, 50).find("1_PE"), std::string::npos);
+}
+
+// 1000×64×512 on mini with M over L1B, MAB and PE: 2 passes of 16 rows per PE, at least 4 K steps.
+QgemmPlan two_pass_plan(const machine::MachineConfig& m) {
+  return make_plan(problem(1000, 64, 512), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}}, 2, 4);
+}
+
+TEST(QgemmPlan, SeveralPassesStoreInRowPiecesThatDivideTheTile) {
+  machine::MachineConfig m = load("mini");
+  QgemmPlan plan = two_pass_plan(m);
+  ASSERT_EQ(plan.m_passes, 2u);
+  EXPECT_GT(plan.row_pieces, 1u);
+  EXPECT_EQ(plan.tm % plan.row_pieces, 0u);
+  EXPECT_LE(plan.row_pieces, plan.steps);  // at most one piece per step of the next pass
+  expect_binds(tile_layout_a(plan, m, 489, 128), {489, 128}, m);
+  expect_binds(tile_layout_c_pieces(plan, m, 1, 128, 64), {128, 64}, m);
+}
+
+TEST(QgemmPlan, OnePassStoresWhole) {
+  machine::MachineConfig m = load("mini");
+  QgemmPlan plan = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  ASSERT_EQ(plan.m_passes * plan.n_passes, 1u);
+  EXPECT_EQ(plan.row_pieces, 1u);
+}
+
+TEST(QgemmPlan, VectorsHaveTwoBuffersOnlyWithSeveralColumnBlocks) {
+  machine::MachineConfig m = load("mini");
+  QgemmProblem p = problem(64, 8000, 64);
+  p.out.multipliers.assign(p.n, p.out.multipliers.at(0));
+  QgemmPlan blocks = make_plan(p, m, Assignment{{}, {{1, 2}, {2, 4}, {3, 4}}, {}});
+  ASSERT_GT(blocks.n_passes, 1u);
+  EXPECT_NE(blocks.lm_bias[0], blocks.lm_bias[1]);
+  EXPECT_NE(blocks.lm_mult[0], blocks.lm_mult[1]);
+  EXPECT_NE(blocks.lm_shift[0], blocks.lm_shift[1]);
+  QgemmPlan one = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  EXPECT_EQ(one.lm_bias[0], one.lm_bias[1]);
+}
+
+template <typename T>
+std::vector<std::size_t> indices_of(const program::Program& prog) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < prog.instrs.size(); ++i)
+    if (std::holds_alternative<T>(prog.instrs[i])) out.push_back(i);
+  return out;
+}
+
+TEST(QgemmProgram, NextPassLoadsTwoStepsBeforeAnyStore) {
+  machine::MachineConfig m = load("mini");
+  QgemmPlan plan = two_pass_plan(m);
+  program::Program prog = build_program(problem(1000, 64, 512), plan, m);
+  const std::size_t first_store = indices_of<program::Store>(prog).at(0);
+  std::uint64_t loads_of_a = 0;
+  for (std::size_t i = 0; i < first_store; ++i)
+    if (const auto* l = std::get_if<program::Load>(&prog.instrs[i]); l && l->tensor == "A") ++loads_of_a;
+  EXPECT_EQ(loads_of_a, plan.steps + 2);  // all of pass 0 and the first two steps of pass 1
+}
+
+TEST(QgemmProgram, StoresWriteEveryRowOfCOnce) {
+  machine::MachineConfig m = load("mini");
+  QgemmPlan plan = two_pass_plan(m);
+  program::Program prog = build_program(problem(1000, 64, 512), plan, m);
+  std::vector<int> written(1000, 0);
+  const std::vector<std::size_t> stores = indices_of<program::Store>(prog);
+  EXPECT_EQ(stores.size(), plan.row_pieces + 1);  // pass 0 in pieces, the last pass whole
+  for (std::size_t i : stores) {
+    const auto& st = std::get<program::Store>(prog.instrs[i]);
+    EXPECT_EQ(st.offset[1], 0u);
+    EXPECT_EQ(st.shape[1], 64u);
+    for (std::uint64_t r = st.offset[0]; r < st.offset[0] + st.shape[0]; ++r) ++written.at(r);
+  }
+  EXPECT_EQ(std::count(written.begin(), written.end(), 1), 1000);
+}
+
+TEST(QgemmProgram, KSplitPassesAlternateAccumulatorsReducedInPlace) {
+  machine::MachineConfig m = load("mini");
+  QgemmPlan plan = make_plan(problem(200, 1500, 513), m, Assignment{{{2, 4}}, {{1, 2}}, {{3, 4}}});
+  ASSERT_GT(plan.m_passes * plan.n_passes, 1u);
+  ASSERT_NE(plan.lm_acc[0], plan.lm_acc[1]);
+  program::Program prog = build_program(problem(200, 1500, 513), plan, m);
+  const std::vector<std::size_t> reduces = indices_of<program::Reduce>(prog);
+  ASSERT_GE(reduces.size(), 2u);
+  for (std::size_t r = 0; r < reduces.size(); ++r) {
+    const auto& red = std::get<program::Reduce>(prog.instrs[reduces[r]]);
+    EXPECT_EQ(red.src, plan.lm_acc[r % 2]);
+    EXPECT_EQ(red.dst, red.src);
+  }
 }
 
 TEST(QgemmPlan, KSplitOverAnUpperLevelIsRefused) {

@@ -107,6 +107,30 @@ TEST(QgemmCli, ManyPassesAndStepsOnMini) {
   EXPECT_GT(j["passes"].get<int>() * j["k_steps"].get<int>(), 2);
 }
 
+TEST(QgemmCli, RowPiecesWithARaggedLastPassAreBitExactOnMini) {
+  // Two passes of 32×16 rows stored in 4 pieces of 128 rows; the second pass has 489 rows, so its
+  // last piece is cut at the edge.
+  for (const auto& v : {std::vector<std::string>{"--per-channel"}, kVariants[1]}) {
+    std::vector<std::string> args{
+        "--m", "1001", "--n",        "64",
+        "--k", "512",  "--layout-a", "(1001,512)/((2_L1B, 4_MAB, 4_PE, 32:512), (512:1))"};
+    args.insert(args.end(), v.begin(), v.end());
+    nlohmann::json j = run_qgemm("mini", args);
+    EXPECT_NE(j["info"]["plan"].get<std::string>().find("in 2×1 passes, stored in 4 row pieces"),
+              std::string::npos)
+        << j["info"]["plan"];
+    EXPECT_EQ(j["instructions"]["store"]["count"], 4 + 1);  // pass 0 in pieces, the last pass whole
+  }
+}
+
+TEST(QgemmCli, ColumnBlocksReloadTheirVectorsIntoAlternateBuffersOnMini) {
+  // 8 column blocks, per-channel multipliers and shifts and a bias reloaded for each, K reduced.
+  nlohmann::json j = run_qgemm("mini", {"--m", "200", "--n", "1500", "--k", "513", "--per-channel",
+                                        "--layout-a", "(200,513)/((4_MAB, 50:513), (4_PE, 129:1))"});
+  EXPECT_NE(j["info"]["plan"].get<std::string>().find("in 1×8 passes"), std::string::npos)
+      << j["info"]["plan"];
+}
+
 TEST(QgemmCli, CyclesNeverBeatTheRooflineOverAGridOfShapes) {
   for (int m : {1, 16, 61})
     for (int n : {3, 64})

@@ -45,6 +45,30 @@ TEST(Requant, BlockEqualsElementwise) {
   for (std::size_t i = 0; i < acc.size(); ++i) EXPECT_EQ(out[i], requantize(acc[i], s, i % 2)) << i;
 }
 
+TEST(Requant, BlockEqualsElementwiseOverEdgeCasesAndChannelTails) {
+  // 37 channels (a vector tail), every right shift, small left shifts, negative and extreme
+  // multipliers, accumulators at INT32_MIN/MAX and at rounding ties; uint8 output with a zero
+  // point near the top, so that y + Z would overflow int32 before the clamp.
+  std::vector<QuantizedMultiplier> m;
+  for (int c = 0; c < 37; ++c) {
+    const std::int32_t mult = c == 0       ? INT32_MIN
+                              : c == 1     ? INT32_MAX
+                              : c % 3 == 0 ? -(1 << 30) - c
+                                           : (1 << 30) + c * 9973;
+    m.push_back({mult, c < 32 ? -c : c - 36});
+  }
+  const OutputStage s = stage(m, 250, DType::kUInt8, 3, 255);
+  std::vector<std::int32_t> acc;
+  for (std::int32_t v : {INT32_MIN, INT32_MAX, 0, 1, -1, 2, -2, 3, -3, 1 << 20, -(1 << 20), 12345, -54321})
+    for (int c = 0; c < 37; ++c) acc.push_back(c % 2 || c == 0 ? v : v / 2 - c);
+  std::vector<std::int32_t> out(acc.size());
+  // Left shifts only where they keep the accumulator inside the multiply's contract.
+  for (std::size_t i = 0; i < acc.size(); ++i)
+    if (m[i % 37].shift > 0) acc[i] = acc[i] / 4;
+  requantize_block(acc.data(), acc.size() / 37, 37, s, out.data());
+  for (std::size_t i = 0; i < acc.size(); ++i) ASSERT_EQ(out[i], requantize(acc[i], s, i % 37)) << i;
+}
+
 TEST(Requant, CheckedRejectsAccumulatorsOutsideTheContract) {
   const OutputStage s = stage({{1 << 30, 20}}, 0, DType::kInt8, -128, 127);
   EXPECT_EQ(requantize_checked(1, s, 0), 127);

@@ -33,7 +33,7 @@ RunStats toy_run() {
     s.levels[l].up_busiest_port_bytes = 64;
   }
   s.resource_busy_cycles = {{"mac", 250}, {"dram", 11}, {"requant", 0}};
-  s.instructions = {{"mac", {1, 104}}, {"load", {2, 300}}};
+  s.instructions = {{"mac", {1, 100, 104}}, {"load", {2, 300, 250}}, {"store", {0, 0, 0}}};
   s.macs = 32 * 64 * 100;
   s.requant_values = 32 * 8 * 5;
   s.lm_bytes_accessed = 1000;
@@ -113,12 +113,13 @@ TEST(MakeReport, LevelsAndPhasesCarryTheMachinesLevelNames) {
   EXPECT_EQ(r.phases[0].levels[3].traffic.up_sent_bytes, 96u);
 }
 
-TEST(MakeReport, InstructionKindsKeepTheirCountsAndCycles) {
+TEST(MakeReport, InstructionKindsKeepTheirCountsBusyAndSpanCycles) {
   Report r = make_report(mini(), toy_run());
-  ASSERT_EQ(r.instructions.size(), 2u);
+  ASSERT_EQ(r.instructions.size(), 3u);
   EXPECT_EQ(r.instructions[0].kind, "load");
   EXPECT_EQ(r.instructions[0].count, 2u);
-  EXPECT_EQ(r.instructions[0].cycles, 300u);
+  EXPECT_EQ(r.instructions[0].busy_cycles, 300u);
+  EXPECT_EQ(r.instructions[0].span_cycles, 250u);
 }
 
 TEST(MakeReport, AnEmptyRunHasZeroFractionsNotNaN) {
@@ -144,6 +145,22 @@ TEST(ToText, ShowsOnlyThePeUnitsThatWorked) {
   EXPECT_NE(text.find("  mac busy 25.0%\n"), std::string::npos);
   EXPECT_EQ(text.find("requant busy"), std::string::npos);  // busy 0 cycles
   EXPECT_EQ(text.find("dram busy"), std::string::npos);     // not a PE unit
+}
+
+TEST(ToText, ListsTheKindsThatRanWithTheirBusyAndSpanCycles) {
+  std::string text = to_text(make_report(mini(), toy_run()));
+  EXPECT_NE(text.find("  load: 2 instructions, busy 300 cycles, span 250 cycles\n"), std::string::npos);
+  EXPECT_NE(text.find("  mac: 1 instruction, busy 100 cycles, span 104 cycles\n"), std::string::npos);
+  EXPECT_EQ(text.find("store"), std::string::npos);  // count 0
+}
+
+TEST(ToJson, InstructionKindsHaveCountBusyAndSpanCycles) {
+  const std::string json = to_json(make_report(mini(), toy_run()));
+  EXPECT_NE(
+      json.find(
+          "\"load\": {\n      \"count\": 2,\n      \"busy_cycles\": 300,\n      \"span_cycles\": 250\n"),
+      std::string::npos)
+      << json;
 }
 
 TEST(ToText, FirstLinesGiveCyclesSecondsAndTheRoofline) {
