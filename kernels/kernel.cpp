@@ -12,6 +12,12 @@ namespace treesim::kernels {
 
 std::string option_flag(const std::string& name) { return "--" + name; }
 
+std::vector<std::string> Problem::input_tensors() const {
+  std::vector<std::string> names;
+  for (const auto& [name, bytes] : inputs()) names.push_back(name);
+  return names;
+}
+
 std::string to_text(const OptionValue& value) {
   if (const auto* u = std::get_if<std::uint64_t>(&value)) return std::to_string(*u);
   if (const auto* s = std::get_if<std::int64_t>(&value)) return std::to_string(*s);

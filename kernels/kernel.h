@@ -9,7 +9,8 @@
 //            allocated), then the operands, read from files or synthesised from a seed
 //   check    Problem::check(machine): what the machine cannot run (LM, zero points, ...)
 //   plan     Problem::plan(machine): the mapping, with an analytic cycle estimate and a description
-//   build    Problem::program(plan, machine) and Problem::inputs() (the DRAM image by tensor name)
+//   build    Problem::program(plan, machine) and Problem::inputs() (the DRAM image by tensor name;
+//            a timing-only run asks only for Problem::input_tensors(), the names)
 //   verify   Problem::reference() and Problem::verify(gathered, expected)
 //   report   Problem::add_report_fields(plan, machine, stats); Problem::outputs() names the arrays
 //            a driver may write out (--out)
@@ -121,6 +122,10 @@ class Problem {
   virtual Result<Plan> plan(const machine::MachineConfig& machine) const = 0;
   virtual Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const = 0;
   virtual DramImage inputs() const = 0;
+  // The tensors inputs() fills, without making their bytes: all a timing-only run needs (which
+  // tensors hold data). By default inputs()' names; a kernel whose operands are costly to make
+  // overrides it.
+  virtual std::vector<std::string> input_tensors() const;
   // The expected outputs by tensor name, computed on the host.
   virtual Result<DramImage> reference() const = 0;
   // By default every element of every output, in outputs()' order.

@@ -14,9 +14,18 @@ namespace treesim::models {
 std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work,
                                    std::uint64_t ready, InstrRecord& r, std::uint64_t& start) {
   const auto& pes = board_.pes();
+  // Lock-step PEs mostly have equal work: its closed form is worked out once per run of equal work.
+  std::uint64_t last_work = 0, last_busy = cost_.unit(unit, 0).busy;
+  auto busy_of = [&](std::uint64_t w) {
+    if (w != last_work) {
+      last_work = w;
+      last_busy = cost_.unit(unit, w).busy;
+    }
+    return last_busy;
+  };
   std::uint64_t at = ready, longest = 0;
   for (std::size_t p = 0; p < pes.size(); ++p) {
-    const std::uint64_t busy = cost_.unit(unit, work[p]).busy;
+    const std::uint64_t busy = busy_of(work[p]);
     if (busy == 0) continue;
     at = std::max(at, pes[p]->unit(unit).next_free());
     longest = std::max(longest, busy);
@@ -24,7 +33,7 @@ std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uin
   start = ready;
   if (longest == 0) return ready + cost_.unit(unit, 0).latency;
   for (std::size_t p = 0; p < pes.size(); ++p) {
-    const std::uint64_t busy = cost_.unit(unit, work[p]).busy;
+    const std::uint64_t busy = busy_of(work[p]);
     if (busy > 0) pes[p]->unit(unit).hold(at, busy, work[p]);
   }
   r.busy.push_back({unit_resource(unit), longest});

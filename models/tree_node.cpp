@@ -29,6 +29,23 @@ void build_children(const machine::MachineConfig& config, const topology::Topolo
   }
 }
 
+void destroy_children(std::vector<std::unique_ptr<TreeNode>>& nodes,
+                      std::vector<std::unique_ptr<Pe>>& own_pes) {
+  for (auto pe = own_pes.rbegin(); pe != own_pes.rend(); ++pe) pe->reset();
+  for (auto node = nodes.rbegin(); node != nodes.rend(); ++node) {
+    if (!*node) continue;
+    destroy_children((*node)->nodes_, (*node)->pes_);
+    node->reset();
+  }
+}
+
+void first_pes(std::vector<std::unique_ptr<TreeNode>>& nodes, std::vector<std::unique_ptr<Pe>>& own_pes,
+               std::size_t count, std::vector<std::unique_ptr<Pe>*>& out) {
+  for (std::size_t i = 0; i < own_pes.size() && out.size() < count; ++i) out.push_back(&own_pes[i]);
+  for (std::size_t i = 0; i < nodes.size() && out.size() < count; ++i)
+    first_pes(nodes[i]->nodes_, nodes[i]->pes_, count, out);
+}
+
 TreeNode::TreeNode(const sc_core::sc_module_name& name, const machine::MachineConfig& config,
                    const topology::Topology& topo, topology::Unit unit, TreeIndex& index)
     : sc_core::sc_module(name),

@@ -43,6 +43,10 @@ class TreeNode : public sc_core::sc_module {
   Link& link() { return link_; }
 
  private:
+  friend void destroy_children(std::vector<std::unique_ptr<TreeNode>>&, std::vector<std::unique_ptr<Pe>>&);
+  friend void first_pes(std::vector<std::unique_ptr<TreeNode>>&, std::vector<std::unique_ptr<Pe>>&,
+                        std::size_t, std::vector<std::unique_ptr<Pe>*>&);
+
   const std::uint64_t memory_bytes_;  // level memory; modelled as a size only (nothing stages in it yet)
   Link link_;
   std::vector<std::unique_ptr<TreeNode>> nodes_;
@@ -53,5 +57,13 @@ class TreeNode : public sc_core::sc_module {
 void build_children(const machine::MachineConfig& config, const topology::Topology& topo, topology::Unit unit,
                     std::vector<std::unique_ptr<TreeNode>>& nodes, std::vector<std::unique_ptr<Pe>>& own_pes,
                     TreeIndex& index);
+
+// Destroys the children of a unit and their subtrees, the last built first: the reverse of
+// build_children's order, children before their parents (see Board::~Board for why).
+void destroy_children(std::vector<std::unique_ptr<TreeNode>>& nodes,
+                      std::vector<std::unique_ptr<Pe>>& own_pes);
+// The first `count` PEs built below a unit (fewer when it has fewer), in the order they were built.
+void first_pes(std::vector<std::unique_ptr<TreeNode>>& nodes, std::vector<std::unique_ptr<Pe>>& own_pes,
+               std::size_t count, std::vector<std::unique_ptr<Pe>*>& out);
 
 }  // namespace treesim::models

@@ -86,9 +86,17 @@ QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& m
                     const Assignment& assignment, std::uint64_t extra_m_passes = 1,
                     std::uint64_t min_steps = 1);
 
+// A lower bound of a plan's estimated cycles from closed forms alone, without building a layout:
+// the longer of the steps (each at least its MAC and (MAC + path latency) / 2) and DRAM's time for
+// the tiles, plus the pipeline's fill and drain (two path latencies and the last requant). The default
+// planner prunes its search with it.
+double estimate_lower_bound(const QgemmProblem& problem, const QgemmPlan& plan,
+                            const machine::MachineConfig& machine);
+
 // The default planner: every assignment of the free levels to dimensions (keeping what `fixed`
 // fixes), each estimated from the machine's closed forms and the layouts' traffic plans; the
-// fastest wins.
+// fastest wins (the earliest in enumeration order on ties). Candidates are estimated in the order
+// of their lower bound, and the search stops when that bound passes the best estimate.
 QgemmPlan default_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
                        const Assignment& fixed = {});
 

@@ -120,12 +120,31 @@ Result<program::Program> QgemmInstance::program(const Plan& plan,
   }
 }
 
+const QgemmOperands& QgemmInstance::operands() const {
+  if (!ops_) ops_ = draw_operands(p_, *seed_);
+  return *ops_;
+}
+
+numeric::OutputStage QgemmInstance::out_stage() const {
+  numeric::OutputStage out = p_.out;
+  if (!operands().multipliers.empty()) out.multipliers = operands().multipliers;
+  return out;
+}
+
+std::vector<std::string> QgemmInstance::input_tensors() const {
+  std::vector<std::string> names{"A", "B"};
+  if (p_.has_bias) names.push_back("bias");
+  if (p_.per_channel()) names.insert(names.end(), {"multiplier", "shift"});
+  return names;
+}
+
 DramImage QgemmInstance::inputs() const {
-  DramImage dram{{"A", ops_.a}, {"B", ops_.b}};
-  if (p_.has_bias) dram["bias"] = ops_.bias;
+  const QgemmOperands& ops = operands();
+  DramImage dram{{"A", ops.a}, {"B", ops.b}};
+  if (p_.has_bias) dram["bias"] = ops.bias;
   if (p_.per_channel()) {
     std::vector<std::int32_t> mult, shift;
-    for (const auto& q : p_.out.multipliers) {
+    for (const auto& q : out_stage().multipliers) {
       mult.push_back(q.multiplier);
       shift.push_back(q.shift);
     }
@@ -140,12 +159,13 @@ Result<DramImage> QgemmInstance::reference() const {
   params.M = p_.m, params.N = p_.n, params.K = p_.k;
   params.a_dtype = p_.a_dtype, params.b_dtype = p_.b_dtype;
   params.a_zero_point = p_.a_zero, params.b_zero_point = p_.b_zero;
-  params.out = p_.out;
-  std::vector<std::int32_t> bias(ops_.bias.size() / 4);
-  if (!bias.empty()) std::memcpy(bias.data(), ops_.bias.data(), ops_.bias.size());
+  const QgemmOperands& ops = operands();
+  params.out = out_stage();
+  std::vector<std::int32_t> bias(ops.bias.size() / 4);
+  if (!bias.empty()) std::memcpy(bias.data(), ops.bias.data(), ops.bias.size());
   std::vector<std::int32_t> c;
   try {
-    c = numeric::reference_qgemm(params, codes(ops_.a, p_.a_dtype), codes(ops_.b, p_.b_dtype), bias);
+    c = numeric::reference_qgemm(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype), bias);
   } catch (const numeric::QuantError& e) {
     return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kernels/kernel.h"
@@ -10,10 +11,24 @@
 
 namespace treesim::kernels {
 
-// A and B as the program's DRAM bytes; bias as int32 bytes (empty without bias).
+// A and B as the program's DRAM bytes; bias as int32 bytes (empty without bias); the output
+// multipliers when they were drawn with the operands (empty: the problem's own).
 struct QgemmOperands {
   std::vector<std::uint8_t> a, b, bias;
+  std::vector<numeric::QuantizedMultiplier> multipliers;
 };
+
+// How random operands are drawn: --seed, and --per-channel (N multipliers drawn, even when N = 1).
+struct QgemmSeed {
+  std::uint64_t seed = 1;
+  bool per_channel = false;
+};
+
+// Random operands for a problem, drawn from one mt19937_64 stream in this order: A, B, the
+// per-channel multipliers, the bias (when the problem has one).
+QgemmOperands draw_operands(const QgemmProblem& problem, const QgemmSeed& seed);
+// The per-tensor multiplier, and the base scale of per-channel ones, of a seeded problem.
+double seeded_scale(std::uint64_t k);
 
 class QgemmInstance : public Problem {
  public:
@@ -24,19 +39,34 @@ class QgemmInstance : public Problem {
         layout_a_(std::move(layout_a)),
         layout_b_(std::move(layout_b)),
         layout_c_(std::move(layout_c)) {}
+  // Seeded operands are drawn when inputs() or reference() first needs them, so that a timing-only
+  // run never makes them. Until then a per-channel problem's N multipliers are stand-ins (the base
+  // scale): only their number shapes the plan and the program.
+  QgemmInstance(QgemmProblem problem, QgemmSeed seed, std::string layout_a, std::string layout_b,
+                std::string layout_c)
+      : p_(std::move(problem)),
+        seed_(seed),
+        layout_a_(std::move(layout_a)),
+        layout_b_(std::move(layout_b)),
+        layout_c_(std::move(layout_c)) {}
 
   core::Errors check(const machine::MachineConfig& machine) const override;
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
+  std::vector<std::string> input_tensors() const override;
   Result<DramImage> reference() const override;
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
 
  private:
+  const QgemmOperands& operands() const;
+  numeric::OutputStage out_stage() const;  // the problem's, with the drawn multipliers
+
   QgemmProblem p_;
-  QgemmOperands ops_;
+  std::optional<QgemmSeed> seed_;
+  mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
   std::string layout_a_, layout_b_, layout_c_;
 };
 

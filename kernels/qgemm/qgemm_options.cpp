@@ -177,7 +177,29 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   const std::string act = o.text("act");
   if (act == "relu" || act == "relu6") p.out.act_min = std::max(p.out.act_min, p.out.out_zero_point);
   if (act == "relu6") p.out.act_max = std::min(p.out.act_max, p.out.out_zero_point + 120);
-  std::mt19937_64 gen(o.unsigned_int("seed").value_or(1));
+  // The operands are drawn when first needed (draw_operands); per-channel multipliers stand in
+  // for the drawn ones until then. One drawn multiplier (--per-channel with N = 1) is a per-tensor
+  // one, which the program itself holds: then everything is drawn now.
+  p.out.multipliers.assign(per_channel ? p.n : 1, numeric::quantize_multiplier(seeded_scale(p.k)));
+  p.has_bias = bias;
+  const QgemmSeed seed{o.unsigned_int("seed").value_or(1), per_channel};
+  if (per_channel && p.n == 1) {
+    QgemmOperands ops = draw_operands(p, seed);
+    p.out.multipliers = ops.multipliers;
+    return std::unique_ptr<Problem>(new QgemmInstance(std::move(p), std::move(ops), o.text("layout-a"),
+                                                      o.text("layout-b"), o.text("layout-c")));
+  }
+  return std::unique_ptr<Problem>(
+      new QgemmInstance(std::move(p), seed, o.text("layout-a"), o.text("layout-b"), o.text("layout-c")));
+}
+
+}  // namespace
+
+// Spread the accumulators (≈ √K·128²/3 wide) over the output range.
+double seeded_scale(std::uint64_t k) { return 1.0 / (128.0 * std::sqrt(static_cast<double>(k))); }
+
+QgemmOperands draw_operands(const QgemmProblem& p, const QgemmSeed& seed) {
+  std::mt19937_64 gen(seed.seed);
   auto bytes = [&](std::uint64_t count) {
     std::vector<std::uint8_t> v(count);
     for (auto& x : v) x = static_cast<std::uint8_t>(gen() >> 24);
@@ -186,24 +208,23 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   QgemmOperands ops;
   ops.a = bytes(p.m * p.k);
   ops.b = bytes(p.k * p.n);
-  // Spread the accumulators (≈ √K·128²/3 wide) over the output range.
-  const double base = 1.0 / (128.0 * std::sqrt(static_cast<double>(p.k)));
-  p.out.multipliers.clear();
-  for (std::uint64_t c = 0; c < (per_channel ? p.n : 1); ++c) {
-    double scale = per_channel ? base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0) : base;
-    p.out.multipliers.push_back(numeric::quantize_multiplier(scale));
+  const double base = seeded_scale(p.k);
+  if (seed.per_channel) {
+    for (std::uint64_t c = 0; c < p.n; ++c)
+      ops.multipliers.push_back(
+          numeric::quantize_multiplier(base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0)));
   }
-  if (bias) {
-    p.has_bias = true;
+  if (p.has_bias) {
     ops.bias.resize(p.n * 4);
     for (std::uint64_t c = 0; c < p.n; ++c) {
       std::int32_t v = static_cast<std::int32_t>(gen() % 65536) - 32768;
       std::memcpy(ops.bias.data() + c * 4, &v, 4);
     }
   }
-  return std::unique_ptr<Problem>(new QgemmInstance(std::move(p), std::move(ops), o.text("layout-a"),
-                                                    o.text("layout-b"), o.text("layout-c")));
+  return ops;
 }
+
+namespace {
 
 Result<std::unique_ptr<Problem>> make_qgemm(const Options& o, const machine::MachineConfig& machine) {
   const bool files =

@@ -201,8 +201,11 @@ void check_problem(const QgemmProblem& p) {
   }
 }
 
-QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
-                    std::uint64_t extra_m_passes, std::uint64_t min_steps) {
+namespace {
+
+// make_plan without its estimate: tiles, steps, passes and the LM map (no layout is built).
+QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
+                     std::uint64_t extra_m_passes, std::uint64_t min_steps) {
   QgemmPlan p;
   p.assignment = a;
   p.pm = product(a.m), p.pn = product(a.n), p.pk = product(a.k);
@@ -307,8 +310,39 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
       }
   if (p.lm_bytes > lm)
     throw QgemmError(fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm));
+  return p;
+}
+
+}  // namespace
+
+QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
+                    std::uint64_t extra_m_passes, std::uint64_t min_steps) {
+  QgemmPlan p = shape_plan(prob, m, a, extra_m_passes, min_steps);
   p.estimated_cycles = estimate(prob, p, m);
   return p;
+}
+
+double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  // The estimate's busiest resource is at least its body — every step at least its MAC and
+  // (MAC + path latency) / 2 — and at least DRAM, which reads each distinct byte of a tile once and
+  // writes each of C's; fill and drain add at least two path latencies (the first loads, the last
+  // store) and the last requant. The same double arithmetic as estimate(), so the bound never
+  // rounds above it.
+  const timing::CostModel cost(m);
+  std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
+  for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
+  const double latency = static_cast<double>(path);
+  const double passes = static_cast<double>(p.m_passes * p.n_passes);
+  const double steps = static_cast<double>(p.steps) * passes;
+  const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
+  const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
+  double dram = 0;
+  dram += steps * static_cast<double>(cost.dram(bm * bk).busy);
+  dram += steps * static_cast<double>(cost.dram(bk * bn).busy);
+  dram += passes * static_cast<double>(cost.dram(bm * bn).busy);
+  const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
+  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
+  return std::max({steps * mac_step, steps * ((mac_step + latency) / 2), dram}) + requant + latency + latency;
 }
 
 QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
@@ -316,8 +350,23 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
   std::vector<bool> taken(levels, false);
   for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
     for (const auto& u : *list) taken[u.level] = true;
-  std::optional<QgemmPlan> best;
+  // The error of the last candidate in enumeration order that failed (what an exhaustive search
+  // would report when none works).
   std::string last_error = "no assignment of levels works";
+  std::size_t last_error_order = 0;
+  std::size_t order = 0;
+  auto failed = [&](const std::exception& e, std::size_t at) {
+    if (at < last_error_order) return;
+    last_error = e.what();
+    last_error_order = at;
+  };
+  // Every candidate's tiles, in enumeration order, with the lower bound of its estimate.
+  struct Candidate {
+    QgemmPlan plan;
+    double bound = 0;
+    std::size_t order = 0;
+  };
+  std::vector<Candidate> candidates;
   // Every free level goes to M, N, K (if not fixed) or nowhere: 4^levels candidates at most.
   std::uint64_t combos = 1;
   for (std::size_t l = 0; l < levels; ++l) combos *= 4;
@@ -348,14 +397,39 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
       continue;
     for (auto [extra, min_steps] :
          {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}}) {
+      ++order;
       try {
-        QgemmPlan p = make_plan(prob, m, a, extra, min_steps);
-        if (!best || p.estimated_cycles < best->estimated_cycles) best = p;
-      } catch (const QgemmError& e) {
-        last_error = e.what();
+        QgemmPlan p = shape_plan(prob, m, a, extra, min_steps);
+        const double bound = estimate_lower_bound(prob, p, m);
+        candidates.push_back({std::move(p), bound, order});
       } catch (const std::exception& e) {
-        last_error = e.what();
+        failed(e, order);
       }
+    }
+  }
+  // Estimates build layouts and traffic plans, the costly part: take the candidates by their bound
+  // and stop at the first whose bound is above the best estimate, which no later one can beat. The
+  // winner is the one an exhaustive search picks: the least estimate, the earliest on ties.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.bound < y.bound; });
+  std::optional<QgemmPlan> best;
+  std::size_t best_order = 0;
+  for (Candidate& c : candidates) {
+    if (best &&
+        (c.bound > best->estimated_cycles || (c.bound == best->estimated_cycles && c.order > best_order))) {
+      if (c.bound > best->estimated_cycles) break;
+      continue;
+    }
+    try {
+      c.plan.estimated_cycles = estimate(prob, c.plan, m);
+    } catch (const std::exception& e) {
+      failed(e, c.order);
+      continue;
+    }
+    if (!best || c.plan.estimated_cycles < best->estimated_cycles ||
+        (c.plan.estimated_cycles == best->estimated_cycles && c.order < best_order)) {
+      best = c.plan;
+      best_order = c.order;
     }
   }
   if (!best) throw QgemmError("no plan fits this machine: " + last_error);

@@ -49,7 +49,7 @@ BindResult Binder::run() {
     size_targets();
     if (check_fanouts() && check_capacity(true) && build_decoders() && check_capacity(false)) {
       add_warnings();
-      build_axis_tables();
+      b_.axis_tables_ = std::make_shared<BoundLayout::AxisTables>();  // built on first use
       result_.layout = std::move(b_);
     }
   }

@@ -28,7 +28,6 @@ class Binder {
   // Combinations tried when looking for a collision in a larger, irregular range: bounds the hash
   // map to tens of MB and a fraction of a second.
   static constexpr std::uint64_t kSearchLimit = std::uint64_t{1} << 20;
-  static constexpr std::uint64_t kAxisTableLimit = std::uint64_t{1} << 20;
 
   static std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
     return (b != 0 && a > kCap / b) ? kCap + 1 : a * b;
@@ -48,7 +47,6 @@ class Binder {
   bool check_capacity(bool before_enumerating);
   bool build_decoders();
   bool build_decoder(int t);  // one target of build_decoders
-  void build_axis_tables();
 
   // One target's digits from a row-major combination id, every other digit 0, as the element (and
   // replica) it stands for: the two halves of an injectivity witness pair.

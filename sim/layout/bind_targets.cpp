@@ -154,32 +154,16 @@ bool Binder::build_decoder(int t) {
                 fmt::format("target range {} too large and irregular to check and invert", dec.cosize),
                 b_.parts_[dec.parts.back()].span);
   }
-  dec.table.assign(dec.cosize, BoundLayout::kNone);
+  std::vector<std::uint32_t> table(dec.cosize, BoundLayout::kNone);
   std::vector<std::uint64_t> digit(dec.parts.size(), 0);
   std::uint64_t value = 0;
   for (std::uint32_t id = 0;; ++id) {
-    if (dec.table[value] != BoundLayout::kNone) return collision(t, dec.table[value], id);
-    dec.table[value] = id;
+    if (table[value] != BoundLayout::kNone) return collision(t, table[value], id);
+    table[value] = id;
     if (!step(b_.parts_, dec.parts, digit, value)) break;  // odometer wrapped: all combos seen
   }
+  dec.table = std::make_shared<const std::vector<std::uint32_t>>(std::move(table));
   return true;
-}
-
-// Per-axis contribution tables for the forward map's fast path (skipped for axes too long to table).
-void Binder::build_axis_tables() {
-  b_.axis_table_.resize(rank_);
-  const std::size_t targets = b_.target_count();
-  for (std::size_t d = 0; d < rank_; ++d) {
-    if (b_.padded_[d] > kAxisTableLimit / targets) continue;
-    auto& table = b_.axis_table_[d];
-    table.assign(b_.padded_[d] * targets, 0);
-    for (std::size_t i = 0; i < b_.dist_count_; ++i) {
-      const auto& p = b_.parts_[i];
-      if (p.axis != static_cast<int>(d)) continue;
-      for (std::uint64_t x = 0; x < b_.padded_[d]; ++x)
-        table[x * targets + p.target] += (x / p.weight) % p.size * p.stride;
-    }
-  }
 }
 
 }  // namespace treesim::layout

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,7 +133,9 @@ class BoundLayout {
   struct Decoder {
     std::vector<std::size_t> parts;
     std::uint64_t cosize = 1;
-    std::vector<std::uint32_t> table;       // combo id (row-major over parts) or kNone
+    // Combo id (row-major over parts) or kNone. Tables are shared by copies: a program holds a
+    // copy of its tile layouts per instruction.
+    std::shared_ptr<const std::vector<std::uint32_t>> table;
     std::vector<std::size_t> greedy_order;  // parts by decreasing stride, when no table
     bool decode(std::uint64_t value, const std::vector<Part>& all, std::uint64_t* digits) const;
   };
@@ -150,8 +154,16 @@ class BoundLayout {
   std::uint64_t replicas_ = 1;
   std::vector<Decoder> decoders_;  // per target
   // Per axis, when small: for each padded coordinate, its contribution to every target
-  // (P_d × target_count() entries). Turns the forward map into rank() × targets additions.
-  std::vector<std::vector<std::uint64_t>> axis_table_;
+  // (P_d × target_count() entries). Turns the forward map into rank() × targets additions. Built
+  // on the first forward map, once for all copies: planners and the program checker bind hundreds
+  // of layouts and map none.
+  static constexpr std::uint64_t kAxisTableLimit = std::uint64_t{1} << 20;
+  struct AxisTables {
+    std::once_flag built;
+    std::vector<std::vector<std::uint64_t>> per_axis;  // empty for an axis too long to table
+  };
+  std::shared_ptr<AxisTables> axis_tables_;  // null: none (a layout that was never bound)
+  const std::vector<std::vector<std::uint64_t>>* axis_tables() const;
 };
 
 struct BindResult {

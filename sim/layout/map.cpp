@@ -19,8 +19,8 @@ namespace {
 bool BoundLayout::Decoder::decode(std::uint64_t value, const std::vector<Part>& all,
                                   std::uint64_t* digits) const {
   if (value >= cosize) return false;
-  if (!table.empty()) {
-    std::uint32_t id = table[value];
+  if (table && !table->empty()) {
+    std::uint32_t id = (*table)[value];
     if (id == kNone) return false;
     for (std::size_t k = parts.size(); k-- > 0;) {
       digits[parts[k]] = id % all[parts[k]].size;
@@ -72,12 +72,45 @@ std::uint64_t BoundLayout::pe_id(const std::vector<std::uint64_t>& units) const 
   return id;
 }
 
+const std::vector<std::vector<std::uint64_t>>* BoundLayout::axis_tables() const {
+  if (!axis_tables_) return nullptr;
+  std::call_once(axis_tables_->built, [this] {
+    const std::size_t targets = target_count();
+    std::vector<std::vector<std::uint64_t>>& tables = axis_tables_->per_axis;
+    tables.resize(shape_.size());
+    for (std::size_t d = 0; d < shape_.size(); ++d) {
+      if (padded_[d] > kAxisTableLimit / targets) continue;
+      std::vector<std::uint64_t>& table = tables[d];
+      table.assign(padded_[d] * targets, 0);
+      for (std::size_t i = 0; i < dist_count_; ++i) {
+        const Part& p = parts_[i];
+        if (p.axis != static_cast<int>(d)) continue;
+        // (x / weight) % size · stride, counted rather than divided.
+        std::uint64_t value = 0, left = p.weight, digit = 0;
+        for (std::uint64_t x = 0; x < padded_[d]; ++x) {
+          table[x * targets + p.target] += value;
+          if (--left != 0) continue;
+          left = p.weight;
+          if (++digit == p.size) {
+            digit = 0;
+            value = 0;
+          } else {
+            value += p.stride;
+          }
+        }
+      }
+    }
+  });
+  return &axis_tables_->per_axis;
+}
+
 void BoundLayout::target_values(const std::uint64_t* index, std::uint64_t* values) const {
   const std::size_t targets = target_count();
   for (std::size_t t = 0; t < targets; ++t) values[t] = 0;
+  const std::vector<std::vector<std::uint64_t>>* tables = axis_tables();
   for (std::size_t d = 0; d < shape_.size(); ++d) {
-    if (!axis_table_[d].empty()) {
-      const std::uint64_t* row = axis_table_[d].data() + index[d] * targets;
+    if (tables && !(*tables)[d].empty()) {
+      const std::uint64_t* row = (*tables)[d].data() + index[d] * targets;
       for (std::size_t t = 0; t < targets; ++t) values[t] += row[t];
     } else {
       for (std::size_t i = 0; i < dist_count_; ++i) {

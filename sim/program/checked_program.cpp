@@ -17,11 +17,25 @@ struct Overloaded : Ts... {
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
 
+// A layout bound to a block shape, with what follows from it alone. Programs stream many blocks
+// through a few layouts (a GEMM's tiles): each distinct one is bound and planned once.
+struct BoundTransfer {
+  layout::TensorLayout layout;
+  std::vector<std::uint64_t> shape;
+  std::size_t element_bytes = 0;
+  bool load = true;
+  layout::BoundLayout bound;
+  std::uint64_t footprint_bytes = 0;
+  layout::TrafficPlan plan;
+  layout::PortTraffic ports;
+};
+
 // Checks one instruction; records errors through fail() and fills `out`.
 class InstrChecker {
  public:
-  InstrChecker(const Program& p, const machine::MachineConfig& m, std::size_t index, core::Errors& errors)
-      : p_(p), m_(m), index_(index), errors_(errors) {}
+  InstrChecker(const Program& p, const machine::MachineConfig& m, std::size_t index, core::Errors& errors,
+               std::vector<BoundTransfer>& bound_cache)
+      : p_(p), m_(m), index_(index), errors_(errors), bound_cache_(bound_cache) {}
 
   bool failed() const { return failed_; }
 
@@ -87,7 +101,18 @@ class InstrChecker {
       }
       if (block.offset[d] != 0 || block.shape[d] != t.shape[d]) block.whole = false;
     }
-    layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, core::dtype_bytes(t.dtype));
+    const std::size_t element_bytes = core::dtype_bytes(t.dtype);
+    for (const BoundTransfer& c : bound_cache_) {
+      if (c.load != load || c.element_bytes != element_bytes || c.shape != block.shape ||
+          !(c.layout == op.layout))
+        continue;
+      x.bound = c.bound;
+      x.footprint_bytes = c.footprint_bytes;
+      x.plan = c.plan;
+      x.ports = c.ports;
+      return x;
+    }
+    layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
     if (!bound) {
       const layout::Diagnostic& d = bound.validation.errors.front();
       std::string where = d.column ? fmt::format(" at column {}", d.column) : "";
@@ -104,6 +129,8 @@ class InstrChecker {
     x.footprint_bytes = x.bound.footprint_bytes_per_unit();
     x.plan = load ? layout::plan_load(x.bound) : layout::plan_gather(x.bound);
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
+    bound_cache_.push_back(
+        {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
     return x;
   }
 
@@ -112,6 +139,7 @@ class InstrChecker {
   const machine::MachineConfig& m_;
   std::size_t index_;
   core::Errors& errors_;
+  std::vector<BoundTransfer>& bound_cache_;
   bool failed_ = false;
 };
 
@@ -219,9 +247,10 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
                                 dram_total, m.dram.bytes)});
   const std::uint64_t pes = m.pe_count();
   out.instrs.resize(p.instrs.size());
+  std::vector<BoundTransfer> bound_cache;
   for (std::size_t i = 0; i < p.instrs.size(); ++i) {
     PreparedInstr& pi = out.instrs[i];
-    InstrChecker c(p, m, i, out.errors);
+    InstrChecker c(p, m, i, out.errors, bound_cache);
     std::visit(Overloaded{
                    [&](const Load& op) {
                      pi.transfer = c.transfer(op, true);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <variant>
 
 #include "kernels/qgemm/verify.h"
@@ -281,6 +282,64 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
   EXPECT_EQ(again.m, plan.assignment.m);
   EXPECT_EQ(again.n, plan.assignment.n);
   EXPECT_EQ(again.k, plan.assignment.k);
+}
+
+// Every plan an exhaustive search over level assignments (no level fixed) can make, in the
+// default planner's enumeration order; plans that cannot work are left out.
+std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
+  std::vector<QgemmPlan> plans;
+  std::uint64_t combos = 1;
+  for (std::size_t l = 0; l < m.levels.size(); ++l) combos *= 4;
+  for (std::uint64_t code = 0; code < combos; ++code) {
+    Assignment a;
+    std::uint64_t c = code;
+    for (std::size_t l = 0; l < m.levels.size(); ++l, c /= 4) {
+      std::vector<Assignment::Use>* lists[] = {nullptr, &a.m, &a.n, &a.k};
+      if (lists[c % 4]) lists[c % 4]->push_back({l, m.levels[l].fanout});
+    }
+    auto units = [](const std::vector<Assignment::Use>& uses) {
+      std::uint64_t n = 1;
+      for (const auto& u : uses) n *= u.size;
+      return n;
+    };
+    if (units(a.m) > p.m * 2 || units(a.n) > p.n * 2 || units(a.k) > p.k) continue;
+    for (auto [extra, min_steps] :
+         {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}}) {
+      try {
+        plans.push_back(make_plan(p, m, a, extra, min_steps));
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  return plans;
+}
+
+TEST(QgemmPlan, EstimateLowerBoundNeverExceedsTheEstimate) {
+  for (const char* name : {"mini", "mncore-die", "mncore-board"}) {
+    machine::MachineConfig m = load(name);
+    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 2048}}) {
+      const QgemmProblem p = problem(mm, nn, kk);
+      for (const QgemmPlan& plan : every_plan(p, m))
+        EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles)
+            << name << " " << describe(plan, m);
+    }
+  }
+}
+
+TEST(QgemmPlan, DefaultPlanIsTheExhaustiveSearchsBest) {
+  for (const char* name : {"mini", "mncore-board"}) {
+    machine::MachineConfig m = load(name);
+    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 2048, 2048}}) {
+      QgemmProblem p = problem(mm, nn, kk);
+      std::optional<QgemmPlan> best;
+      for (const QgemmPlan& plan : every_plan(p, m))
+        if (!best || plan.estimated_cycles < best->estimated_cycles) best = plan;
+      ASSERT_TRUE(best.has_value());
+      QgemmPlan chosen = default_plan(p, m);
+      EXPECT_EQ(describe(chosen, m), describe(*best, m)) << name;
+      EXPECT_EQ(chosen.estimated_cycles, best->estimated_cycles) << name;
+    }
+  }
 }
 
 TEST(QgemmVerify, FirstMismatchIsNamedByRowAndColumn) {

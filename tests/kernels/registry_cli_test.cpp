@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "kernels/registry.h"
 #include "sim/io/npy.h"
+#include "sim/machine/machine_file.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
@@ -58,6 +60,28 @@ TEST(KernelRegistry, EveryKernelVerifiesBitExactlyOnMini) {
     EXPECT_EQ(j["verify"]["ok"], true) << k.name;
     EXPECT_GT(j["cycles"].get<std::uint64_t>(), 0u) << k.name;
     EXPECT_FALSE(j["info"]["plan"].get<std::string>().empty()) << k.name;
+  }
+}
+
+// A timing-only run asks only for input_tensors(): they must be exactly the tensors inputs() fills.
+TEST(KernelRegistry, InputTensorsNameExactlyWhatInputsFills) {
+  const machine::MachineConfig mini = machine::load_machine_file(source_path("configs/mini.yaml"));
+  std::vector<std::pair<const Kernel*, std::map<std::string, std::string>>> cases;
+  for (const auto& k : registry()) cases.emplace_back(&k, k.example);
+  const Kernel* qgemm = find_kernel("qgemm");
+  ASSERT_NE(qgemm, nullptr);
+  cases.push_back({qgemm, {{"m", "9"}, {"n", "1"}, {"k", "33"}, {"per-channel", "true"}}});
+  cases.push_back({qgemm, {{"m", "9"}, {"n", "5"}, {"k", "33"}, {"no-bias", "true"}}});
+  for (const auto& [kernel, given] : cases) {
+    Result<Options> options = parse_options(kernel->options, given);
+    ASSERT_TRUE(options.ok()) << kernel->name;
+    auto problem = kernel->make_problem(options.value(), mini);
+    ASSERT_TRUE(problem.ok()) << kernel->name;
+    std::set<std::string> filled;
+    for (const auto& [name, bytes] : problem.value()->inputs()) filled.insert(name);
+    const std::vector<std::string> named = problem.value()->input_tensors();
+    EXPECT_EQ(std::set<std::string>(named.begin(), named.end()), filled) << kernel->name;
+    EXPECT_EQ(named.size(), filled.size()) << kernel->name;
   }
 }
 

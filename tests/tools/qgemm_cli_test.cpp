@@ -66,6 +66,13 @@ TEST(QgemmCli, RaggedShapeIsBitExactOnTheBoard) {
   run_variants("mncore-board", {"--m", "37", "--n", "50", "--k", "129"});
 }
 
+// One column drawn per channel is a per-tensor multiplier the program holds: it must be the drawn
+// one, which the reference uses too.
+TEST(QgemmCli, OneColumnPerChannelIsBitExact) {
+  run_qgemm("mini", {"--m", "9", "--n", "1", "--k", "33", "--per-channel"});
+  run_qgemm("mini", {"--m", "9", "--n", "1", "--k", "33", "--per-channel", "--no-bias"});
+}
+
 TEST(QgemmCli, KSplitAcrossPesIsReducedUpTheTreeOnMini) {
   // K over the 4 PEs of every MAB: partial sums meet at the MABs (which forward, not sum: the PE
   // of each MAB that keeps C adds them).
