@@ -25,7 +25,7 @@ struct SweepCommand {
   std::string spec, out, collect;
   std::size_t jobs = 0, chunk_size = 10, array_max = 0;
   long only_chunk = -1;
-  bool list = false, slurm = false;
+  bool list = false, slurm = false, no_submit = false;
   std::string partition, time;
 };
 
@@ -185,6 +185,7 @@ void add_sweep_command(CLI::App& app) {
       ->type_name("I");
   cmd->add_flag("--slurm", c->slurm,
                 "Write DIR/sweep.sbatch (a job array) and submit it if sbatch is on PATH");
+  cmd->add_flag("--no-submit", c->no_submit, "With --slurm: write and print the script, do not submit it");
   cmd->add_option("--partition", c->partition, "With --slurm: the partition");
   cmd->add_option("--array-max", c->array_max, "With --slurm: at most this many array tasks at once")
       ->type_name("K");
