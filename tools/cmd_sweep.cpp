@@ -71,11 +71,11 @@ void submit_slurm(const SweepCommand& c, std::size_t points) {
                                           SlurmOptions{c.partition, c.array_max, c.time});
   const std::string script_path = dir + "/sweep.sbatch";
   emit(script, script_path);
-  if (!on_path("sbatch")) {
+  if (c.no_submit || !on_path("sbatch")) {
     std::cout << script;
-    std::cout << fmt::format(
-        "sweep: sbatch is not on PATH; submit {} with sbatch, then run: treesim sweep --collect {}\n",
-        script_path, c.out);
+    std::cout << fmt::format("sweep: {}; submit {} with sbatch, then run: treesim sweep --collect {}\n",
+                             c.no_submit ? "not submitted (--no-submit)" : "sbatch is not on PATH",
+                             script_path, c.out);
     return;
   }
   const std::string command = fmt::format("sbatch --parsable '{}'", script_path);

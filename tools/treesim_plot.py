@@ -229,7 +229,8 @@ KINDS = {"roofline": plot_roofline, "line": plot_line, "heatmap": plot_heatmap, 
 
 def main(argv):
     parser = Parser(prog="treesim plot", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                    # a fixed width: the help is the same in every terminal (and in docs/cli.md)
+                    formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=100))
     parser.add_argument("kind", choices=sorted(KINDS))
     parser.add_argument("input", help="a sweep's results.csv (roofline, line, heatmap) or a JSON report (traffic)")
     parser.add_argument("--out", required=True, help="the chart: FILE.png or FILE.svg")
@@ -271,6 +272,9 @@ def main(argv):
         try:
             with os.fdopen(fd, "wb") as f:
                 fig.savefig(f, format=ext[1:], metadata={"Software": None} if ext == ".png" else {"Date": None})
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would make it, not mkstemp's 0600
             os.replace(tmp, args.out)
         except BaseException:
             os.unlink(tmp)
