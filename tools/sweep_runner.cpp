@@ -166,6 +166,16 @@ pid_t launch(const SweepSpec& spec, const SweepPoint& point, std::size_t all, co
   return pid;
 }
 
+void remove_temporaries(const std::string& folder, pid_t pid) {
+  const std::string mark = fmt::format(".treesim-{}-", pid);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 1 && name[0] == '.' && name.find(mark) != std::string::npos)
+      std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 PointResult finished(const SweepSpec& spec, const SweepPoint& point, std::size_t all, const std::string& dir,
                      int status, const std::string& err_path) {
   PointResult r;
@@ -252,8 +262,10 @@ RunnerCounts run_points(const SweepSpec& spec, const std::vector<SweepPoint>& po
     const Running job = it->second;
     running.erase(it);
     if (WIFSIGNALED(status) || g_stop) {
-      // Stopped, not failed: no record, so a re-run runs it again.
+      // Stopped, not failed: no record, so a re-run runs it again. A child killed while writing
+      // leaves its output temporaries (tools/output_set.cpp names them .NAME.treesim-PID-...).
       std::remove(job.err_path.c_str());
+      remove_temporaries(options.dir + "/points", pid);
       if (!g_stop) {
         ++counts.lost;
         std::fprintf(stderr, "%spoint %0*zu killed by signal %d (not recorded: a re-run runs it again)\n",

@@ -185,6 +185,43 @@ TEST(Sweep, KilledSweepReRunRunsOnlyTheMissingPoints) {
   EXPECT_EQ(read_text(out + "/results.csv"), read_text(fresh + "/results.csv"));
 }
 
+TEST(Sweep, InterruptStopsTheRunningPointsRecordsNoneOfThemAndExits130) {
+  const std::string spec = mini_spec("interrupt.yaml", "  seed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]\n",
+                                     "m: 64, n: 64, k: 256");
+  const std::string out = temp_path("interrupt");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stderr);
+    freopen("/dev/null", "w", stdout);
+    execl(TREESIM_BINARY, TREESIM_BINARY, "sweep", spec.c_str(), "--out", out.c_str(), "--jobs", "2",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (records_in(out) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::size_t done = records_in(out);
+  ASSERT_LT(done, 12u) << "the sweep ended before it was interrupted: make its points slower";
+  EXPECT_FALSE(std::filesystem::exists(out + "/results.csv"));
+  // Nothing half-written: no temporaries of the stopped points, no stderr captures.
+  for (const auto& e : std::filesystem::directory_iterator(out + "/points")) {
+    const std::string name = e.path().filename().string();
+    EXPECT_NE(name[0], '.') << name;
+    EXPECT_EQ(name.find(".stderr"), std::string::npos) << name;
+  }
+  CliResult r = run_treesim({"sweep", spec, "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("12 points, {} already done, {} to run", done, 12 - done)),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Sweep, FolderOfAnotherSweepIsRefused) {
   const std::string out = temp_path("other");
   const std::string a = mini_spec("a.yaml", "  seed: [1]\n", "m: 8, n: 8, k: 8, timing-only: true");
