@@ -89,8 +89,8 @@ std::string apply(YAML::Node root, const FieldSetting& setting) {
   std::string walked;
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const Step& step = steps[s];
-    walked += (walked.empty() ? "" : ".") + step.key;
     if (!node.IsMap()) return fmt::format("'{}' is not a mapping in the machine file", walked);
+    walked += (walked.empty() ? "" : ".") + step.key;
     const bool last = s + 1 == steps.size();
     if (last && !step.has_selector) {
       node[step.key] = setting.value;
