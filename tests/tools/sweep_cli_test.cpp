@@ -151,8 +151,7 @@ TEST(Sweep, KilledSweepReRunRunsOnlyTheMissingPoints) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    freopen("/dev/null", "w", stderr);
-    freopen("/dev/null", "w", stdout);
+    if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(126);
     execl(TREESIM_BINARY, TREESIM_BINARY, "sweep", spec.c_str(), "--out", out.c_str(), "--jobs", "1",
           static_cast<char*>(nullptr));
     _exit(127);
@@ -192,8 +191,7 @@ TEST(Sweep, InterruptStopsTheRunningPointsRecordsNoneOfThemAndExits130) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    freopen("/dev/null", "w", stderr);
-    freopen("/dev/null", "w", stdout);
+    if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(126);
     execl(TREESIM_BINARY, TREESIM_BINARY, "sweep", spec.c_str(), "--out", out.c_str(), "--jobs", "2",
           static_cast<char*>(nullptr));
     _exit(127);
