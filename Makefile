@@ -1,6 +1,8 @@
 # Thin wrapper: every target installs missing Debian packages, configures and builds incrementally.
 #   make run    build, then run the default simulation
 #   make test   build, then run the whole test suite (ctest)
+#   make test-cluster  build, then run a sweep as a Slurm job array on a one-node cluster started
+#               on localhost (installs slurm-wlm and munge when missing: needs root then)
 #   make bench  build, then run the benchmarks
 #   make fuzz   build the libFuzzer harnesses with clang in FUZZ_BUILD, run each FUZZ_SECONDS
 # Variables: BUILD (build directory, default build), SANITIZE=1 (ASan+UBSan), WERROR=1, JOBS,
@@ -14,7 +16,7 @@ BUILD_TYPE ?= $(if $(filter 1,$(SANITIZE)),Debug,Release)
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all deps configure build run test bench fuzz format clean
+.PHONY: all deps configure build run test test-cluster bench fuzz format clean
 all: build
 
 deps:
@@ -39,10 +41,14 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
 
+test-cluster: build
+	tests/cluster/slurm_sweep_test.sh $(BUILD)/tools/treesim
+
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS) --target benchmarks treesim
 	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
 	@echo "== bench/qgemm_roofline.sh"; bench/qgemm_roofline.sh $(BUILD)/tools/treesim
+	@echo "== bench/sweep_wall_time.sh"; bench/sweep_wall_time.sh $(BUILD)/tools/treesim
 
 # Sanitizers plus libFuzzer need clang; the harnesses and the sim libraries they link only.
 fuzz: deps

@@ -41,5 +41,7 @@ void add_quant_command(CLI::App& app);
 void add_exec_command(CLI::App& app);
 void add_place_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_plot_command(CLI::App& app);
 
 }  // namespace treesim::tools

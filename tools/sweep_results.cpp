@@ -1,0 +1,204 @@
+#include "tools/sweep_results.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "sim/core/echo.h"
+#include "sim/io/atomic_file.h"
+#include "tools/cli.h"
+
+namespace treesim::tools {
+namespace {
+
+using json = nlohmann::json;
+
+// Report keys (reports.md) → CSV columns; per-level and per-unit columns follow the base machine.
+std::vector<std::string> result_columns(const machine::MachineConfig& base) {
+  std::vector<std::string> c{"status",          "error", "cycles",          "seconds",
+                             "roofline_cycles", "bound", "dram_read_bytes", "dram_write_bytes"};
+  for (const auto& level : base.levels)
+    for (const char* key : {"down_sent_bytes", "down_delivered_bytes", "up_sent_bytes", "up_delivered_bytes"})
+      c.push_back(level.name + "_" + key);
+  c.push_back("macs");
+  for (const char* unit : {"dram", "mac", "dpt_decoder", "requant", "copy"})
+    c.push_back(std::string("util_") + unit);
+  for (const auto& level : base.levels)
+    for (const char* dir : {".down", ".up"}) c.push_back("util_" + level.name + dir);
+  for (const char* c2 :
+       {"energy_pj", "verify", "peak_ops_per_second", "dram_bytes_per_second", "lm_peak_bytes"})
+    c.push_back(c2);
+  return c;
+}
+
+std::string text_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+SweepPlan make_plan(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+  SweepPlan plan;
+  plan.columns.push_back("index");
+  for (const SweepAxis& a : spec.axes) {
+    plan.axes.push_back(a.path);
+    plan.columns.push_back(a.path);
+  }
+  for (const std::string& c : result_columns(spec.base)) plan.columns.push_back(c);
+  for (const SweepPoint& p : points) plan.points.push_back(p.values);
+  json options = json::array();
+  for (const auto& [k, v] : spec.options) options.push_back({k, v});
+  plan.identity = {{"kernel", spec.kernel}, {"options", options},    {"machine", spec.machine_text},
+                   {"axes", plan.axes},     {"points", plan.points}, {"columns", plan.columns}};
+  return plan;
+}
+
+void save_or_check_plan(const std::string& dir, const SweepPlan& plan) {
+  const std::string path = dir + "/sweep.json";
+  if (std::filesystem::exists(path)) {
+    const SweepPlan old = load_plan(dir);
+    if (old.identity != plan.identity)
+      throw CliError(
+          fmt::format("{}: this folder holds the results of another sweep (kernel, options, machine "
+                      "or points differ): choose another --out",
+                      core::echo(path, 0)));
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/points", ec);
+  if (ec) throw CliError(fmt::format("{}: cannot create the folder ({})", core::echo(dir, 0), ec.message()));
+  try {
+    io::write_file_atomically(path, plan.identity.dump(2) + "\n");
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+}
+
+SweepPlan load_plan(const std::string& dir) {
+  const std::string path = dir + "/sweep.json";
+  SweepPlan plan;
+  try {
+    plan.identity = json::parse(io::read_file(path));
+    plan.axes = plan.identity.at("axes").get<std::vector<std::string>>();
+    plan.columns = plan.identity.at("columns").get<std::vector<std::string>>();
+    plan.points = plan.identity.at("points").get<std::vector<std::vector<std::string>>>();
+  } catch (const std::exception&) {
+    throw CliError(
+        fmt::format("{}: not a sweep folder (no readable sweep.json; run `treesim sweep SPEC --out "
+                    "DIR` first)",
+                    core::echo(dir, 0)));
+  }
+  return plan;
+}
+
+std::size_t point_digits(std::size_t points) {
+  return std::max<std::size_t>(4, fmt::format("{}", points > 0 ? points - 1 : 0).size());
+}
+
+std::string point_file(const std::string& dir, std::size_t index, std::size_t points,
+                       const std::string& suffix) {
+  return fmt::format("{}/points/{:0{}}{}", dir, index, point_digits(points), suffix);
+}
+
+PointResult result_from_report(const json& r, const machine::MachineConfig* machine) {
+  PointResult out;
+  out.status = "ok";
+  auto& f = out.fields;
+  f["cycles"] = text_of(r.value("cycles", json()));
+  f["seconds"] = text_of(r.value("seconds", json()));
+  if (r.contains("roofline")) {
+    f["roofline_cycles"] = text_of(r["roofline"].value("cycles", json()));
+    f["bound"] = text_of(r["roofline"].value("resource", json()));
+  }
+  if (r.contains("dram")) {
+    f["dram_read_bytes"] = text_of(r["dram"].value("read_bytes", json()));
+    f["dram_write_bytes"] = text_of(r["dram"].value("write_bytes", json()));
+  }
+  if (r.contains("levels"))
+    for (const auto& [name, level] : r["levels"].items())
+      for (const char* key :
+           {"down_sent_bytes", "down_delivered_bytes", "up_sent_bytes", "up_delivered_bytes"})
+        f[name + "_" + key] = text_of(level.value(key, json()));
+  if (r.contains("work")) f["macs"] = text_of(r["work"].value("macs", json()));
+  if (r.contains("units"))
+    for (const auto& [name, unit] : r["units"].items())
+      f["util_" + name] = text_of(unit.value("utilization", json()));
+  if (r.contains("energy_pj")) f["energy_pj"] = text_of(r["energy_pj"].value("total", json()));
+  if (r.contains("verify")) f["verify"] = r["verify"].value("ok", false) ? "ok" : "failed";
+  f["lm_peak_bytes"] = text_of(r.value("lm_peak_bytes_per_pe", json()));
+  if (machine) {
+    const double hz = machine->clock_ghz * 1e9;
+    f["peak_ops_per_second"] =
+        json(2.0 * static_cast<double>(machine->pe_count() * machine->pe.mac.int8_macs_per_cycle) * hz)
+            .dump();
+    f["dram_bytes_per_second"] = json(static_cast<double>(machine->dram.bytes_per_cycle) * hz).dump();
+  }
+  return out;
+}
+
+void write_record(const std::string& path, const PointResult& result) {
+  json j = {{"status", result.status}, {"error", result.error}, {"fields", result.fields}};
+  try {
+    io::write_file_atomically(path, j.dump(1) + "\n");
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+}
+
+std::optional<PointResult> read_record(const std::string& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  try {
+    const json j = json::parse(io::read_file(path));
+    PointResult r;
+    r.status = j.at("status").get<std::string>();
+    r.error = j.at("error").get<std::string>();
+    r.fields = j.at("fields").get<std::map<std::string, std::string>>();
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable: the point runs again
+  }
+}
+
+CollectCounts collect(const std::string& dir) {
+  const SweepPlan plan = load_plan(dir);
+  CollectCounts counts;
+  std::string csv;
+  for (std::size_t c = 0; c < plan.columns.size(); ++c) csv += (c ? "," : "") + csv_field(plan.columns[c]);
+  csv += "\n";
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    PointResult r;
+    if (std::optional<PointResult> rec =
+            read_record(point_file(dir, i, plan.points.size(), ".result.json"))) {
+      r = *rec;
+    } else {
+      r.status = "missing";
+    }
+    (r.status == "ok" ? counts.ok : r.status == "failed" ? counts.failed : counts.missing)++;
+    r.fields["index"] = std::to_string(i);
+    for (std::size_t a = 0; a < plan.axes.size(); ++a) r.fields[plan.axes[a]] = plan.points[i][a];
+    r.fields["status"] = r.status;
+    r.fields["error"] = r.error;
+    for (std::size_t c = 0; c < plan.columns.size(); ++c) {
+      auto it = r.fields.find(plan.columns[c]);
+      csv += (c ? "," : "") + csv_field(it == r.fields.end() ? "" : it->second);
+    }
+    csv += "\n";
+  }
+  try {
+    io::write_file_atomically(dir + "/results.csv", csv);
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+  return counts;
+}
+
+}  // namespace treesim::tools

@@ -1,0 +1,290 @@
+#!/usr/bin/python3
+"""treesim plot: charts of a sweep's results.csv or of one run's JSON report, as PNG or SVG.
+
+  roofline RESULTS.csv --out F     each run as a point: ops per DRAM byte against ops per second,
+                                   under the ceilings of its machine (peak MACs, DRAM bandwidth)
+  line RESULTS.csv --x COL --out F [--y COL]   a column (default cycles) against a varied field,
+                                   one line per combination of the other varied fields
+  heatmap RESULTS.csv --x COL --y COL --out F [--value COL]   a column over two varied fields
+  traffic REPORT.json --out F      per level, bytes sent and delivered, down and up
+
+--where COL=VALUE (repeatable) keeps only the rows where a column has that value. Run by
+`treesim plot ...` or directly; needs Debian's python3-matplotlib. Errors are one line on stderr
+with exit status 2, and no file is written.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import tempfile
+
+FIXED_COLUMNS = ("index",)
+SIZE_SUFFIXES = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+class PlotError(Exception):
+    pass
+
+
+def number(text):
+    """A value of a varied field as a number for ordering: 64, 1.5, 16KiB (bytes); None if not one."""
+    t = text.strip()
+    for suffix, scale in SIZE_SUFFIXES.items():
+        if t.endswith(suffix) and t[: -len(suffix)].strip().isdigit():
+            return int(t[: -len(suffix)]) * scale
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def ordered(values):
+    """Distinct values in numeric order when all are numbers, else in the order first seen."""
+    distinct = list(dict.fromkeys(values))
+    if all(number(v) is not None for v in distinct):
+        distinct.sort(key=number)
+    return distinct
+
+
+def read_results(path, where):
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            columns = reader.fieldnames or []
+    except OSError as e:
+        raise PlotError(f"{path}: cannot read ({e.strerror})")
+    if "index" not in columns or "status" not in columns:
+        raise PlotError(f"{path}: not a sweep's results.csv (no 'index' and 'status' columns)")
+    varied = columns[columns.index("index") + 1 : columns.index("status")]
+    for condition in where:
+        name, sep, value = condition.partition("=")
+        if not sep:
+            raise PlotError(f"--where: expected COLUMN=VALUE, got '{condition}'")
+        need_column(path, columns, name, "--where")
+        rows = [r for r in rows if r[name] == value]
+    rows = [r for r in rows if r["status"] == "ok"]
+    if not rows:
+        raise PlotError(f"{path}: no finished ('ok') run{' matches --where' if where else ''}")
+    return rows, columns, varied
+
+
+def need_column(path, columns, name, option):
+    if name not in columns:
+        raise PlotError(f"{option}: {path} has no column '{name}' (columns: {', '.join(columns)})")
+
+
+def value(row, column, path):
+    try:
+        return float(row[column])
+    except ValueError:
+        raise PlotError(f"{path}: point {row['index']}: column '{column}' is not a number ('{row[column]}')")
+
+
+def plot_roofline(args, plt):
+    rows, columns, varied = read_results(args.input, args.where)
+    for c in ("macs", "seconds", "dram_read_bytes", "dram_write_bytes", "peak_ops_per_second", "dram_bytes_per_second"):
+        need_column(args.input, columns, c, "roofline")
+    color_by = args.color or (varied[-1] if varied else None)
+    if color_by:
+        need_column(args.input, columns, color_by, "--color")
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    xs = []
+    for r in rows:
+        ops = 2 * value(r, "macs", args.input)
+        xs.append(ops / max(1.0, value(r, "dram_read_bytes", args.input) + value(r, "dram_write_bytes", args.input)))
+    lo, hi = min(xs) / 4, max(xs) * 4
+    ceilings = sorted({(value(r, "peak_ops_per_second", args.input), value(r, "dram_bytes_per_second", args.input))
+                       for r in rows})
+    for peak, bw in ceilings:
+        knee = peak / bw
+        pts = [x for x in (lo, knee, hi) if lo <= x <= hi]
+        ax.plot(pts, [min(peak, bw * x) for x in pts], color="0.75", linewidth=1, zorder=1)
+    groups = ordered([r[color_by] for r in rows]) if color_by else [None]
+    cmap = plt.get_cmap("viridis")
+    for i, g in enumerate(groups):
+        chosen = [(x, r) for x, r in zip(xs, rows) if g is None or r[color_by] == g]
+        ax.scatter([x for x, _ in chosen],
+                   [2 * value(r, "macs", args.input) / value(r, "seconds", args.input) for _, r in chosen],
+                   color=cmap(i / max(1, len(groups) - 1)), label=None if g is None else g, zorder=2, s=28)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("ops per DRAM byte (2 × MACs / DRAM bytes)")
+    ax.set_ylabel("ops per second")
+    ax.set_title(args.title or "roofline: each run, under its machine's ceilings (grey)")
+    if color_by:
+        ax.legend(title=color_by, fontsize=8, title_fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    return fig
+
+
+def series_label(row, others):
+    return ", ".join(f"{c}={row[c]}" for c in others)
+
+
+def plot_line(args, plt):
+    rows, columns, varied = read_results(args.input, args.where)
+    need_column(args.input, columns, args.x, "--x")
+    y = args.y or "cycles"
+    need_column(args.input, columns, y, "--y")
+    others = [c for c in varied if c != args.x and len({r[c] for r in rows}) > 1]
+    xs = ordered([r[args.x] for r in rows])
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    labels = ordered([series_label(r, others) for r in rows]) if others else [""]
+    for label in labels:
+        chosen = {r[args.x]: value(r, y, args.input) for r in rows if series_label(r, others) == label}
+        at = [i for i, x in enumerate(xs) if x in chosen]
+        ax.plot(at, [chosen[xs[i]] for i in at], marker="o", label=label or None)
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels(xs)
+    ax.set_xlabel(args.x)
+    ax.set_ylabel(y)
+    ax.set_title(args.title or f"{y} against {args.x}")
+    if others:
+        ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_heatmap(args, plt):
+    rows, columns, varied = read_results(args.input, args.where)
+    need_column(args.input, columns, args.x, "--x")
+    need_column(args.input, columns, args.y, "--y")
+    z = args.value or "cycles"
+    need_column(args.input, columns, z, "--value")
+    others = [c for c in varied if c not in (args.x, args.y) and len({r[c] for r in rows}) > 1]
+    if others:
+        raise PlotError(f"heatmap: {', '.join(others)} also var{'y' if len(others) > 1 else 'ies'}: "
+                        f"fix {'them' if len(others) > 1 else 'it'} with --where COLUMN=VALUE")
+    xs, ys = ordered([r[args.x] for r in rows]), ordered([r[args.y] for r in rows])
+    grid = [[math.nan] * len(xs) for _ in ys]
+    for r in rows:
+        grid[ys.index(r[args.y])][xs.index(r[args.x])] = value(r, z, args.input)
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    image = ax.imshow(grid, cmap="viridis_r", aspect="auto", origin="lower")
+    finite = [v for line in grid for v in line if not math.isnan(v)]
+    middle = (min(finite) + max(finite)) / 2
+    for j, line in enumerate(grid):
+        for i, v in enumerate(line):
+            if not math.isnan(v):
+                ax.text(i, j, f"{v:,.0f}" if v.is_integer() and abs(v) < 1e9 else f"{v:.4g}", ha="center", va="center", fontsize=8,
+                        color="white" if v > middle else "black")
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels(xs)
+    ax.set_yticks(range(len(ys)))
+    ax.set_yticklabels(ys)
+    ax.set_xlabel(args.x)
+    ax.set_ylabel(args.y)
+    fig.colorbar(image, ax=ax, label=z)
+    fixed = "; ".join(args.where)
+    ax.set_title(args.title or f"{z}" + (f" ({fixed})" if fixed else ""))
+    return fig
+
+
+def plot_traffic(args, plt):
+    try:
+        with open(args.input) as f:
+            report = json.load(f)
+    except OSError as e:
+        raise PlotError(f"{args.input}: cannot read ({e.strerror})")
+    except ValueError as e:
+        raise PlotError(f"{args.input}: not JSON ({e})")
+    levels = report.get("levels") if isinstance(report, dict) else None
+    if not isinstance(levels, dict) or not levels:
+        raise PlotError(f"{args.input}: not a treesim report (no 'levels')")
+    names = list(levels)
+    keys = ["down_sent_bytes", "down_delivered_bytes", "up_sent_bytes", "up_delivered_bytes"]
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    width = 0.2
+    colors = ["#1f77b4", "#aec7e8", "#d62728", "#ff9896"]
+    for k, key in enumerate(keys):
+        heights = [levels[n].get(key, 0) for n in names]
+        ax.bar([i + (k - 1.5) * width for i in range(len(names))], heights, width,
+               label=key.replace("_bytes", "").replace("_", " "), color=colors[k])
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names)
+    positive = [levels[n].get(k, 0) for n in names for k in keys if levels[n].get(k, 0) > 0]
+    ax.set_yscale("log")
+    if positive:
+        ax.set_ylim(min(positive) / 3, max(positive) * 3)
+    ax.set_ylabel("bytes")
+    ax.set_title(args.title or f"{report.get('kernel', '?')} on {report.get('machine', '?')}: "
+                 f"traffic per level (sent vs delivered)")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every treesim error."""
+
+    def error(self, message):
+        raise PlotError(message)
+
+
+KINDS = {"roofline": plot_roofline, "line": plot_line, "heatmap": plot_heatmap, "traffic": plot_traffic}
+
+
+def main(argv):
+    parser = Parser(prog="treesim plot", description=__doc__.split("\n\n")[0],
+                    # a fixed width: the help is the same in every terminal (and in docs/cli.md)
+                    formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=100))
+    parser.add_argument("kind", choices=sorted(KINDS))
+    parser.add_argument("input", help="a sweep's results.csv (roofline, line, heatmap) or a JSON report (traffic)")
+    parser.add_argument("--out", required=True, help="the chart: FILE.png or FILE.svg")
+    parser.add_argument("--x", help="line, heatmap: the column along x")
+    parser.add_argument("--y", help="line: the column plotted (default cycles); heatmap: the column along y")
+    parser.add_argument("--value", help="heatmap: the column shown (default cycles)")
+    parser.add_argument("--color", help="roofline: the column that colours the points (default: the last varied)")
+    parser.add_argument("--where", action="append", default=[], metavar="COL=VALUE",
+                        help="keep only rows where COL is VALUE (repeatable)")
+    parser.add_argument("--title", help="the chart's title")
+    try:
+        args = parser.parse_args(argv)
+    except PlotError as e:
+        print(f"treesim: plot: {e} (see treesim plot --help)", file=sys.stderr)
+        return 2
+    ext = os.path.splitext(args.out)[1].lower()
+    try:
+        if ext not in (".png", ".svg"):
+            raise PlotError(f"--out: expected a .png or .svg file, got '{args.out}'")
+        if args.kind in ("line", "heatmap") and not args.x:
+            raise PlotError(f"{args.kind}: --x COLUMN is required")
+        if args.kind == "heatmap" and not args.y:
+            raise PlotError("heatmap: --y COLUMN is required")
+        try:
+            import matplotlib
+        except ImportError:
+            raise PlotError("needs matplotlib for this python3 (Debian: apt-get install python3-matplotlib)")
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.hashsalt"] = "treesim"  # the same SVG for the same input
+        import matplotlib.pyplot as plt
+        fig = KINDS[args.kind](args, plt)
+        fig.tight_layout()
+        # Whole or not at all: a temporary beside the target, renamed into place.
+        folder = os.path.dirname(os.path.abspath(args.out))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".plot-", suffix=ext, dir=folder)
+        except OSError as e:
+            raise PlotError(f"--out: cannot write in {folder} ({e.strerror})")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                fig.savefig(f, format=ext[1:], metadata={"Software": None} if ext == ".png" else {"Date": None})
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would make it, not mkstemp's 0600
+            os.replace(tmp, args.out)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except PlotError as e:
+        print(f"treesim: plot: {e}", file=sys.stderr)
+        return 2
+    print(f"plot: wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
