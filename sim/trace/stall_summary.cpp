@@ -18,9 +18,42 @@ std::uint64_t number(const json& e, const char* field, std::size_t index, const 
   return e[field].get<std::uint64_t>();
 }
 
+// A string field, or "" when absent or of another type (value() would throw on the type).
+std::string text_of(const json& e, const char* field) {
+  return e.contains(field) && e[field].is_string() ? e[field].get<std::string>() : std::string();
+}
+
+// The deepest nesting of arrays and objects (outside strings): the parser recurses once per level,
+// so a hostile file of a billion '[' must be refused before it is parsed.
+std::size_t nesting(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
 TraceFile read_trace_file(const std::string& text, const std::string& file) {
+  constexpr std::size_t kMaxNesting = 64;  // the writer nests 4 deep
+  if (nesting(text) > kMaxNesting)
+    throw TraceFileError(fmt::format(
+        "{}: expected trace-event JSON, got arrays or objects nested over {} deep", file, kMaxNesting));
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded())
     throw TraceFileError(fmt::format("{}: expected trace-event JSON, got text that is not JSON", file));
@@ -37,7 +70,7 @@ TraceFile read_trace_file(const std::string& text, const std::string& file) {
   const json& events = doc["traceEvents"];
   std::map<std::pair<std::int64_t, std::int64_t>, std::string> names;
   for (const json& e : events)
-    if (e.is_object() && e.value("ph", "") == "M" && e.value("name", "") == "thread_name" &&
+    if (e.is_object() && text_of(e, "ph") == "M" && text_of(e, "name") == "thread_name" &&
         e.contains("args") && e["args"].is_object() && e["args"].contains("name") &&
         e["args"]["name"].is_string() && e.contains("pid") && e["pid"].is_number_integer() &&
         e.contains("tid") && e["tid"].is_number_integer())
@@ -45,7 +78,7 @@ TraceFile read_trace_file(const std::string& text, const std::string& file) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& e = events[i];
     if (!e.is_object()) throw TraceFileError(fmt::format("{}: traceEvents[{}]: expected an object", file, i));
-    if (e.value("ph", "") != "X") continue;
+    if (text_of(e, "ph") != "X") continue;
     if (!e.contains("args") || !e["args"].is_object())
       throw TraceFileError(
           fmt::format("{}: traceEvents[{}]: expected 'args' naming the instruction", file, i));
@@ -57,7 +90,7 @@ TraceFile read_trace_file(const std::string& text, const std::string& file) {
     if (a.contains("kind")) {  // an instruction's own slice
       if (t.instrs.size() <= index) t.instrs.resize(index + 1);
       TracedInstr& in = t.instrs[index];
-      in.label = e.value("name", "");
+      in.label = text_of(e, "name");
       in.start = ts, in.end = ts + dur;
       in.ready = number(a, "ready", i, file);
       if (a.contains("waits_for")) in.waits_for = number(a, "waits_for", i, file);

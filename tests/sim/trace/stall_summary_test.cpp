@@ -43,6 +43,10 @@ TEST(StallSummary, ATraceWithoutInstructionsIsRefused) {
           R"({"traceEvents": [{"ph": "X", "name": "a", "ts": -1, "dur": 1, "args": {"instr": 0, "kind": "mac"}}]})",
           "t.json"),
       TraceFileError);
+  // Fields of the wrong type and hostile nesting are refused with a message, not a crash.
+  EXPECT_THROW(read_trace_file(R"({"traceEvents": [{"ph": 3}]})", "t.json"), TraceFileError);
+  EXPECT_THROW(read_trace_file(std::string(100000, '[') + std::string(100000, ']'), "t.json"),
+               TraceFileError);
 }
 
 }  // namespace
