@@ -153,6 +153,18 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   if (!options.vcd_path.empty() || !options.json_path.empty()) vcd = std::make_unique<trace::TraceLog>();
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
   start_run(*board_, dram_.get(), origin, vcd.get());
+  // The log dies with this run, however it ends: no timeline may keep pointing at it.
+  struct Detach {
+    Board& board;
+    Dram* dram;
+    ~Detach() {
+      for (std::size_t l = 0; l < board.config().levels.size(); ++l)
+        for (Link* link : board.links(l)) link->down.detach_log(), link->up.detach_log();
+      for (Pe* pe : board.pes())
+        for (timing::Unit u : timing::kUnits) pe->unit(u).detach_log();
+      if (dram) dram->detach_log();
+    }
+  } detach{*board_, dram_.get()};
   Sequencer& seq = board_->sequencer();
   seq.arm(program, checked, map, written, vcd.get(), options.functional);
   sc_core::sc_start();

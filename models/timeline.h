@@ -34,6 +34,9 @@ class Timeline {
       log_->hold_level(level_, resource_, at - origin_, at - origin_ + cycles, work);
   }
 
+  // Stops logging (the log is gone); the counters stay.
+  void detach_log() { log_ = nullptr; }
+
   // A new run from cycle `origin`: counters restart; holds are logged (if `log`) as resource
   // `resource` of `unit`, a unit of `level`.
   void start_run(std::uint64_t origin, trace::TraceLog* log = nullptr, topology::Unit unit = 0, int level = 0,
