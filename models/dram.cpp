@@ -15,12 +15,11 @@ Dram::Dram(const sc_core::sc_module_name& name, const machine::MachineConfig& ma
   socket.register_transport_dbg(this, &Dram::transport_dbg);
 }
 
-void Dram::start_run(std::uint64_t origin, trace::VcdTrace* trace) {
+void Dram::start_run(std::uint64_t origin, trace::TraceLog* trace) {
   read_bytes_ = write_bytes_ = 0;
   burst_id_ = UINT64_MAX;
-  if (!trace) return port_.start_run(origin);
-  const auto busy = trace->add_signal(topology::kBoardLevel, "dram_busy", 1);
-  port_.start_run(origin, trace, busy, trace->add_signal(topology::kBoardLevel, "dram_bytes", 32));
+  // The port is traced on the board (the unit whose socket reaches it).
+  port_.start_run(origin, trace, topology::Unit{0}, topology::kBoardLevel, trace::Resource::kDram);
 }
 
 bool Dram::access(tlm::tlm_generic_payload& t) {

@@ -47,7 +47,8 @@ class Dram : public sc_core::sc_module {
   std::uint64_t read_bytes() const { return read_bytes_; }
   std::uint64_t write_bytes() const { return write_bytes_; }
   // A new run from cycle `origin`: counters restart; the port's trace goes to `trace` when given.
-  void start_run(std::uint64_t origin, trace::VcdTrace* trace);
+  void start_run(std::uint64_t origin, trace::TraceLog* trace);
+  void detach_log() { port_.detach_log(); }
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

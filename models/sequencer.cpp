@@ -8,6 +8,8 @@
 
 #include "models/board.h"
 #include "models/clock.h"
+#include "sim/layout/tensor_layout.h"
+#include "sim/program/instr_label.h"
 
 namespace treesim::models {
 
@@ -28,7 +30,7 @@ Sequencer::Sequencer(const sc_core::sc_module_name& name, Board& board)
 }
 
 void Sequencer::arm(const program::Program& program, const program::CheckedProgram& checked,
-                    const DramMap& dram, const std::vector<timing::Range>& written, trace::VcdTrace* trace,
+                    const DramMap& dram, const std::vector<timing::Range>& written, trace::TraceLog* trace,
                     bool functional) {
   functional_ = functional;
   program_ = &program;
@@ -53,7 +55,7 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
     dram_read_latency_ = time_to_cycles(dmi.get_read_latency());
     dram_write_latency_ = time_to_cycles(dmi.get_write_latency());
   }
-  if (trace_) instr_signal_ = trace_->add_signal(topology::kBoardLevel, "instr", 32);
+  if (trace_) trace_->instructions().assign(program.instrs.size(), {});
   start_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -124,7 +126,9 @@ void Sequencer::run_instruction(std::size_t i) {
          fmt::format("reads DRAM tensor '{}' which holds no data (give it as an input or store to it first)",
                      program_->tensors[r.space - 1].name));
   }
-  const std::uint64_t ready = std::max(origin_, scoreboard_.ready(prep.reads, prep.writes));
+  std::size_t waits_for = SIZE_MAX;
+  const std::uint64_t ready = std::max(origin_, scoreboard_.ready(prep.reads, prep.writes, &waits_for));
+  if (trace_) trace_->set_instruction(i);
   InstrRecord& r = records_[i];
   r.traffic.assign(board_.config().levels.size(), {});
   if (functional_ && !shared_.empty()) unshare(i);
@@ -142,7 +146,7 @@ void Sequencer::run_instruction(std::size_t i) {
           compute(i, ready, r);
       },
       program_->instrs[i]);
-  scoreboard_.commit(prep.reads, prep.writes, r.timing.end);
+  scoreboard_.commit(prep.reads, prep.writes, r.timing.end, i);
   end_ = std::max(end_, r.timing.end);
   for (const timing::Range& w : prep.writes)
     if (w.space == program::kLmSpace) r.lm_peak = std::max(r.lm_peak, w.hi);
@@ -153,7 +157,39 @@ void Sequencer::run_instruction(std::size_t i) {
   }
   r.timing.start -= origin_;
   r.timing.end -= origin_;
-  if (trace_) trace_->change(r.timing.start, instr_signal_, i);
+  if (trace_) log_span(i, ready, waits_for, r);
+}
+
+void Sequencer::log_span(std::size_t i, std::uint64_t ready, std::size_t waits_for, const InstrRecord& r) {
+  std::vector<std::string> levels;
+  for (const auto& l : board_.config().levels) levels.push_back(l.name);
+  trace::InstrSpan& s = trace_->instructions()[i];
+  const program::Instr& instr = program_->instrs[i];
+  s.label = program::instr_label(*program_, i, levels);
+  s.kind = program::kind_name(instr);
+  s.ready = ready - origin_;
+  s.start = r.timing.start;
+  s.end = r.timing.end;
+  if (waits_for != SIZE_MAX && ready > origin_) s.waits_for = waits_for;
+  auto number = [&](const char* name, std::uint64_t v) {
+    if (v) s.numbers[name] = v;
+  };
+  number("dram_read_bytes", r.dram_read);
+  number("dram_write_bytes", r.dram_write);
+  number("macs", r.macs);
+  number("dpt_bytes", r.dpt_bytes);
+  number("requant_values", r.requant_values);
+  number("copy_bytes", r.copy_bytes);
+  number("lm_bytes", r.lm_bytes);
+  std::visit(
+      [&](const auto& op) {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, program::Load> || std::is_same_v<T, program::Store>) {
+          s.texts["tensor"] = op.tensor;
+          s.texts["layout"] = layout::to_string(op.layout);
+        }
+      },
+      instr);
 }
 
 namespace {

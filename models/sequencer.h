@@ -23,7 +23,7 @@
 #include "sim/report/run_stats.h"
 #include "sim/timing/cost_model.h"
 #include "sim/timing/scoreboard.h"
-#include "sim/trace/vcd_trace.h"
+#include "sim/trace/trace_log.h"
 
 namespace treesim::models {
 
@@ -74,7 +74,7 @@ class Sequencer : public sc_core::sc_module {
   // stay valid until the run has ended.
   // `written`: DRAM ranges that hold data before the run (its inputs).
   void arm(const program::Program& program, const program::CheckedProgram& checked, const DramMap& dram,
-           const std::vector<timing::Range>& written, trace::VcdTrace* trace, bool functional = true);
+           const std::vector<timing::Range>& written, trace::TraceLog* trace, bool functional = true);
   // After the run: rethrows what stopped it (SimError for a bad program), else its records.
   const std::vector<InstrRecord>& records() const;
   std::uint64_t origin() const { return origin_; }
@@ -116,6 +116,8 @@ class Sequencer : public sc_core::sc_module {
   // The PE units (sequencer_compute.cpp): every PE does its work; the instruction ends with the
   // slowest PE.
   void compute(std::size_t index, std::uint64_t ready, InstrRecord& r);
+  // Logs instruction `index`'s span and arguments for the traces.
+  void log_span(std::size_t index, std::uint64_t ready, std::size_t waits_for, const InstrRecord& r);
 
   Board& board_;
   const timing::CostModel cost_;
@@ -123,9 +125,8 @@ class Sequencer : public sc_core::sc_module {
   const program::Program* program_ = nullptr;
   const program::CheckedProgram* checked_ = nullptr;
   const DramMap* dram_ = nullptr;
-  trace::VcdTrace* trace_ = nullptr;
+  trace::TraceLog* trace_ = nullptr;
   bool functional_ = true;
-  trace::VcdTrace::SignalId instr_signal_ = 0;
   std::uint64_t origin_ = 0, end_ = 0, run_id_ = 0;
   std::uint64_t dram_read_latency_ = 0, dram_write_latency_ = 0;
   tlm::tlm_dmi dmi_;

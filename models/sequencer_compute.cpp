@@ -32,9 +32,15 @@ std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uin
   }
   start = ready;
   if (longest == 0) return ready + cost_.unit(unit, 0).latency;
+  // Equal work: every PE's hold is the same, so the trace records it once for the level.
+  bool alike = true;
+  for (std::size_t p = 1; p < pes.size() && alike; ++p) alike = work[p] == work[0];
   for (std::size_t p = 0; p < pes.size(); ++p) {
     const std::uint64_t busy = busy_of(work[p]);
-    if (busy > 0) pes[p]->unit(unit).hold(at, busy, work[p]);
+    const Timeline::Trace how = !alike   ? Timeline::Trace::kOwn
+                                : p == 0 ? Timeline::Trace::kLevel
+                                         : Timeline::Trace::kNone;
+    if (busy > 0) pes[p]->unit(unit).hold(at, busy, work[p], how);
   }
   r.busy.push_back({unit_resource(unit), longest});
   start = at;

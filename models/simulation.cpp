@@ -11,6 +11,9 @@
 #include "models/clock.h"
 #include "sim/io/atomic_file.h"
 #include "sim/program/checked_program.h"
+#include "sim/trace/gtkw_file.h"
+#include "sim/trace/trace_json.h"
+#include "sim/trace/vcd_trace.h"
 
 namespace treesim::models {
 namespace {
@@ -41,42 +44,52 @@ void debug_access(Board& board, bool write, std::uint64_t addr, std::uint8_t* da
   }
 }
 
+// Writes the traces `options` asks for from the run's log.
+void write_traces(trace::TraceLog& log, const SimulationOptions& options, const machine::MachineConfig& m,
+                  const topology::Topology& topo, std::uint64_t end_cycle) {
+  log.end_cycle = end_cycle;
+  log.machine = m.name;
+  log.kernel = options.kernel;
+  if (!options.vcd_path.empty()) {
+    std::ostringstream text;
+    trace::write_vcd(text, log, topo, options.vcd_filter);
+    io::write_file_atomically(options.vcd_path, text.str());
+  }
+  if (!options.gtkw_path.empty()) {
+    std::ostringstream text;
+    trace::write_gtkw(text, options.vcd_name, log, topo, options.vcd_filter);
+    io::write_file_atomically(options.gtkw_path, text.str());
+  }
+  if (!options.json_path.empty()) {
+    std::ostringstream text;
+    trace::write_trace_json(text, log, topo, options.vcd_filter);
+    io::write_file_atomically(options.json_path, text.str());
+  }
+}
+
 // Binds every link port, PE unit and the DRAM to this run's origin and trace.
-void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::VcdTrace* vcd) {
+void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::TraceLog* vcd) {
   const machine::MachineConfig& m = board.config();
   const topology::Topology& topo = board.topology();
   if (dram) dram->start_run(origin, vcd);
   for (std::size_t l = 0; l < m.levels.size(); ++l) {
     for (std::uint64_t p = 0; p < board.links(l).size(); ++p) {
       Link& link = *board.links(l)[p];
-      if (!vcd) {
-        link.down.start_run(origin);
-        link.up.start_run(origin);
-        continue;
-      }
       // A level's links are traced in their parent: level l's under level l − 1's unit p.
       const topology::Unit u = l == 0 ? topo.board() : topo.unit(static_cast<int>(l) - 1, p);
       const int level = static_cast<int>(l) - 1;
-      auto busy = [&](const char* dir) {
-        return vcd->add_unit_signal(u, level, std::string(dir) + "_busy", 1);
-      };
-      auto bytes = [&](const char* dir) {
-        return vcd->add_unit_signal(u, level, std::string(dir) + "_bytes", 32);
-      };
-      const auto db = busy("down"), dy = bytes("down"), ub = busy("up"), uy = bytes("up");
-      link.down.start_run(origin, vcd, db, dy);
-      link.up.start_run(origin, vcd, ub, uy);
+      link.down.start_run(origin, vcd, u, level, trace::Resource::kDown);
+      link.up.start_run(origin, vcd, u, level, trace::Resource::kUp);
     }
   }
-  // Lock-step PEs: one shared signal per unit kind, driven by PE 0 (every PE starts together).
   const int pe_level = static_cast<int>(m.levels.size()) - 1;
   for (timing::Unit u : timing::kUnits) {
-    trace::VcdTrace::SignalId s = 0;
-    if (vcd)
-      s = vcd->add_signal(
-          pe_level, std::string(u == timing::Unit::kDptDecoder ? "dpt" : timing::unit_name(u)) + "_busy", 1);
+    const trace::Resource r = u == timing::Unit::kMac          ? trace::Resource::kMac
+                              : u == timing::Unit::kDptDecoder ? trace::Resource::kDpt
+                              : u == timing::Unit::kRequant    ? trace::Resource::kRequant
+                                                               : trace::Resource::kCopy;
     for (std::size_t p = 0; p < board.pes().size(); ++p)
-      board.pes()[p]->unit(u).start_run(origin, p == 0 ? vcd : nullptr, s, s);
+      board.pes()[p]->unit(u).start_run(origin, vcd, topo.unit(pe_level, p), pe_level, r);
   }
 }
 
@@ -136,10 +149,22 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   if (next > machine_.dram.bytes)
     throw SimError(fmt::format("the program's tensors need {} bytes of DRAM, the machine has {}", next,
                                machine_.dram.bytes));
-  std::unique_ptr<trace::VcdTrace> vcd;
-  if (!options.vcd_path.empty()) vcd = std::make_unique<trace::VcdTrace>();
+  std::unique_ptr<trace::TraceLog> vcd;
+  if (!options.vcd_path.empty() || !options.json_path.empty()) vcd = std::make_unique<trace::TraceLog>();
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
   start_run(*board_, dram_.get(), origin, vcd.get());
+  // The log dies with this run, however it ends: no timeline may keep pointing at it.
+  struct Detach {
+    Board& board;
+    Dram* dram;
+    ~Detach() {
+      for (std::size_t l = 0; l < board.config().levels.size(); ++l)
+        for (Link* link : board.links(l)) link->down.detach_log(), link->up.detach_log();
+      for (Pe* pe : board.pes())
+        for (timing::Unit u : timing::kUnits) pe->unit(u).detach_log();
+      if (dram) dram->detach_log();
+    }
+  } detach{*board_, dram_.get()};
   Sequencer& seq = board_->sequencer();
   seq.arm(program, checked, map, written, vcd.get(), options.functional);
   sc_core::sc_start();
@@ -166,11 +191,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     bytes.resize(program.tensors[i].bytes());
     debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());
   }
-  if (vcd) {
-    std::ostringstream text;
-    vcd->write(text, topo_, options.vcd_filter, result.stats.cycles);
-    io::write_file_atomically(options.vcd_path, text.str());
-  }
+  if (vcd) write_traces(*vcd, options, machine_, topo_, result.stats.cycles);
   result.simulation_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;
 }

@@ -17,15 +17,19 @@
 #include "sim/program/instruction.h"
 #include "sim/report/run_stats.h"
 #include "sim/topology/topology.h"
-#include "sim/trace/vcd_trace.h"
+#include "sim/trace/trace_filter.h"
 
 namespace treesim::models {
 
 using DramImage = std::map<std::string, std::vector<std::uint8_t>>;
 
 struct SimulationOptions {
-  std::string vcd_path;  // empty: no trace
-  trace::TraceFilter vcd_filter;
+  std::string vcd_path;   // empty: no VCD
+  std::string gtkw_path;  // with vcd_path: its GTKWave save file, which opens `vcd_name`
+  std::string vcd_name;
+  std::string json_path;          // empty: no Perfetto / Chrome trace-event JSON
+  trace::TraceFilter vcd_filter;  // both traces
+  std::string kernel;             // named in the JSON's metadata
   // Instruction ranges [first, last) whose counters are wanted on their own (e.g. place: the load,
   // then the gather).
   std::vector<std::pair<std::size_t, std::size_t>> phases;

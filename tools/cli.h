@@ -38,6 +38,7 @@ void add_topology_command(CLI::App& app);
 void add_layout_command(CLI::App& app);
 void add_dpt_command(CLI::App& app);
 void add_quant_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
 void add_exec_command(CLI::App& app);
 void add_place_command(CLI::App& app);
 void add_run_command(CLI::App& app);

@@ -115,7 +115,9 @@ void run_exec(const ExecOptions& o) {
 
   if (o.run.timing_only && !outputs_wanted.empty())
     throw CliError("--timing-only: moves no data, so --output has nothing to write");
-  models::SimulationResult r = run_simulation(machine, p, std::move(dram), o.run.simulation(outputs));
+  models::SimulationOptions sim = o.run.simulation(outputs);
+  sim.kernel = o.program;
+  models::SimulationResult r = run_simulation(machine, p, std::move(dram), sim);
   r.stats.kernel = "exec";
   finish_run(machine, r.stats, o.run, outputs);
   for (const auto& [name, path] : outputs_wanted) {

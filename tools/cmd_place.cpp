@@ -80,6 +80,7 @@ void run_place(const PlaceOptions& o) {
   }
   std::vector<std::uint8_t> input = random_bytes(tensor.bytes(), o.seed);
   models::SimulationOptions sim = o.run.simulation(outputs);
+  sim.kernel = "place";
   sim.phases = {{0, 1}, {1, 2}};
   models::SimulationResult r = run_simulation(machine, p, {{"T", input}}, sim);
 

@@ -117,7 +117,9 @@ void run_kernel(const KernelCommand& c) {
   } else {
     inputs = problem->inputs();
   }
-  models::SimulationResult r = run_simulation(machine, program, std::move(inputs), c.run.simulation(files));
+  models::SimulationOptions sim = c.run.simulation(files);
+  sim.kernel = kernel.name;
+  models::SimulationResult r = run_simulation(machine, program, std::move(inputs), sim);
   report::RunStats& stats = r.stats;
   stats.kernel = kernel.name;
   problem->add_report_fields(plan, machine, stats);

@@ -13,11 +13,19 @@ namespace treesim::tools {
 void RunOptions::stage(OutputSet& outputs) const {
   if (!report_path.empty()) outputs.stage(report_path, "--report");
   if (!vcd_path.empty()) outputs.stage(vcd_path, "--vcd");
+  if (!vcd_path.empty()) outputs.stage(vcd_path + ".gtkw", "--vcd");
+  if (!json_path.empty()) outputs.stage(json_path, "--trace-json");
 }
 
 models::SimulationOptions RunOptions::simulation(OutputSet& outputs) const {
   models::SimulationOptions o;
-  if (!vcd_path.empty()) o.vcd_path = outputs.stage(vcd_path, "--vcd");
+  if (!vcd_path.empty()) {
+    o.vcd_path = outputs.stage(vcd_path, "--vcd");
+    o.gtkw_path = outputs.stage(vcd_path + ".gtkw", "--vcd");
+    o.vcd_name = vcd_path;
+  }
+  if (!json_path.empty()) o.json_path = outputs.stage(json_path, "--trace-json");
+
   o.vcd_filter.depth = vcd_depth;
   o.vcd_filter.units = vcd_units;
   o.functional = !timing_only;
@@ -26,12 +34,21 @@ models::SimulationOptions RunOptions::simulation(OutputSet& outputs) const {
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--report", o.report_path, "Write the JSON report to this file");
-  cmd.add_option("--vcd", o.vcd_path, "Write a VCD trace (GTKWave) to this file");
-  cmd.add_option("--vcd-depth", o.vcd_depth,
-                 "Trace units down to this many levels below the board (0 = board)")
-      ->check(signed_in(0, 1000));
-  cmd.add_option("--vcd-units", o.vcd_units,
-                 "Trace only units whose path matches this glob, e.g. 'board.L2B_0*'");
+  cmd.add_option("--vcd", o.vcd_path, "Write a VCD trace to this file, and a GTKWave view to FILE.gtkw");
+  cmd.add_option("--trace-json", o.json_path,
+                 "Write a Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) to this file");
+  // The --vcd-* names came first; each is its own option so that an error names the one typed.
+  for (const char* name : {"--trace-depth", "--vcd-depth"})
+    cmd.add_option(name, o.vcd_depth,
+                   name[2] == 't' ? "Trace units down to this many levels below the board (0 = board)"
+                                  : "The same as --trace-depth")
+        ->check(signed_in(0, 1000));
+  for (const char* name : {"--trace-units", "--vcd-units"})
+    cmd.add_option(name, o.vcd_units,
+                   name[2] == 't'
+                       ? "Trace only units whose path matches this glob, e.g. 'board.L2B_0*' (JSON "
+                         "default: one unit per distinct timeline)"
+                       : "The same as --trace-units");
   cmd.add_flag("--quiet,-q", o.quiet, "Print no summary");
   cmd.add_flag("--timing-only", o.timing_only,
                "Simulate timing only: the same cycles and counters, no bytes moved and nothing computed");

@@ -1,4 +1,5 @@
-// Options every simulating command shares (--report, --vcd, --vcd-depth, --vcd-units, --quiet)
+// Options every simulating command shares (--report, --vcd, --trace-json, --trace-depth,
+// --trace-units, --quiet, --timing-only)
 // and how a finished run is reported.
 #pragma once
 
@@ -16,11 +17,13 @@ namespace treesim::tools {
 struct RunOptions {
   std::string report_path;
   std::string vcd_path;
+  std::string json_path;
   int vcd_depth = -1;
   std::string vcd_units;
   bool quiet = false;
   bool timing_only = false;
-  // Stages --report and --vcd in `outputs` (call it before the work, so a bad folder fails early).
+  // Stages --report, --vcd (and its .gtkw) and --trace-json in `outputs` (call it before the work, so a bad
+  // folder fails early).
   void stage(OutputSet& outputs) const;
   // The simulation's options; the VCD goes to its staged temporary.
   models::SimulationOptions simulation(OutputSet& outputs) const;

@@ -15,6 +15,7 @@ inline constexpr std::uint64_t kMaxQuantFileBytes = std::uint64_t{1} << 20;     
 inline constexpr std::uint64_t kMaxProgramFileBytes = std::uint64_t{16} << 20;  // 16 MiB
 inline constexpr std::uint64_t kMaxDptFileBytes = std::uint64_t{256} << 20;     // 256 MiB
 inline constexpr std::uint64_t kMaxNpyFileBytes = std::uint64_t{1} << 30;       // 1 GiB
+inline constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t{1} << 30;     // 1 GiB
 
 enum class FileProblem { kMissing, kPermission, kSymlinkLoop, kDirectory, kNotRegular, kTooLarge, kOther };
 

@@ -4,29 +4,35 @@
 
 namespace treesim::timing {
 
-std::uint64_t Scoreboard::ready(const std::vector<Range>& reads, const std::vector<Range>& writes) const {
+std::uint64_t Scoreboard::ready(const std::vector<Range>& reads, const std::vector<Range>& writes,
+                                std::size_t* by) const {
   std::uint64_t t = 0;
+  std::size_t who = SIZE_MAX;
+  auto wait = [&](const Access& a) {
+    if (a.end > t) t = a.end, who = a.instr;
+  };
   for (const Access& a : accesses_) {
     for (const Range& r : reads)
-      if (a.write && a.range.overlaps(r)) t = std::max(t, a.end);
+      if (a.write && a.range.overlaps(r)) wait(a);
     for (const Range& w : writes)
-      if (a.range.overlaps(w)) t = std::max(t, a.end);
+      if (a.range.overlaps(w)) wait(a);
   }
+  if (by) *by = who;
   return t;
 }
 
-void Scoreboard::commit(const std::vector<Range>& reads, const std::vector<Range>& writes,
-                        std::uint64_t end) {
+void Scoreboard::commit(const std::vector<Range>& reads, const std::vector<Range>& writes, std::uint64_t end,
+                        std::size_t instr) {
   auto record = [&](const Range& r, bool write) {
     if (r.lo >= r.hi) return;
     // Kernels reuse a few buffers over and over: keep one record per (range, kind).
     for (Access& a : accesses_) {
       if (a.write == write && a.range.space == r.space && a.range.lo == r.lo && a.range.hi == r.hi) {
-        a.end = std::max(a.end, end);
+        if (end >= a.end) a.end = end, a.instr = instr;
         return;
       }
     }
-    accesses_.push_back({r, write, end});
+    accesses_.push_back({r, write, end, instr});
   };
   for (const Range& r : reads) record(r, false);
   for (const Range& w : writes) {

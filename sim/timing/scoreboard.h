@@ -4,6 +4,7 @@
 // a range never written is an error rather than silent garbage.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -20,10 +21,13 @@ struct Range {
 
 class Scoreboard {
  public:
-  // Earliest cycle at which an instruction with these reads and writes may start.
-  std::uint64_t ready(const std::vector<Range>& reads, const std::vector<Range>& writes) const;
-  // Records an instruction that reads and writes these ranges and completes at `end`.
-  void commit(const std::vector<Range>& reads, const std::vector<Range>& writes, std::uint64_t end);
+  // Earliest cycle at which an instruction with these reads and writes may start; `by` (when given)
+  // receives the instruction whose access sets it (SIZE_MAX when none does).
+  std::uint64_t ready(const std::vector<Range>& reads, const std::vector<Range>& writes,
+                      std::size_t* by = nullptr) const;
+  // Records instruction `instr`, which reads and writes these ranges and completes at `end`.
+  void commit(const std::vector<Range>& reads, const std::vector<Range>& writes, std::uint64_t end,
+              std::size_t instr = SIZE_MAX);
   // True when every byte of `r` has been written by some earlier instruction.
   bool written(const Range& r) const;
   // Marks `r` as holding data without an instruction (e.g. a DRAM input tensor).
@@ -34,6 +38,7 @@ class Scoreboard {
     Range range;
     bool write;
     std::uint64_t end;
+    std::size_t instr;  // the access that ends last
   };
   std::vector<Access> accesses_;
   std::map<std::uint32_t, std::map<std::uint64_t, std::uint64_t>> written_;  // space → lo → hi, disjoint

@@ -1,12 +1,13 @@
 #include "sim/trace/vcd_trace.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
+
+#include "sim/trace/timeline_key.h"
 
 namespace treesim::trace {
 namespace {
@@ -21,92 +22,157 @@ std::string vcd_id(std::size_t n) {
   return id;
 }
 
-std::string value_text(std::uint64_t value, unsigned width, const std::string& id) {
-  if (width == 1) return fmt::format("{}{}", value ? 1 : 0, id);
-  return fmt::format("b{:b} {}", value, id);
+// Ports and DRAM show the bytes in flight; a PE unit shows busy only.
+bool has_bytes(Resource r) { return r == Resource::kDram || r == Resource::kDown || r == Resource::kUp; }
+
+enum class Kind : std::uint8_t { kBit, kVector, kText };
+
+struct Change {
+  std::uint64_t cycle;
+  std::size_t id;
+  Kind kind;
+  std::uint64_t value;
+  std::string text;  // a string signal's value
+};
+
+std::string value_text(Kind kind, std::size_t id, std::uint64_t value, const std::string& text) {
+  switch (kind) {
+    case Kind::kBit:
+      return fmt::format("{}{}\n", value, vcd_id(id));
+    case Kind::kVector:
+      return fmt::format("b{:b} {}\n", value, vcd_id(id));
+    default:
+      return fmt::format("s{} {}\n", text, vcd_id(id));
+  }
+}
+
+// (cycle, busy, work) at each change of a resource held by `holds` (in time order, never overlapping).
+std::vector<std::tuple<std::uint64_t, bool, std::uint64_t>> busy_changes(const std::vector<Hold>& holds) {
+  std::vector<std::tuple<std::uint64_t, bool, std::uint64_t>> out;
+  for (std::size_t i = 0; i < holds.size(); ++i) {
+    out.emplace_back(holds[i].start, true, holds[i].work);
+    if (i + 1 < holds.size() && holds[i + 1].start == holds[i].end) continue;  // the next takes over
+    out.emplace_back(holds[i].end, false, 0);
+  }
+  return out;
 }
 
 }  // namespace
 
-VcdTrace::SignalId VcdTrace::add_signal(int level, const std::string& name, unsigned width) {
-  signals_.push_back({level, name, width});
-  return signals_.size() - 1;
-}
-
-VcdTrace::SignalId VcdTrace::add_unit_signal(topology::Unit unit, int level, const std::string& name,
-                                             unsigned width) {
-  signals_.push_back({level, name, width, true, unit});
-  return signals_.size() - 1;
-}
-
-void VcdTrace::change(std::uint64_t cycle, SignalId signal, std::uint64_t value) {
-  changes_.push_back({cycle, changes_.size(), signal, value});
-}
-
-void VcdTrace::write(std::ostream& out, const topology::Topology& topo, const TraceFilter& filter,
-                     std::uint64_t end_cycle) const {
-  out << "$comment treesim trace: one time unit = one machine cycle $end\n";
-  out << "$timescale 1 ns $end\n";
-  auto depth_ok = [&](topology::Unit u) { return filter.depth < 0 || topo.level_of(u) < filter.depth; };
-  auto matches = [&](topology::Unit u) {
-    return filter.units.empty() || ::fnmatch(filter.units.c_str(), topo.path_name(u).c_str(), 0) == 0;
-  };
-  // keep[u]: u or one of its descendants is traced, so its scope is written.
-  std::vector<char> keep(topo.total_units(), 0);
-  for (topology::Unit u = topo.total_units(); u-- > 0;) {
-    if (!depth_ok(u)) continue;
-    if (matches(u)) keep[u] = 1;
-    if (keep[u])
-      if (auto p = topo.parent(u)) keep[*p] = 1;
+std::vector<std::pair<std::uint64_t, std::string>> instruction_changes(const std::vector<Hold>& holds,
+                                                                       const TraceLog& log) {
+  // Events at each cycle: ends before starts, so back-to-back holds hand over without a gap.
+  std::vector<std::tuple<std::uint64_t, int, std::size_t>> events;
+  for (const Hold& h : holds) {
+    events.emplace_back(h.start, 1, h.instr);
+    events.emplace_back(h.end, 0, h.instr);
   }
-  std::map<int, std::vector<SignalId>> by_level;
-  std::map<topology::Unit, std::vector<SignalId>> by_unit;
-  for (SignalId s = 0; s < signals_.size(); ++s)
-    (signals_[s].per_unit ? by_unit[signals_[s].unit] : by_level[signals_[s].level]).push_back(s);
-  // Depth-first, so that scopes nest as the tree does.
-  std::vector<char> declared(signals_.size(), 0);  // a change to an undeclared id would be invalid VCD
-  std::vector<std::pair<topology::Unit, bool>> stack{{topo.board(), false}};
-  while (!stack.empty()) {
-    auto [u, closing] = stack.back();
-    stack.pop_back();
-    if (closing) {
-      out << "$upscope $end\n";
-      continue;
-    }
-    if (!keep[u]) continue;
-    const std::string& path = topo.path_name(u);
-    out << "$scope module " << path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1)
-        << " $end\n";
-    if (matches(u)) {
-      for (const auto* list : {&by_level[topo.level_of(u)], &by_unit[u]}) {
-        for (SignalId s : *list) {
-          out << fmt::format("$var wire {} {} {} $end\n", signals_[s].width, vcd_id(s), signals_[s].name);
-          declared[s] = 1;
-        }
+  std::sort(events.begin(), events.end());
+  std::map<std::size_t, int> active;
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  std::string now = kIdle;
+  for (std::size_t i = 0; i < events.size();) {
+    const std::uint64_t t = std::get<0>(events[i]);
+    for (; i < events.size() && std::get<0>(events[i]) == t; ++i) {
+      const std::size_t instr = std::get<2>(events[i]);
+      if (std::get<1>(events[i]) == 1) {
+        ++active[instr];
+      } else if (--active[instr] == 0) {
+        active.erase(instr);
       }
     }
-    stack.push_back({u, true});
-    std::vector<topology::Unit> kids = topo.children(u);
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back({*it, false});
+    std::string label;
+    for (const auto& [instr, count] : active) {
+      if (!label.empty()) label += '+';
+      label +=
+          instr < log.instructions().size() ? log.instructions()[instr].label : fmt::format("#{}", instr);
+    }
+    if (label.empty()) label = kIdle;
+    if (label != now) out.emplace_back(t, label);
+    now = label;
   }
+  return out;
+}
+
+void write_vcd(std::ostream& out, const TraceLog& log, const topology::Topology& topo,
+               const TraceFilter& filter) {
+  const Selection sel = select_units(topo, filter, log, false);
+  std::ostringstream decl;
+  std::vector<Change> changes;
+  std::size_t next_id = 0;
+  std::vector<std::pair<std::size_t, Kind>> initial;
+  // One identifier (or pair: busy, bytes) per distinct waveform.
+  KeyTable<std::size_t> ids;
+  auto var = [&](unsigned width, std::size_t id, const std::string& name, bool text) {
+    decl << fmt::format("$var {} {} {} {} $end\n", text ? "string" : "wire", width, vcd_id(id), name);
+  };
+  std::vector<topology::Unit> open;  // the scopes written, innermost last
+  for (topology::Unit u : tree_order(topo)) {
+    if (!sel.scope[u]) continue;
+    while (!open.empty() && open.back() != *topo.parent(u)) {
+      decl << "$upscope $end\n";
+      open.pop_back();
+    }
+    const std::string path = topo.path_name(u);
+    decl << "$scope module " << path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1)
+         << " $end\n";
+    open.push_back(u);
+    if (!sel.traced[u]) continue;
+    const int level = topo.level_of(u);
+    std::vector<Hold> all;  // every hold of the unit, for its instruction string
+    for (Resource r : log.resources(level)) {
+      std::vector<Hold> holds = log.holds(u, level, r);
+      all.insert(all.end(), holds.begin(), holds.end());
+      TimelineKey key;
+      key.add(static_cast<int>(r), holds);
+      const std::size_t* found = ids.find(key);
+      std::size_t id = found ? *found : next_id;
+      if (!found) {
+        next_id += has_bytes(r) ? 2 : 1;
+        ids.insert(std::move(key), id);
+        initial.push_back({id, Kind::kBit});
+        if (has_bytes(r)) initial.push_back({id + 1, Kind::kVector});
+        for (const auto& [cycle, busy, work] : busy_changes(holds)) {
+          changes.push_back({cycle, id, Kind::kBit, busy ? 1u : 0u, {}});
+          if (has_bytes(r)) changes.push_back({cycle, id + 1, Kind::kVector, work, {}});
+        }
+      }
+      var(1, id, std::string(resource_name(r)) + "_busy", false);
+      if (has_bytes(r)) var(32, id + 1, std::string(resource_name(r)) + "_bytes", false);
+    }
+    std::stable_sort(all.begin(), all.end(), [](const Hold& a, const Hold& b) { return a.start < b.start; });
+    TimelineKey key;
+    key.add(-1, all);
+    const std::size_t* found = ids.find(key);
+    const std::size_t id = found ? *found : next_id;
+    if (!found) {
+      ++next_id;
+      ids.insert(std::move(key), id);
+      initial.push_back({id, Kind::kText});
+      for (auto& [cycle, label] : instruction_changes(all, log))
+        changes.push_back({cycle, id, Kind::kText, 0, std::move(label)});
+    }
+    var(1, id, "instr", true);
+  }
+  for (; !open.empty(); open.pop_back()) decl << "$upscope $end\n";
+
+  out << "$comment treesim trace: one time unit = one machine cycle $end\n";
+  out << "$timescale 1 ns $end\n";
+  out << decl.str();
   out << "$enddefinitions $end\n#0\n$dumpvars\n";
-  for (SignalId s = 0; s < signals_.size(); ++s)
-    if (declared[s]) out << value_text(0, signals_[s].width, vcd_id(s)) << "\n";
+  for (const auto& [id, kind] : initial) out << value_text(kind, id, 0, kIdle);
   out << "$end\n";
-  std::vector<Change> sorted = changes_;
-  std::sort(sorted.begin(), sorted.end(), [](const Change& a, const Change& b) {
-    return a.cycle != b.cycle ? a.cycle < b.cycle : a.order < b.order;
-  });
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const Change& a, const Change& b) { return a.cycle < b.cycle; });
   std::uint64_t now = 0;
-  for (const Change& c : sorted) {
-    if (!declared[c.signal]) continue;
+  for (const Change& c : changes) {
     if (c.cycle != now) {
       out << "#" << c.cycle << "\n";
       now = c.cycle;
     }
-    out << value_text(c.value, signals_[c.signal].width, vcd_id(c.signal)) << "\n";
+    out << value_text(c.kind, c.id, c.value, c.text);
   }
-  if (end_cycle > now) out << "#" << end_cycle << "\n";
+  if (log.end_cycle > now) out << "#" << log.end_cycle << "\n";
 }
 
 }  // namespace treesim::trace

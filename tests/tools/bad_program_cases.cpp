@@ -75,6 +75,7 @@ std::vector<BadInput> program_cases() {
       exec("OutputInMissingFolder", kGood, "--output: cannot write '@D/no/b.npy': its folder does not exist",
            {"--output", "B=@D/no/b.npy"}),
       exec("VcdInMissingFolder", kGood, "--vcd: cannot write", {"--vcd", "@D/no/t.vcd"}),
+      exec("TraceJsonInMissingFolder", kGood, "--trace-json: cannot write", {"--trace-json", "@D/no/t.json"}),
       exec("VcdUnderAFile", kGood, "--vcd: cannot write '@D/p.txt/t.vcd'", {"--vcd", "@D/p.txt/t.vcd"}),
       exec("OutputIsADirectory", kGood, "it is a directory", {"--output", "B=@D"}),
       exec("ReportAndOutputSamePath", kGood, "no other option writes", {"--output", "B=@D/r.json"}),

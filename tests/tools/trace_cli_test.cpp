@@ -1,0 +1,80 @@
+// The traces as a user asks for them: --vcd with its GTKWave view, --trace-json, their size on the
+// 8,192-PE board, and `treesim trace summarize`.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace treesim::testing {
+namespace {
+
+std::uint64_t file_size(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  return f ? static_cast<std::uint64_t>(f.tellg()) : 0;
+}
+
+TEST(TraceCli, GtkwaveOpensTheVcdWithItsSaveFile) {
+  const std::string vcd = temp_path("gemm.vcd");
+  auto r = run_treesim({"exec", source_path("docs/examples/gemm.prog"), "--machine",
+                        source_path("configs/mini.yaml"), "-q", "--vcd", vcd});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(read_text(vcd + ".gtkw").empty());
+  // GTKWave (under a virtual X server) loads the save file, lists what it displays and quits.
+  const std::string script = write_temp_file(
+      "list.tcl",
+      "set f [open \"" + temp_path("shown.txt") +
+          "\" w]\nforeach s [gtkwave::getDisplayedSignals] { puts $f $s }\nclose $f\ngtkwave::/File/Quit\n");
+  const std::string cmd = "cd \"" + vcd.substr(0, vcd.rfind('/')) +
+                          "\" && timeout 60 xvfb-run -a gtkwave -S \"" + script + "\" gemm.vcd.gtkw > " +
+                          temp_path("gtkwave.log") + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << read_text(temp_path("gtkwave.log"));
+  const std::string shown = read_text(temp_path("shown.txt"));
+  for (const char* s : {"board.dram_busy\n", "board.instr\n", "board.L2B_0.L1B_0.MAB_0.down_bytes[31:0]\n",
+                        "board.L2B_0.L1B_0.MAB_0.PE_0.mac_busy\n", "board.L2B_0.L1B_0.MAB_0.PE_0.instr\n"})
+    EXPECT_NE(shown.find(s), std::string::npos) << s << " not in\n" << shown;
+}
+
+TEST(TraceCli, A4096CubedQgemmOnTheBoardTracesUnder20MB) {
+  const std::string vcd = temp_path("q.vcd"), json = temp_path("q.json");
+  auto r =
+      run_treesim({"run", "qgemm", "--machine", source_path("configs/mncore-board.yaml"), "--m", "4096",
+                   "--n", "4096", "--k", "4096", "--timing-only", "-q", "--vcd", vcd, "--trace-json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(file_size(vcd), 0u);
+  EXPECT_LT(file_size(vcd), 20u << 20);
+  EXPECT_GT(file_size(json), 0u);
+  EXPECT_LT(file_size(json), 20u << 20);
+  const auto doc = nlohmann::json::parse(read_text(json));
+  EXPECT_EQ(doc["otherData"]["kernel"], "qgemm");
+  EXPECT_EQ(doc["otherData"]["machine"], "mncore-board");
+}
+
+TEST(TraceCli, SummarizeListsTheLongestStallsOfARun) {
+  const std::string json = temp_path("gemm.json");
+  auto r = run_treesim({"exec", source_path("docs/examples/gemm.prog"), "--machine",
+                        source_path("configs/mini.yaml"), "-q", "--trace-json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_treesim({"trace", "summarize", json, "--top", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // requant 3 waited 150 cycles for mac 2's result; mac 2 143 for load 1's.
+  EXPECT_NE(r.out.find("     150              0-150  requant#3:3x8               data: mac#2:3x8x8"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("mac#2:3x8x8                 data: load#1:B[0:8,0:8]"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("store#4"), std::string::npos) << r.out;  // the third longest
+}
+
+TEST(TraceCli, SummarizeRefusesAFileThatIsNotATrace) {
+  const std::string bad = write_temp_file("bad.json", "{\"traceEvents\": 3}");
+  auto r = run_treesim({"trace", "summarize", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treesim: " + bad +
+                       ": expected an object with a 'traceEvents' array (written by --trace-json)\n");
+}
+
+}  // namespace
+}  // namespace treesim::testing
