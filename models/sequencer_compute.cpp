@@ -12,14 +12,15 @@
 namespace treesim::models {
 
 std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work,
-                                   std::uint64_t ready, InstrRecord& r, std::uint64_t& start) {
+                                   std::uint64_t ready, InstrRecord& r, std::uint64_t& start,
+                                   timing::Path path) {
   const auto& pes = board_.pes();
   // Lock-step PEs mostly have equal work: its closed form is worked out once per run of equal work.
-  std::uint64_t last_work = 0, last_busy = cost_.unit(unit, 0).busy;
+  std::uint64_t last_work = 0, last_busy = cost_.unit(unit, 0, path).busy;
   auto busy_of = [&](std::uint64_t w) {
     if (w != last_work) {
       last_work = w;
-      last_busy = cost_.unit(unit, w).busy;
+      last_busy = cost_.unit(unit, w, path).busy;
     }
     return last_busy;
   };
@@ -31,14 +32,14 @@ std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uin
     longest = std::max(longest, busy);
   }
   start = ready;
-  if (longest == 0) return ready + cost_.unit(unit, 0).latency;
+  if (longest == 0) return ready + cost_.unit(unit, 0, path).latency;
   for (std::size_t p = 0; p < pes.size(); ++p) {
     const std::uint64_t busy = busy_of(work[p]);
     if (busy > 0) pes[p]->unit(unit).hold(at, busy, work[p]);
   }
   r.busy.push_back({unit_resource(unit), longest});
   start = at;
-  return at + longest + cost_.unit(unit, 0).latency;
+  return at + longest + cost_.unit(unit, 0, path).latency;
 }
 
 void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
@@ -46,6 +47,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
   const std::uint64_t n = pes.size();
   std::vector<std::uint64_t> work(n, 0);
   timing::Unit unit = timing::Unit::kMac;
+  timing::Path path = timing::Path::kDefault;
   std::visit(
       [&](const auto& op) {
         using T = std::decay_t<decltype(op)>;
@@ -78,13 +80,22 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
               pes[p]->ternary_mac(op, mac_scratch_);
           }
           r.macs = op.m * op.n * op.k * n;
+          if constexpr (std::is_same_v<T, program::TernaryMac>) {
+            path = timing::Path::kTernaryMac;
+            r.ternary_macs = r.macs;
+          }
         } else if constexpr (std::is_same_v<T, program::DptDecode>) {
           unit = timing::Unit::kDptDecoder;
+          if (op.codec == numeric::TernaryCodec::kBase3) path = timing::Path::kBase3;
           for (std::size_t p = 0; p < n; ++p) {
-            if (functional_) pes[p]->dpt_decode(op);
+            if (functional_)
+              if (auto bad = pes[p]->dpt_decode(op))
+                fail(i, fmt::format("PE {}: the byte at LM offset {} is not a {} code", pes[p]->id(), *bad,
+                                    numeric::to_string(op.codec)));
             work[p] = op.bytes;
           }
           r.dpt_bytes = op.bytes * n;
+          if (path == timing::Path::kBase3) r.base3_bytes = r.dpt_bytes;
         } else if constexpr (std::is_same_v<T, program::Requant>) {
           unit = timing::Unit::kRequant;
           const auto& stage = checked_->instrs[i].stage;
@@ -129,7 +140,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
       },
       program_->instrs[i]);
   std::uint64_t start = ready;
-  const std::uint64_t end = unit_step(unit, work, ready, r, start);
+  const std::uint64_t end = unit_step(unit, work, ready, r, start, path);
   r.timing = {start, end};
 }
 
