@@ -38,9 +38,10 @@ std::vector<OptionSpec> tgemm_options() {
       size("k", "Columns of A, rows of W"),
       {"weight-encoding",
        OptionKind::kChoice,
-       "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8",
+       "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
+       "(the four compared)",
        OptionValue{std::string("dpt")},
-       {"dpt", "bct", "base3", "int8"},
+       {"dpt", "bct", "base3", "int8", "all"},
        {},
        {}},
       dtype("dtype-a", "A's type with --seed: u8 or s8"),
@@ -226,6 +227,8 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
 }
 
 Result<std::unique_ptr<Problem>> make_tgemm(const Options& o, const machine::MachineConfig& machine) {
+  if (o.text("weight-encoding") == "all")
+    return core::Error{"--weight-encoding", "all compares the encodings in `treesim run`: choose one here"};
   const bool files =
       !o.text("a").empty() || !o.text("w").empty() || !o.text("quant").empty() || !o.text("bias").empty();
   return files ? from_files(o, machine) : from_seed(o, machine);
@@ -239,7 +242,8 @@ Kernel tgemm_kernel() {
           tgemm_options(),
           "Write C as .npy",
           {{"m", "16"}, {"n", "24"}, {"k", "43"}, {"per-channel", "true"}},
-          &make_tgemm};
+          &make_tgemm,
+          "weight-encoding"};
 }
 
 }  // namespace treesim::kernels

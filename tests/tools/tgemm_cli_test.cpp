@@ -76,20 +76,72 @@ TEST(TgemmCli, BitExactWithKSplitOverTheTree) {
 
 std::uint64_t field(const nlohmann::json& j, const char* key) { return j.value(key, std::uint64_t{0}); }
 
+// `--weight-encoding all` runs the four encodings; its report holds each run's report by encoding.
+nlohmann::json compare_all(std::vector<std::string> extra) {
+  static int n = 0;
+  std::string report = testing::temp_path("tgemm-all-" + std::to_string(n++) + ".json");
+  std::vector<std::string> args{"run",
+                                "tgemm",
+                                "--machine",
+                                source_path("configs/mini.yaml"),
+                                "--verify",
+                                "--quiet",
+                                "--report",
+                                report,
+                                "--weight-encoding",
+                                "all"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_treesim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return {};
+  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
+  EXPECT_EQ(j["compare"], "weight-encoding");
+  for (const char* e : kEncodings) {
+    EXPECT_EQ(j["runs"][e]["verify"]["ok"], true) << e;
+    EXPECT_EQ(j["runs"][e]["info"]["weight_encoding"], e);
+  }
+  return j["runs"];
+}
+
 TEST(TgemmCli, DptMovesAFifthOfInt8sWeightBytesAndFourFifthsOfBcts) {
   for (const auto& shape : std::vector<std::vector<std::string>>{{"--m", "8", "--n", "64", "--k", "100"},
                                                                  {"--m", "64", "--n", "64", "--k", "2001"}}) {
+    const nlohmann::json runs = compare_all(shape);
     std::map<std::string, std::uint64_t> bytes;
-    for (const char* e : kEncodings) {
-      std::vector<std::string> args = shape;
-      args.insert(args.end(), {"--weight-encoding", e});
-      bytes[e] = field(run_tgemm("mini", args), "w_dram_read_bytes");
-    }
+    for (const char* e : kEncodings) bytes[e] = field(runs[e], "w_dram_read_bytes");
     EXPECT_GT(bytes["dpt"], 0u);
     EXPECT_LE(static_cast<double>(bytes["dpt"]), 0.21 * static_cast<double>(bytes["int8"])) << shape[5];
     EXPECT_LE(static_cast<double>(bytes["dpt"]), 0.81 * static_cast<double>(bytes["bct"])) << shape[5];
     EXPECT_EQ(bytes["dpt"], bytes["base3"]);
+    // The decoder works only for the packed encodings; base 3's is the slowest.
+    auto decode = [&](const char* e) {
+      return runs[e]["units"]["dpt_decoder"]["busy_cycles"].get<std::uint64_t>();
+    };
+    EXPECT_GT(decode("dpt"), 0u);
+    EXPECT_EQ(decode("int8"), 0u);
+    EXPECT_GT(decode("base3"), decode("dpt"));
   }
+}
+
+TEST(TgemmCli, CompareAllPrintsTheEncodingsSideBySide) {
+  auto r = run_treesim({"run", "tgemm", "--machine", source_path("configs/mini.yaml"), "--m", "8", "--n",
+                        "64", "--k", "100", "--weight-encoding", "all"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tgemm on mini, --weight-encoding compared:"), std::string::npos) << r.out;
+  for (const char* row : {"cycles", "bound", "DRAM read B", "PE down sent B", "dpt_decoder busy", "mac busy",
+                          "w_dram_read_bytes"})
+    EXPECT_NE(r.out.find("\n" + std::string(row) + " "), std::string::npos) << row << "\n" << r.out;
+}
+
+TEST(TgemmCli, CompareAllRefusesOut) {
+  const std::string out = testing::temp_path("never-all.npy");
+  auto r = run_treesim({"run", "tgemm", "--machine", source_path("configs/mini.yaml"), "--m", "8", "--n", "8",
+                        "--k", "8", "--weight-encoding", "all", "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--weight-encoding all: --out would write one C of several; choose one"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::ifstream(out).good());
 }
 
 TEST(TgemmCli, AMemoryBoundShapeIsFasterWithDptThanWithInt8Weights) {
