@@ -74,6 +74,24 @@ TEST(TgemmCli, BitExactWithKSplitOverTheTree) {
                        "--weight-encoding", e});
 }
 
+TEST(TgemmCli, BitExactWithGivenLayoutsAndWideWords) {
+  for (const char* e : kEncodings) {
+    const nlohmann::json j =
+        run_tgemm("mini", {"--m", "16", "--n", "24", "--k", "43", "--weight-encoding", e, "--layout-w",
+                           "((43:6), (4_PE, 6:1))", "--layout-c", "((2_L1B, 4_MAB, 2:6), (4_PE, 6:1))"});
+    EXPECT_EQ(j["info"]["layout_w"], "((43:6), (4_PE, 6:1))") << e;
+  }
+  for (const char* e : kEncodings) {
+    std::vector<std::string> args{
+        "run", "tgemm",    "--machine",     testing::data_path("machines/mini-w4.yaml"),
+        "--m", "7",        "--n",           "50",
+        "--k", "129",      "--per-channel", "--weight-encoding",
+        e,     "--verify", "--quiet"};
+    auto r = run_treesim(args);
+    EXPECT_EQ(r.exit_code, 0) << e << "\n" << r.err;
+  }
+}
+
 std::uint64_t field(const nlohmann::json& j, const char* key) { return j.value(key, std::uint64_t{0}); }
 
 // `--weight-encoding all` runs the four encodings; its report holds each run's report by encoding.
