@@ -1,7 +1,7 @@
 // The tgemm program: qgemm's software-pipelined schedule (kernels/qgemm/qgemm_program.cpp) with a
-// decode stage. Per global step g (the steps of all passes in a row): the loads of step g+1 (A and
-// packed W into the other buffers), the MAC of step g, then the decode of step g+1's W tile into the
-// other decoded buffer. The scoreboard makes decode g+1 wait for its load and for MAC g−1 (which
+// decode stage. Per global step g (the steps of all passes in a row): the loads of step g+1 (packed
+// W first, so that its decode need not wait for A's load, then A, into the other buffers), the MAC
+// of step g, then the decode of step g+1's W tile into the other decoded buffer. The scoreboard makes decode g+1 wait for its load and for MAC g−1 (which
 // read that buffer), so it overlaps MAC g; MAC g+1 waits for it.
 #include <algorithm>
 #include <map>
@@ -113,7 +113,6 @@ void Builder::loads(std::uint64_t step) {
   }
   const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
   const std::size_t buf = step % 2;
-  load("A", layout(Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero);
   if (packed()) {
     // k0 is a whole number of byte rows (kt is a multiple of t); padding bytes are zero weights.
     const std::uint64_t rows = ceil_div(bk, t_);
@@ -122,6 +121,7 @@ void Builder::loads(std::uint64_t step) {
   } else {
     load("W", layout(Kind::kW, bk, ps.bn), p_.lm_b[buf], {k0, ps.n0}, {bk, ps.bn}, 0);
   }
+  load("A", layout(Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero);
 }
 
 void Builder::decode(std::uint64_t step) {
