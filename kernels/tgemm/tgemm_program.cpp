@@ -1,8 +1,9 @@
 // The tgemm program: qgemm's software-pipelined schedule (kernels/qgemm/qgemm_program.cpp) with a
 // decode stage. Per global step g (the steps of all passes in a row): the loads of step g+1 (packed
 // W first, so that its decode need not wait for A's load, then A, into the other buffers), the MAC
-// of step g, then the decode of step g+1's W tile into the other decoded buffer. The scoreboard makes decode g+1 wait for its load and for MAC g−1 (which
-// read that buffer), so it overlaps MAC g; MAC g+1 waits for it.
+// of step g, then the decode of step g+1's W tile into the other decoded buffer. The scoreboard
+// makes decode g+1 wait for its load and for MAC g−1 (which read that buffer), so it overlaps MAC g;
+// MAC g+1 waits for it.
 #include <algorithm>
 #include <map>
 #include <tuple>

@@ -209,34 +209,40 @@ TEST(TgemmCli, FromFilesNpyAndDptGiveTheReferenceResult) {
   io::write_npy(w_path, io::make_npy({K, N}, w));
   io::write_npy(bias_path, io::make_npy({N}, bias));
   ASSERT_EQ(run_treesim({"dpt", "pack", "--in", w_path, "--out", dpt_path}).exit_code, 0);
-  const std::string quant =
-      testing::write_temp_file("tq.yaml",
-                               "a_zero_point: 120\nout_zero_point: 3\nout_dtype: int8\na_scale: 0.02\n"
-                               "b_scale: [0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 1.0]\nout_scale: 0.5\n");
-  numeric::QGemmParams p;
-  p.M = M, p.N = N, p.K = K;
-  p.a_dtype = core::DType::kUInt8, p.b_dtype = core::DType::kInt8;
-  p.a_zero_point = 120, p.b_zero_point = 0;
-  p.out.out_dtype = core::DType::kInt8;
-  p.out.out_zero_point = 3;
-  p.out.multipliers.clear();
-  for (float s : {0.5f, 0.25f, 0.125f, 0.5f, 0.25f, 0.125f, 1.0f})
-    p.out.multipliers.push_back(numeric::quantize_multiplier(
-        static_cast<double>(0.02f) * static_cast<double>(s) / static_cast<double>(0.5f)));
-  std::vector<std::int32_t> ai(a.begin(), a.end()), wi(w.begin(), w.end());
-  const std::vector<std::int32_t> expect = numeric::reference_qgemm(p, ai, wi, bias);
-  for (const std::string& weights : {w_path, dpt_path})
-    for (const char* e : kEncodings) {
-      const std::string out = testing::temp_path("tc.npy");
-      auto r = run_treesim({"run", "tgemm", "--machine", source_path("configs/mini.yaml"), "--a", a_path,
-                            "--w", weights, "--bias", bias_path, "--quant", quant, "--weight-encoding", e,
-                            "--out", out, "--verify", "--quiet"});
-      ASSERT_EQ(r.exit_code, 0) << r.err;
-      io::NpyArray c = io::read_npy(out);
-      ASSERT_EQ(c.shape, (std::vector<std::uint64_t>{M, N}));
-      for (std::uint64_t i = 0; i < M * N; ++i)
-        ASSERT_EQ(int(static_cast<std::int8_t>(c.bytes[i])), expect[i]) << weights << " " << e << " " << i;
-    }
+  // W's scale per output column, then one for the whole tensor: both folded into the multipliers.
+  const std::vector<std::vector<float>> w_scales{{0.5f, 0.25f, 0.125f, 0.5f, 0.25f, 0.125f, 1.0f}, {0.125f}};
+  for (const std::vector<float>& scales : w_scales) {
+    std::string list;
+    for (float s : scales) list += (list.empty() ? "" : ", ") + std::to_string(s);
+    const std::string quant = testing::write_temp_file(
+        "tq.yaml", "a_zero_point: 120\nout_zero_point: 3\nout_dtype: int8\na_scale: 0.02\nb_scale: [" + list +
+                       "]\nout_scale: 0.5\n");
+    numeric::QGemmParams p;
+    p.M = M, p.N = N, p.K = K;
+    p.a_dtype = core::DType::kUInt8, p.b_dtype = core::DType::kInt8;
+    p.a_zero_point = 120, p.b_zero_point = 0;
+    p.out.out_dtype = core::DType::kInt8;
+    p.out.out_zero_point = 3;
+    p.out.multipliers.clear();
+    for (float s : scales)
+      p.out.multipliers.push_back(numeric::quantize_multiplier(
+          static_cast<double>(0.02f) * static_cast<double>(s) / static_cast<double>(0.5f)));
+    std::vector<std::int32_t> ai(a.begin(), a.end()), wi(w.begin(), w.end());
+    const std::vector<std::int32_t> expect = numeric::reference_qgemm(p, ai, wi, bias);
+    for (const std::string& weights : {w_path, dpt_path})
+      for (const char* e : kEncodings) {
+        const std::string out = testing::temp_path("tc.npy");
+        auto r = run_treesim({"run", "tgemm", "--machine", source_path("configs/mini.yaml"), "--a", a_path,
+                              "--w", weights, "--bias", bias_path, "--quant", quant, "--weight-encoding", e,
+                              "--out", out, "--verify", "--quiet"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        io::NpyArray c = io::read_npy(out);
+        ASSERT_EQ(c.shape, (std::vector<std::uint64_t>{M, N}));
+        for (std::uint64_t i = 0; i < M * N; ++i)
+          ASSERT_EQ(int(static_cast<std::int8_t>(c.bytes[i])), expect[i])
+              << weights << " " << e << " " << scales.size() << " scales, " << i;
+      }
+  }
 }
 
 struct Inputs {
