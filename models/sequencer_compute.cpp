@@ -87,13 +87,28 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
         } else if constexpr (std::is_same_v<T, program::DptDecode>) {
           unit = timing::Unit::kDptDecoder;
           if (op.codec == numeric::TernaryCodec::kBase3) path = timing::Path::kBase3;
+          // A PE whose packed bytes are a shared replica (unshare() left them so) decodes nothing: its
+          // weights are recorded as a replica of its source PE's, which decodes them.
+          const std::uint64_t dst_hi =
+              op.dst + op.bytes * static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec));
+          const bool in_place = op.dst < op.src + op.bytes && op.src < dst_hi;
+          std::vector<std::uint32_t> source(n);
+          bool replicas = false;
           for (std::size_t p = 0; p < n; ++p) {
-            if (functional_)
-              if (auto bad = pes[p]->dpt_decode(op))
-                fail(i, fmt::format("PE {}: the byte at LM offset {} is not a {} code", pes[p]->id(), *bad,
-                                    numeric::to_string(op.codec)));
             work[p] = op.bytes;
+            if (!functional_) continue;
+            source[p] = in_place || shared_.empty()
+                            ? static_cast<std::uint32_t>(p)
+                            : shared_.source(static_cast<std::uint32_t>(p), op.src, op.src + op.bytes);
+            if (source[p] != p) {
+              replicas = true;
+              continue;
+            }
+            if (auto bad = pes[p]->dpt_decode(op))
+              fail(i, fmt::format("PE {}: the byte at LM offset {} is not a {} code", pes[p]->id(), *bad,
+                                  numeric::to_string(op.codec)));
           }
+          if (replicas) shared_.add(op.dst, dst_hi, std::move(source));
           r.dpt_bytes = op.bytes * n;
           if (path == timing::Path::kBase3) r.base3_bytes = r.dpt_bytes;
         } else if constexpr (std::is_same_v<T, program::Requant>) {
