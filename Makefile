@@ -49,6 +49,7 @@ bench: configure
 	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
 	@echo "== bench/qgemm_roofline.sh"; bench/qgemm_roofline.sh $(BUILD)/tools/treesim
 	@echo "== bench/sweep_wall_time.sh"; bench/sweep_wall_time.sh $(BUILD)/tools/treesim
+	@echo "== bench/tgemm_vs_qgemm.sh"; bench/tgemm_vs_qgemm.sh $(BUILD)/tools/treesim
 
 # Sanitizers plus libFuzzer need clang; the harnesses and the sim libraries they link only.
 fuzz: deps

@@ -146,6 +146,9 @@ struct Kernel {
   // Options already checked against `options`. Sizes are refused before anything is allocated.
   Result<std::unique_ptr<Problem>> (*make_problem)(const Options& options,
                                                    const machine::MachineConfig& machine) = nullptr;
+  // A kChoice option whose choice "all" asks for one run per other choice, compared side by side
+  // (`treesim run` does it; make_problem refuses "all"). Empty: none.
+  std::string compare_option;
 };
 
 // Compares the elements of row-major arrays; the first mismatch reads "C[3,7]: got 12, expected 13".

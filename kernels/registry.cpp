@@ -5,6 +5,7 @@
 // clang-format off
 #define TREESIM_KERNELS(X) \
   X(qgemm)                 \
+  X(tgemm)                 \
   X(relu)                  \
   /* one line per kernel, above this one */
 // clang-format on

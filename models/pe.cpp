@@ -58,10 +58,34 @@ void Pe::ternary_mac(const program::TernaryMac& op, MacScratch& s) {
   mac_into(s.a, s.b, lm() + op.c, op.m, op.n, op.k, op.accumulate, s.c);
 }
 
-void Pe::dpt_decode(const program::DptDecode& op) {
-  std::vector<std::int8_t> out(op.bytes * 5);
-  numeric::dpt_decode_weights(lm() + op.src, op.bytes, out.data());
+std::optional<std::uint64_t> Pe::dpt_decode(const program::DptDecode& op) {
+  static const numeric::TernaryLut kLuts[] = {{numeric::TernaryCodec::kDpt, true},
+                                              {numeric::TernaryCodec::kBct, true},
+                                              {numeric::TernaryCodec::kBase3, true}};
+  const numeric::TernaryLut& lut = op.codec == numeric::TernaryCodec::kBct     ? kLuts[1]
+                                   : op.codec == numeric::TernaryCodec::kBase3 ? kLuts[2]
+                                                                               : kLuts[0];
+  std::optional<std::uint64_t> rejected;
+  const std::uint8_t* src = lm() + op.src;
+  if (op.codec != numeric::TernaryCodec::kDpt) {
+    std::uint8_t slots[8];
+    for (std::uint64_t i = 0; i < op.bytes && !rejected; ++i)
+      if (!numeric::decode_chunk(op.codec, src[i], slots)) rejected = op.src + i;
+  }
+  const std::uint64_t t = static_cast<std::uint64_t>(lut.trits_per_byte());
+  std::vector<std::int8_t> out(op.bytes * t);
+  lut.decode(src, op.bytes, out.data());
+  if (op.cols > 1) {
+    // Byte (r, c)'s slot s is weight row t·r + s: transpose each byte row's slots.
+    std::vector<std::int8_t> rows(out.size());
+    const std::uint64_t n = op.cols;
+    for (std::uint64_t r = 0; r < op.bytes / n; ++r)
+      for (std::uint64_t c = 0; c < n; ++c)
+        for (std::uint64_t s = 0; s < t; ++s) rows[(t * r + s) * n + c] = out[(r * n + c) * t + s];
+    out.swap(rows);
+  }
   std::memcpy(lm() + op.dst, out.data(), out.size());
+  return rejected;
 }
 
 void Pe::requant(const program::Requant& op, const numeric::OutputStage& stage) {

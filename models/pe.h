@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/timeline.h"
@@ -45,7 +46,8 @@ class Pe : public sc_core::sc_module {
   // Functional work of the lock-step instructions on this PE's LM.
   void mac(const program::Mac& op, MacScratch& scratch);
   void ternary_mac(const program::TernaryMac& op, MacScratch& scratch);
-  void dpt_decode(const program::DptDecode& op);
+  // The LM offset of the first byte the codec rejects (BCT, base 3), which then decodes as weight 0.
+  std::optional<std::uint64_t> dpt_decode(const program::DptDecode& op);
   void requant(const program::Requant& op, const numeric::OutputStage& stage);
   void copy(const program::Copy& op);
 

@@ -108,6 +108,18 @@ void Sequencer::unshare(std::size_t i) {
           shared_.materialize(prep.writes, pes);
           shared_.materialize_partial(op.a, op.a + op.m * op.k * core::dtype_bytes(op.a_dtype), pes);
           shared_.materialize_partial(b, b + op.k * op.n, pes);
+        } else if constexpr (std::is_same_v<T, program::DptDecode>) {
+          // The decoder reads shared packed bytes from their source PE, and its weights are then
+          // shared the same way (compute()); every PE writes the whole output range.
+          const std::uint64_t hi =
+              op.dst + op.bytes * static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec));
+          if (op.dst < op.src + op.bytes && op.src < hi) {
+            shared_.materialize(prep.reads, pes);
+            shared_.materialize(prep.writes, pes);
+          } else {
+            shared_.materialize_partial(op.src, op.src + op.bytes, pes);
+            shared_.overwrite(op.dst, hi, std::vector<bool>(pes.size(), true), pes);
+          }
         } else {
           shared_.materialize(prep.reads, pes);
           shared_.materialize(prep.writes, pes);
@@ -246,6 +258,8 @@ report::RunStats collect_stats(const machine::MachineConfig& m, const program::P
     }
     s.macs += r.macs;
     s.dpt_bytes += r.dpt_bytes;
+    s.ternary_macs += r.ternary_macs;
+    s.base3_bytes += r.base3_bytes;
     s.requant_values += r.requant_values;
     s.copy_bytes += r.copy_bytes;
     s.lm_bytes_accessed += r.lm_bytes;

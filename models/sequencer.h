@@ -47,6 +47,7 @@ struct InstrRecord {
   std::vector<report::LinkStats> traffic;  // per level (no per-port detail)
   std::uint64_t dram_read = 0, dram_write = 0;
   std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0, lm_bytes = 0, lm_peak = 0;
+  std::uint64_t ternary_macs = 0, base3_bytes = 0;          // of macs and dpt_bytes: on their own datapaths
   std::vector<std::pair<std::size_t, std::uint64_t>> busy;  // (resource id, cycles)
 };
 
@@ -85,7 +86,8 @@ class Sequencer : public sc_core::sc_module {
   // unit for its work, all start when the last of them is free (not before `ready`), and the step
   // ends — the returned cycle — when the slowest PE's result is ready. Sets `start`.
   std::uint64_t unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work_per_pe,
-                          std::uint64_t ready, InstrRecord& r, std::uint64_t& start);
+                          std::uint64_t ready, InstrRecord& r, std::uint64_t& start,
+                          timing::Path path = timing::Path::kDefault);
 
  private:
   void issue();  // the process

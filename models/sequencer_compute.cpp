@@ -12,14 +12,15 @@
 namespace treesim::models {
 
 std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uint64_t>& work,
-                                   std::uint64_t ready, InstrRecord& r, std::uint64_t& start) {
+                                   std::uint64_t ready, InstrRecord& r, std::uint64_t& start,
+                                   timing::Path path) {
   const auto& pes = board_.pes();
   // Lock-step PEs mostly have equal work: its closed form is worked out once per run of equal work.
-  std::uint64_t last_work = 0, last_busy = cost_.unit(unit, 0).busy;
+  std::uint64_t last_work = 0, last_busy = cost_.unit(unit, 0, path).busy;
   auto busy_of = [&](std::uint64_t w) {
     if (w != last_work) {
       last_work = w;
-      last_busy = cost_.unit(unit, w).busy;
+      last_busy = cost_.unit(unit, w, path).busy;
     }
     return last_busy;
   };
@@ -31,7 +32,7 @@ std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uin
     longest = std::max(longest, busy);
   }
   start = ready;
-  if (longest == 0) return ready + cost_.unit(unit, 0).latency;
+  if (longest == 0) return ready + cost_.unit(unit, 0, path).latency;
   // Equal work: every PE's hold is the same, so the trace records it once for the level.
   bool alike = true;
   for (std::size_t p = 1; p < pes.size() && alike; ++p) alike = work[p] == work[0];
@@ -44,7 +45,7 @@ std::uint64_t Sequencer::unit_step(timing::Unit unit, const std::vector<std::uin
   }
   r.busy.push_back({unit_resource(unit), longest});
   start = at;
-  return at + longest + cost_.unit(unit, 0).latency;
+  return at + longest + cost_.unit(unit, 0, path).latency;
 }
 
 void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
@@ -52,6 +53,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
   const std::uint64_t n = pes.size();
   std::vector<std::uint64_t> work(n, 0);
   timing::Unit unit = timing::Unit::kMac;
+  timing::Path path = timing::Path::kDefault;
   std::visit(
       [&](const auto& op) {
         using T = std::decay_t<decltype(op)>;
@@ -84,13 +86,37 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
               pes[p]->ternary_mac(op, mac_scratch_);
           }
           r.macs = op.m * op.n * op.k * n;
+          if constexpr (std::is_same_v<T, program::TernaryMac>) {
+            path = timing::Path::kTernaryMac;
+            r.ternary_macs = r.macs;
+          }
         } else if constexpr (std::is_same_v<T, program::DptDecode>) {
           unit = timing::Unit::kDptDecoder;
+          if (op.codec == numeric::TernaryCodec::kBase3) path = timing::Path::kBase3;
+          // A PE whose packed bytes are a shared replica (unshare() left them so) decodes nothing: its
+          // weights are recorded as a replica of its source PE's, which decodes them.
+          const std::uint64_t dst_hi =
+              op.dst + op.bytes * static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec));
+          const bool in_place = op.dst < op.src + op.bytes && op.src < dst_hi;
+          std::vector<std::uint32_t> source(n);
+          bool replicas = false;
           for (std::size_t p = 0; p < n; ++p) {
-            if (functional_) pes[p]->dpt_decode(op);
             work[p] = op.bytes;
+            if (!functional_) continue;
+            source[p] = in_place || shared_.empty()
+                            ? static_cast<std::uint32_t>(p)
+                            : shared_.source(static_cast<std::uint32_t>(p), op.src, op.src + op.bytes);
+            if (source[p] != p) {
+              replicas = true;
+              continue;
+            }
+            if (auto bad = pes[p]->dpt_decode(op))
+              fail(i, fmt::format("PE {}: the byte at LM offset {} is not a {} code", pes[p]->id(), *bad,
+                                  numeric::to_string(op.codec)));
           }
+          if (replicas) shared_.add(op.dst, dst_hi, std::move(source));
           r.dpt_bytes = op.bytes * n;
+          if (path == timing::Path::kBase3) r.base3_bytes = r.dpt_bytes;
         } else if constexpr (std::is_same_v<T, program::Requant>) {
           unit = timing::Unit::kRequant;
           const auto& stage = checked_->instrs[i].stage;
@@ -135,7 +161,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
       },
       program_->instrs[i]);
   std::uint64_t start = ready;
-  const std::uint64_t end = unit_step(unit, work, ready, r, start);
+  const std::uint64_t end = unit_step(unit, work, ready, r, start, path);
   r.timing = {start, end};
 }
 

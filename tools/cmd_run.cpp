@@ -6,9 +6,12 @@
 
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "kernels/registry.h"
 #include "sim/io/npy.h"
+#include "sim/layout/diagnostic.h"
+#include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/run_options.h"
 
@@ -94,6 +97,182 @@ void write_output(const kernels::OutputArray& array, const std::vector<std::uint
   }
 }
 
+// What one run of a problem gives: its stats (with the kernel's fields and the verification), the
+// kernel's outputs and the DRAM after the run.
+struct ProblemRun {
+  report::RunStats stats;
+  std::vector<kernels::OutputArray> outputs;
+  models::DramImage dram;
+};
+
+std::uint64_t elements(const std::vector<kernels::OutputArray>& outputs) {
+  std::uint64_t total = 0;
+  for (const auto& o : outputs) {
+    std::uint64_t n = 1;
+    for (auto d : o.shape) n *= d;
+    total += n;
+  }
+  return total;
+}
+
+// One problem planned, built, run (on `sim` when given, else on a fresh simulation), reported and
+// verified. With --plan only the plan is printed (after `heading`).
+ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
+                       const machine::MachineConfig& machine, OutputSet& files, models::Simulation* sim,
+                       const std::string& heading) {
+  const kernels::Kernel& kernel = *c.kernel;
+  std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
+  if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
+  const kernels::Plan plan = take(problem->plan(machine));
+  if (!c.run.quiet || c.plan_only) std::cout << heading << plan.description << "\n";
+  ProblemRun out;
+  if (c.plan_only) return out;
+  const program::Program program = take(problem->program(plan, machine));
+  // Timing only moves no bytes: the run needs only the names of the tensors that hold data.
+  models::DramImage inputs;
+  if (c.run.timing_only) {
+    for (const std::string& name : problem->input_tensors()) inputs[name];
+  } else {
+    inputs = problem->inputs();
+  }
+  models::SimulationOptions options_of_run = c.run.simulation(files);
+  options_of_run.kernel = kernel.name;
+  models::SimulationResult r;
+  if (sim) {
+    try {
+      r = sim->run(program, inputs, options_of_run);
+    } catch (const models::SimError& e) {
+      throw CliError(e.what());
+    } catch (const layout::LayoutError& e) {
+      throw CliError(e.what());
+    }
+  } else {
+    r = run_simulation(machine, program, std::move(inputs), options_of_run);
+  }
+  out.stats = std::move(r.stats);
+  out.stats.kernel = kernel.name;
+  problem->add_report_fields(plan, machine, out.stats);
+  if (c.verify) out.stats.verify = problem->verify(r.dram, take(problem->reference()));
+  out.outputs = problem->outputs();
+  out.dram = std::move(r.dram);
+  return out;
+}
+
+void check_verified(const ProblemRun& run, const std::string& what) {
+  const auto& v = run.stats.verify;
+  if (v && !v->ok)
+    throw CliError(fmt::format("verify failed{}: {} of {} elements differ; first {}", what, v->mismatches,
+                               elements(run.outputs), v->first_mismatch),
+                   1);
+}
+
+// "1234 (12.3%)"
+std::string busy_text(std::uint64_t busy, double utilization) {
+  return fmt::format("{} ({:.1f}%)", busy, 100.0 * utilization);
+}
+
+// The runs of a comparison side by side: one column per choice.
+std::string comparison_table(const machine::MachineConfig& machine, const std::string& kernel,
+                             const std::string& option, const std::vector<std::string>& names,
+                             const std::vector<report::Report>& reports) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  auto row = [&](const std::string& label, auto cell) {
+    std::vector<std::string> cells;
+    for (const report::Report& r : reports) cells.push_back(cell(r));
+    rows.emplace_back(label, std::move(cells));
+  };
+  row("cycles", [](const report::Report& r) { return std::to_string(r.cycles); });
+  row("bound",
+      [](const report::Report& r) { return fmt::format("{} {}", r.roofline.cycles, r.roofline.resource); });
+  row("DRAM read B", [](const report::Report& r) { return std::to_string(r.dram_read_bytes); });
+  row("DRAM written B", [](const report::Report& r) { return std::to_string(r.dram_write_bytes); });
+  for (std::size_t l = 0; l < machine.levels.size(); ++l)
+    row(machine.levels[l].name + " down sent B", [&](const report::Report& r) {
+      return l < r.levels.size() ? std::to_string(r.levels[l].traffic.down_sent_bytes) : std::string("-");
+    });
+  // The PE units any run used, then the kernel's fields that differ between the runs.
+  std::set<std::string> units;
+  for (const report::Report& r : reports)
+    for (const report::UnitReport& u : r.units)
+      if (u.pe_busy_min_max && u.busy_cycles > 0) units.insert(u.name);
+  for (const std::string& name : units)
+    row(name + " busy", [&](const report::Report& r) {
+      for (const report::UnitReport& u : r.units)
+        if (u.name == name) return busy_text(u.busy_cycles, u.utilization);
+      return std::string("0");
+    });
+  std::set<std::string> fields;
+  for (const report::Report& r : reports)
+    for (const auto& [key, value] : r.fields)
+      if (reports.front().fields.count(key) && reports.front().fields.at(key) != value) fields.insert(key);
+  for (const std::string& key : fields)
+    row(key, [&](const report::Report& r) {
+      auto it = r.fields.find(key);
+      return it == r.fields.end() ? std::string("-") : std::to_string(it->second);
+    });
+  if (reports.front().verify)
+    row("verify", [](const report::Report& r) {
+      return r.verify ? (r.verify->ok ? std::string("ok") : std::string("MISMATCH")) : std::string("-");
+    });
+  std::size_t label = 0;
+  std::vector<std::size_t> width(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) width[i] = names[i].size();
+  for (const auto& [name, cells] : rows) {
+    label = std::max(label, name.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i].size());
+  }
+  std::string out = fmt::format("{} on {}, --{} compared:\n{:<{}}", kernel, machine.name, option, "", label);
+  for (std::size_t i = 0; i < names.size(); ++i) out += fmt::format("  {:>{}}", names[i], width[i]);
+  out += "\n";
+  for (const auto& [name, cells] : rows) {
+    out += fmt::format("{:<{}}", name, label);
+    for (std::size_t i = 0; i < cells.size(); ++i) out += fmt::format("  {:>{}}", cells[i], width[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+// `--OPTION all`: one run per other choice, on one simulation, compared side by side; --report holds
+// every run's report by choice.
+void run_comparison(const KernelCommand& c, const kernels::Options& options,
+                    const machine::MachineConfig& machine, OutputSet& files) {
+  const kernels::Kernel& kernel = *c.kernel;
+  const std::string flag = kernels::option_flag(kernel.compare_option);
+  if (!c.out_path.empty())
+    throw CliError(fmt::format("{} all: --out would write one C of several; choose one", flag));
+  if (!c.run.vcd_path.empty())
+    throw CliError(fmt::format("{} all: --vcd would trace several runs into one file; choose one", flag));
+  if (!c.run.json_path.empty())
+    throw CliError(fmt::format("{} all: --trace-json would trace several runs into one file; choose one", flag));
+  std::vector<std::string> names;
+  for (const kernels::OptionSpec& spec : kernel.options)
+    if (spec.name == kernel.compare_option)
+      for (const std::string& choice : spec.choices)
+        if (choice != "all") names.push_back(choice);
+  std::unique_ptr<models::Simulation> sim;
+  if (!c.plan_only) sim = std::make_unique<models::Simulation>(machine);
+  std::vector<report::Report> reports;
+  for (const std::string& name : names) {
+    kernels::Options one = options;
+    one.set(kernel.compare_option, name);
+    ProblemRun run = run_problem(c, one, machine, files, sim.get(), fmt::format("{} {}: ", flag, name));
+    if (c.plan_only) continue;
+    check_verified(run, fmt::format(" with {} {}", flag, name));
+    reports.push_back(report::make_report(machine, run.stats));
+  }
+  if (c.plan_only) return;
+  if (!c.run.quiet)
+    std::cout << comparison_table(machine, kernel.name, kernel.compare_option, names, reports);
+  if (!c.run.report_path.empty()) {
+    std::string json = fmt::format("{{\n\"compare\": \"{}\",\n\"runs\": {{", kernel.compare_option);
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      json += fmt::format("{}\n\"{}\": {}", i ? "," : "", names[i], report::to_json(reports[i]));
+    json += "\n}\n}\n";
+    files.write(c.run.report_path, json, "--report");
+  }
+  files.commit();
+}
+
 void run_kernel(const KernelCommand& c) {
   const kernels::Kernel& kernel = *c.kernel;
   OutputSet files;  // --report, --vcd and --out: all written or none
@@ -104,41 +283,15 @@ void run_kernel(const KernelCommand& c) {
     throw CliError(fmt::format("--timing-only: moves no data, so {} has nothing to {}",
                                c.verify ? "--verify" : "--out", c.verify ? "compare" : "write"));
   const kernels::Options options = take(kernels::parse_options(kernel.options, given(c)));
-  std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
-  if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
-  const kernels::Plan plan = take(problem->plan(machine));
-  if (!c.run.quiet || c.plan_only) std::cout << plan.description << "\n";
+  if (!kernel.compare_option.empty() && options.text(kernel.compare_option) == "all")
+    return run_comparison(c, options, machine, files);
+  const ProblemRun run = run_problem(c, options, machine, files, nullptr, "");
   if (c.plan_only) return;
-  const program::Program program = take(problem->program(plan, machine));
-  // Timing only moves no bytes: the run needs only the names of the tensors that hold data.
-  models::DramImage inputs;
-  if (c.run.timing_only) {
-    for (const std::string& name : problem->input_tensors()) inputs[name];
-  } else {
-    inputs = problem->inputs();
-  }
-  models::SimulationOptions sim = c.run.simulation(files);
-  sim.kernel = kernel.name;
-  models::SimulationResult r = run_simulation(machine, program, std::move(inputs), sim);
-  report::RunStats& stats = r.stats;
-  stats.kernel = kernel.name;
-  problem->add_report_fields(plan, machine, stats);
-  if (c.verify) stats.verify = problem->verify(r.dram, take(problem->reference()));
-  finish_run(machine, stats, c.run, files);
-  const std::vector<kernels::OutputArray> outputs = problem->outputs();
-  if (!c.out_path.empty() && !outputs.empty())
-    write_output(outputs.front(), r.dram.at(outputs.front().tensor), files.stage(c.out_path, "--out"));
-  if (stats.verify && !stats.verify->ok) {
-    std::uint64_t elements = 0;
-    for (const auto& o : outputs) {
-      std::uint64_t n = 1;
-      for (auto d : o.shape) n *= d;
-      elements += n;
-    }
-    throw CliError(fmt::format("verify failed: {} of {} elements differ; first {}", stats.verify->mismatches,
-                               elements, stats.verify->first_mismatch),
-                   1);
-  }
+  finish_run(machine, run.stats, c.run, files);
+  if (!c.out_path.empty() && !run.outputs.empty())
+    write_output(run.outputs.front(), run.dram.at(run.outputs.front().tensor),
+                 files.stage(c.out_path, "--out"));
+  check_verified(run, "");
   files.commit();
 }
 

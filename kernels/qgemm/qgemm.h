@@ -27,6 +27,12 @@ struct QgemmProblem {
   std::int32_t a_zero = 0, b_zero = 0;
   bool has_bias = false;
   numeric::OutputStage out;  // 1 multiplier (per tensor) or N (per output column)
+  // Ternary weights (tgemm): B is W, multiplied on the ternary MAC path. With w_trits_per_byte > 0,
+  // W travels packed (that many trits per byte, packed along K) and every PE decodes each step's
+  // tile on its decoder (on the base-3 datapath when w_base3) into a second buffer.
+  bool ternary = false;
+  std::uint64_t w_trits_per_byte = 0;
+  bool w_base3 = false;
   bool per_channel() const { return out.multipliers.size() > 1; }
   // C's element type, as the program's tensors name it.
   core::DType out_dtype() const {
@@ -71,7 +77,8 @@ struct QgemmPlan {
   std::uint64_t lm_acc[2] = {0, 0}, lm_out[2] = {0, 0};
   std::uint64_t lm_bias[2] = {0, 0}, lm_mult[2] = {0, 0}, lm_shift[2] = {0, 0};
   std::uint64_t lm_a[2] = {0, 0}, lm_b[2] = {0, 0};
-  std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses
+  std::uint64_t lm_w[2] = {0, 0};  // packed W tiles (tgemm), decoded into lm_b
+  std::uint64_t lm_bytes = 0;      // LM bytes per PE the plan uses
   double estimated_cycles = 0;
 };
 

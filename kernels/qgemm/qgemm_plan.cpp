@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -107,7 +108,15 @@ double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::Mac
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
   add_transfer(load_a, 1, step);
-  add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
+  const std::uint64_t t = prob.w_trits_per_byte;
+  if (t > 0) {  // packed W: kt/t rows of bytes per unit
+    QgemmPlan packed = p;
+    packed.kt = p.kt / t;
+    const std::uint64_t rows = ceil_div(bk, t);
+    add_transfer(cost.load(traffic(tile_layout_b(packed, m, rows, bn), {rows, bn}, 1, m)), 1, step);
+  } else {
+    add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
+  }
   const double load_step = *std::max_element(step.begin(), step.end());
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
   const timing::TransferTime store =
@@ -129,13 +138,25 @@ double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::Mac
   }
   // Every transfer crosses DRAM and every level: they share one path latency.
   const double latency = static_cast<double>(load_a.latency);
-  const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
+  const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
+  const double mac_step =
+      static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
   const double transfer_step = *std::max_element(step.begin(), step.end());
-  const double step_cycles = std::max({mac_step, transfer_step, (mac_step + transfer_step + latency) / 2});
+  // A packed W tile is decoded while the MACs of the step before run: the decoder is a third stage.
+  double decode_step = 0, decode_fill = 0;
+  if (t > 0) {
+    const timing::UnitTime d = cost.unit(timing::Unit::kDptDecoder, p.kt / t * p.tn,
+                                         prob.w_base3 ? timing::Path::kBase3 : timing::Path::kDefault);
+    decode_step = static_cast<double>(d.busy);
+    decode_fill = static_cast<double>(d.duration());
+  }
+  const double step_cycles =
+      std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / 2});
   const double boundary = p.pk > 1 ? 0 : requant;
   const double body = steps * step_cycles + (passes - 1) * boundary;
   const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
-  return busiest + load_step + latency + reduce + requant + static_cast<double>(store.duration());
+  return busiest + load_step + latency + decode_fill + reduce + requant +
+         static_cast<double>(store.duration());
 }
 
 const char* dim_name(const Assignment& a, std::size_t level) {
@@ -263,10 +284,13 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
       p.n_passes *= 2;
   }
   const std::uint64_t kk = ceil_div(prob.k, p.pk);
-  const std::uint64_t kt_max = (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
+  // Packed W: kt is a whole number of packed rows, and each K element costs tn/t more bytes.
+  const std::uint64_t t = prob.w_trits_per_byte, kt_unit = t > 0 ? std::lcm(words(m), t) : words(m);
+  const std::uint64_t kt_max = t > 0 ? (lm - fixed_bytes()) * t / (2 * t * (p.tm + p.tn) + 2 * p.tn)
+                                     : (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
-  p.kt = round_up(ceil_div(kk, p.steps), words(m));  // even steps: the least padding
+  p.kt = round_up(ceil_div(kk, p.steps), kt_unit);  // even steps: the least padding
   // LM map. Each buffer starts on an LM address of its element type (words × element bytes), as a
   // load or store places lanes from an address on. The alignment gaps, and kt rounded up to a whole
   // word, may not fit what kt_max allowed: then kt shrinks by a word at a time.
@@ -296,9 +320,11 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
       p.lm_bias[1] = p.lm_bias[0], p.lm_mult[1] = p.lm_mult[0], p.lm_shift[1] = p.lm_shift[0];
     for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
     for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
+    if (t > 0)
+      for (auto& b : p.lm_w) b = take(p.kt / t * p.tn, 1);
     return at;
   };
-  while (map_lm() > lm && p.kt > words(m)) p.kt -= words(m);
+  while (map_lm() > lm && p.kt > kt_unit) p.kt -= kt_unit;
   p.lm_bytes = map_lm();
   // With several passes, a pass's C goes out in pieces spread over the next pass's steps, at most
   // one per step: the largest divisor of tm not above the step count.
@@ -338,9 +364,12 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   double dram = 0;
   dram += steps * static_cast<double>(cost.dram(bm * bk).busy);
-  dram += steps * static_cast<double>(cost.dram(bk * bn).busy);
+  const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(bk, prob.w_trits_per_byte) : bk;
+  dram += steps * static_cast<double>(cost.dram(w_rows * bn).busy);
   dram += passes * static_cast<double>(cost.dram(bm * bn).busy);
-  const double mac_step = static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt).busy);
+  const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
+  const double mac_step =
+      static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
   const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
   return std::max({steps * mac_step, steps * ((mac_step + latency) / 2), dram}) + requant + latency + latency;
 }

@@ -38,6 +38,13 @@ struct DptDecoderConfig {
   std::uint64_t latency_cycles = 0;
 };
 
+// The ternary MAC path (add / subtract / skip per weight). Absent: ternary MACs run on the int8 MAC
+// array at its rate.
+struct TernaryMacConfig {
+  std::uint64_t macs_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
 struct RequantConfig {
   std::uint64_t values_per_cycle = 0;
   std::uint64_t latency_cycles = 0;
@@ -53,6 +60,10 @@ struct PeConfig {
   CopyConfig copy;  // optional in the file; defaults above
   MacConfig mac;
   DptDecoderConfig dpt_decoder;
+  // Plain base-3 decoder (repeated division by 3). Absent: the cost model's default, slower than
+  // the DPT decoder (sim/timing/cost_model.h).
+  std::optional<DptDecoderConfig> base3_decoder;
+  std::optional<TernaryMacConfig> ternary_mac;
   RequantConfig requant;
   std::uint64_t words_per_address = 1;  // elements per LM address (`_W` lanes); 1 = no lanes
 };

@@ -250,12 +250,25 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
   }
 
   const YAML::Node pe = root["pe"];
-  r.expect_map(pe, m, "pe", {"mac", "dpt_decoder", "requant", "copy", "words_per_address"},
+  r.expect_map(pe, m, "pe",
+               {"mac", "dpt_decoder", "base3_decoder", "ternary_mac", "requant", "copy", "words_per_address"},
                {"mac", "dpt_decoder", "requant"});
   std::tie(c.pe.mac.int8_macs_per_cycle, c.pe.mac.latency_cycles) =
       read_unit(r, pe["mac"], pe.Mark(), "pe.mac", "int8_macs_per_cycle");
   std::tie(c.pe.dpt_decoder.bytes_per_cycle, c.pe.dpt_decoder.latency_cycles) =
       read_unit(r, pe["dpt_decoder"], pe.Mark(), "pe.dpt_decoder", "bytes_per_cycle");
+  if (pe["base3_decoder"].IsDefined()) {
+    machine::DptDecoderConfig d;
+    std::tie(d.bytes_per_cycle, d.latency_cycles) =
+        read_unit(r, pe["base3_decoder"], pe.Mark(), "pe.base3_decoder", "bytes_per_cycle");
+    c.pe.base3_decoder = d;
+  }
+  if (pe["ternary_mac"].IsDefined()) {
+    machine::TernaryMacConfig t;
+    std::tie(t.macs_per_cycle, t.latency_cycles) =
+        read_unit(r, pe["ternary_mac"], pe.Mark(), "pe.ternary_mac", "macs_per_cycle");
+    c.pe.ternary_mac = t;
+  }
   std::tie(c.pe.requant.values_per_cycle, c.pe.requant.latency_cycles) =
       read_unit(r, pe["requant"], pe.Mark(), "pe.requant", "values_per_cycle");
   if (pe["copy"].IsDefined())

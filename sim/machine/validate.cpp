@@ -142,6 +142,14 @@ std::vector<core::Error> validate(const MachineConfig& c) {
   k.latency("pe.mac.latency_cycles", c.pe.mac.latency_cycles);
   k.rate("pe.dpt_decoder.bytes_per_cycle", c.pe.dpt_decoder.bytes_per_cycle);
   k.latency("pe.dpt_decoder.latency_cycles", c.pe.dpt_decoder.latency_cycles);
+  if (c.pe.base3_decoder) {
+    k.rate("pe.base3_decoder.bytes_per_cycle", c.pe.base3_decoder->bytes_per_cycle);
+    k.latency("pe.base3_decoder.latency_cycles", c.pe.base3_decoder->latency_cycles);
+  }
+  if (c.pe.ternary_mac) {
+    k.rate("pe.ternary_mac.macs_per_cycle", c.pe.ternary_mac->macs_per_cycle);
+    k.latency("pe.ternary_mac.latency_cycles", c.pe.ternary_mac->latency_cycles);
+  }
   k.rate("pe.requant.values_per_cycle", c.pe.requant.values_per_cycle);
   k.latency("pe.requant.latency_cycles", c.pe.requant.latency_cycles);
   k.rate("pe.copy.bytes_per_cycle", c.pe.copy.bytes_per_cycle);

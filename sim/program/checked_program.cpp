@@ -279,8 +279,14 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
                      check_mac(op, op.w, c, pi, pes);
                    },
                    [&](const DptDecode& op) {
+                     if (op.codec == numeric::TernaryCodec::kBase243PreDiv)
+                       return c.fail("codec must be dpt, bct or base3");
+                     if (op.cols == 0 || op.bytes % op.cols != 0)
+                       return c.fail(fmt::format("bytes={} is not a whole number of rows of cols={}",
+                                                 op.bytes, op.cols));
                      c.lm(pi.reads, op.src, {op.bytes});
-                     c.lm(pi.writes, op.dst, {op.bytes, 5});
+                     c.lm(pi.writes, op.dst,
+                          {op.bytes, static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec))});
                    },
                    [&](const Requant& op) {
                      check_requant(op, c, pi);

@@ -16,6 +16,7 @@
 #include "sim/core/dtype.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/numeric/fixed_point.h"
+#include "sim/numeric/ternary_codec.h"
 
 namespace treesim::program {
 
@@ -74,10 +75,17 @@ struct Mac {
   auto tie() const { return std::tie(a, b, c, m, n, k, a_dtype, b_dtype, a_zero, b_zero, accumulate); }
 };
 
-// DPT decode in every PE: `bytes` packed bytes at src → 5·bytes int8 ternary weights at dst.
+// Ternary decode in every PE: `bytes` packed bytes at src, a row-major (bytes/cols)×cols matrix,
+// → int8 weights −1/0/+1 (trit − 1) at dst, a row-major (t·bytes/cols)×cols matrix, where t is
+// the codec's trits per byte (5 for DPT and base 3, 4 for BCT): slot s of byte (r, c) is weight
+// (t·r + s, c). With cols = 1 that is t·bytes weights in stream order. Each byte row holds t rows of
+// a weight matrix packed along its rows (K), as the tgemm kernel streams W. DPT and BCT run on the
+// DPT decoder's datapath, base 3 on the base-3 decoder's.
 struct DptDecode {
   std::uint64_t src = 0, dst = 0, bytes = 0;
-  auto tie() const { return std::tie(src, dst, bytes); }
+  std::uint64_t cols = 1;
+  numeric::TernaryCodec codec = numeric::TernaryCodec::kDpt;
+  auto tie() const { return std::tie(src, dst, bytes, cols, codec); }
 };
 
 // Ternary MAC: C[m×n] (int32) (+)= Σ_k (A[m×k] − a_zero) · W[k×n], W int8 in {−1, 0, +1}.

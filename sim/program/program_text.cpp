@@ -151,6 +151,13 @@ class Fields {
         fmt::format("field '{}': expected a level of the machine ({}), got '{}'", key, names, core::echo(s)));
   }
 
+  numeric::TernaryCodec codec(const std::string& key) {
+    const std::string& s = text(key);
+    for (auto c : {numeric::TernaryCodec::kDpt, numeric::TernaryCodec::kBct, numeric::TernaryCodec::kBase3})
+      if (s == numeric::to_string(c)) return c;
+    fail(fmt::format("field '{}': expected dpt, bct or base3, got '{}'", key, core::echo(s)));
+  }
+
   numeric::Rounding rounding(const std::string& key) {
     const std::string& s = text(key);
     std::optional<numeric::Rounding> r = numeric::parse_rounding(s);
@@ -236,7 +243,12 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     m.accumulate = f.boolean_or("acc", false);
     return m;
   }
-  if (kind == "dpt_decode") return DptDecode{f.u64("src"), f.u64("dst"), f.u64("bytes")};
+  if (kind == "dpt_decode") {
+    DptDecode d{f.u64("src"), f.u64("dst"), f.u64("bytes")};
+    d.cols = f.u64_or("cols", 1);
+    if (f.has("codec")) d.codec = f.codec("codec");
+    return d;
+  }
   if (kind == "ternary_mac") {
     TernaryMac m;
     m.a = f.u64("a"), m.w = f.u64("w"), m.c = f.u64("c");
@@ -308,7 +320,10 @@ struct Printer {
                        m.a_zero, m.b_zero, b(m.accumulate));
   }
   std::string operator()(const DptDecode& d) const {
-    return fmt::format("dpt_decode src={} dst={} bytes={}", d.src, d.dst, d.bytes);
+    std::string extra = d.cols != 1 ? fmt::format(" cols={}", d.cols) : "";
+    if (d.codec != numeric::TernaryCodec::kDpt)
+      extra += fmt::format(" codec={}", numeric::to_string(d.codec));
+    return fmt::format("dpt_decode src={} dst={} bytes={}{}", d.src, d.dst, d.bytes, extra);
   }
   std::string operator()(const TernaryMac& m) const {
     return fmt::format("ternary_mac a={} w={} c={} m={} n={} k={} a_dtype={} a_zero={} acc={}", m.a, m.w, m.c,

@@ -42,6 +42,8 @@ Roofline roofline(const machine::MachineConfig& m, const RunStats& s) {
   timing::Work w;
   w.macs = s.macs;
   w.dpt_bytes = s.dpt_bytes;
+  w.ternary_macs = s.ternary_macs;
+  w.base3_bytes = s.base3_bytes;
   w.requant_values = s.requant_values;
   w.copy_bytes = s.copy_bytes;
   w.dram_bytes = s.dram_read_bytes + s.dram_write_bytes;

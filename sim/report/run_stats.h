@@ -70,6 +70,8 @@ struct RunStats {
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::uint64_t macs = 0;            // all PEs
   std::uint64_t dpt_bytes = 0;       // all PEs
+  std::uint64_t ternary_macs = 0;    // of macs: on the ternary MAC path
+  std::uint64_t base3_bytes = 0;     // of dpt_bytes: on the base-3 decoder
   std::uint64_t requant_values = 0;  // all PEs
   std::uint64_t copy_bytes = 0;      // all PEs
   std::uint64_t lm_bytes_accessed = 0;

@@ -26,19 +26,31 @@ std::uint64_t TransferTime::duration() const {
   return latency + longest;
 }
 
-UnitTime CostModel::unit(Unit u, std::uint64_t work) const {
+std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const {
   const machine::PeConfig& pe = m_.pe;
   switch (u) {
     case Unit::kMac:
-      return {ceil_div(work, pe.mac.int8_macs_per_cycle), pe.mac.latency_cycles};
+      if (path == Path::kTernaryMac && pe.ternary_mac)
+        return {pe.ternary_mac->macs_per_cycle, pe.ternary_mac->latency_cycles};
+      return {pe.mac.int8_macs_per_cycle, pe.mac.latency_cycles};
     case Unit::kDptDecoder:
-      return {ceil_div(work, pe.dpt_decoder.bytes_per_cycle), pe.dpt_decoder.latency_cycles};
+      if (path == Path::kBase3) {
+        if (pe.base3_decoder) return {pe.base3_decoder->bytes_per_cycle, pe.base3_decoder->latency_cycles};
+        return {std::max<std::uint64_t>(1, pe.dpt_decoder.bytes_per_cycle / 4),
+                pe.dpt_decoder.latency_cycles + 4};
+      }
+      return {pe.dpt_decoder.bytes_per_cycle, pe.dpt_decoder.latency_cycles};
     case Unit::kRequant:
-      return {ceil_div(work, pe.requant.values_per_cycle), pe.requant.latency_cycles};
+      return {pe.requant.values_per_cycle, pe.requant.latency_cycles};
     case Unit::kCopy:
-      return {ceil_div(work, pe.copy.bytes_per_cycle), pe.copy.latency_cycles};
+      return {pe.copy.bytes_per_cycle, pe.copy.latency_cycles};
   }
-  return {};
+  return {1, 0};
+}
+
+UnitTime CostModel::unit(Unit u, std::uint64_t work, Path path) const {
+  const auto [per_cycle, latency] = rate(u, path);
+  return {ceil_div(work, per_cycle), latency};
 }
 
 UnitTime CostModel::dram(std::uint64_t bytes) const {
@@ -146,8 +158,10 @@ Roofline CostModel::roofline(const Work& w) const {
   Roofline r;
   const std::uint64_t pes = m_.pe_count();
   const machine::PeConfig& pe = m_.pe;
-  r.bounds["mac"] = ceil_div(w.macs, pes * pe.mac.int8_macs_per_cycle);
-  r.bounds["dpt_decoder"] = ceil_div(w.dpt_bytes, pes * pe.dpt_decoder.bytes_per_cycle);
+  r.bounds["mac"] = ceil_div(w.macs - w.ternary_macs, pes * pe.mac.int8_macs_per_cycle) +
+                    ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first);
+  r.bounds["dpt_decoder"] = ceil_div(w.dpt_bytes - w.base3_bytes, pes * pe.dpt_decoder.bytes_per_cycle) +
+                            ceil_div(w.base3_bytes, pes * rate(Unit::kDptDecoder, Path::kBase3).first);
   r.bounds["requant"] = ceil_div(w.requant_values, pes * pe.requant.values_per_cycle);
   r.bounds["copy"] = ceil_div(w.copy_bytes, pes * pe.copy.bytes_per_cycle);
   r.bounds["dram"] = dram(w.dram_bytes).busy;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/layout/loader_plan.h"
@@ -26,6 +27,13 @@ enum class Direction { kDown, kUp };
 enum class Unit { kMac, kDptDecoder, kRequant, kCopy };
 const char* unit_name(Unit u);  // "mac", "dpt_decoder", "requant", "copy"
 inline constexpr Unit kUnits[] = {Unit::kMac, Unit::kDptDecoder, Unit::kRequant, Unit::kCopy};
+
+// The datapath a unit's work runs on, when the unit has more than one: the MAC unit's int8 array or
+// its ternary path (pe.ternary_mac; absent: the int8 array's rate), the decoder's DPT datapath
+// (which also decodes BCT, 4 trits per byte) or its base-3 datapath (pe.base3_decoder; absent: a
+// quarter of the DPT decoder's byte rate, at least 1, and 4 more cycles of latency, for the four
+// sequential divisions by 3 a byte needs).
+enum class Path { kDefault, kTernaryMac, kBase3 };
 
 // One use of a unit or port: held `busy` cycles, the result ready `latency` cycles after that.
 struct UnitTime {
@@ -62,7 +70,9 @@ enum class Collective { kBroadcast, kScatter, kGather, kReduce };
 // Totals of a run's work, the roofline's input.
 struct Work {
   std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0;  // all PEs
-  std::uint64_t dram_bytes = 0;                                               // read + written
+  // Of those, MACs on the ternary path and bytes on the base-3 decoder (their own rates).
+  std::uint64_t ternary_macs = 0, base3_bytes = 0;
+  std::uint64_t dram_bytes = 0;                                     // read + written
   std::vector<std::uint64_t> busiest_down_bytes, busiest_up_bytes;  // per level, Σ over instructions
 };
 
@@ -77,7 +87,9 @@ class CostModel {
   explicit CostModel(const machine::MachineConfig& machine) : m_(machine) {}
 
   // A PE unit doing `work_per_pe` items (MACs, bytes, values).
-  UnitTime unit(Unit u, std::uint64_t work_per_pe) const;
+  UnitTime unit(Unit u, std::uint64_t work_per_pe, Path path = Path::kDefault) const;
+  // The rate and latency of a unit's datapath (items per cycle, cycles).
+  std::pair<std::uint64_t, std::uint64_t> rate(Unit u, Path path = Path::kDefault) const;
   // DRAM's port streaming `bytes`, and its access latency.
   UnitTime dram(std::uint64_t bytes) const;
   // One port of `level`'s links carrying `bytes` in `direction`, and the level's link latency.

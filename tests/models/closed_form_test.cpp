@@ -20,12 +20,14 @@ machine::MachineConfig mini() {
   return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
 }
 
-SimulationResult run(const std::string& text) {
-  program::Program p = program::parse_program(text, "test", layout::level_names(mini()));
+SimulationResult run_on(const machine::MachineConfig& m, const std::string& text) {
+  program::Program p = program::parse_program(text, "test", layout::level_names(m));
   std::map<std::string, std::vector<std::uint8_t>> inputs;
   for (const auto& t : p.tensors) inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 1);
-  return simulate(mini(), p, inputs, {});
+  return simulate(m, p, inputs, {});
 }
+
+SimulationResult run(const std::string& text) { return run_on(mini(), text); }
 
 std::uint64_t duration(const SimulationResult& r, std::size_t i) {
   return r.timings[i].end - r.timings[i].start;
@@ -91,6 +93,48 @@ TEST(ClosedForm, DptDecodeIsLatencyPlusCeilBytesOverRate) {
       run("tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
           "dpt_decode src=0 dst=64 bytes=10\n");
   EXPECT_EQ(duration(r, 1), 2u + 3u);
+}
+
+TEST(ClosedForm, BctDecodeRunsOnTheDptDecoderAtItsByteRate) {
+  // 10 BCT bytes (2 rows of 5) at the DPT decoder's 4 B/c: 2 + 3, whatever the trits per byte.
+  auto r =
+      run("tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
+          "dpt_decode src=0 dst=64 bytes=10 cols=5 codec=bct\n");
+  EXPECT_EQ(duration(r, 1), 2u + 3u);
+}
+
+TEST(ClosedForm, Base3DecodeDefaultsToAQuarterOfTheDptDecodersRate) {
+  // No pe.base3_decoder in mini: 4/4 = 1 B/c, latency 2 + 4. 10 bytes: 6 + 10.
+  auto r =
+      run("tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
+          "dpt_decode src=0 dst=64 bytes=10 codec=base3\n");
+  EXPECT_EQ(duration(r, 1), 6u + 10u);
+}
+
+TEST(ClosedForm, Base3DecodeIsItsFieldsLatencyPlusCeilBytesOverRate) {
+  machine::MachineConfig m = mini();
+  m.pe.base3_decoder = machine::DptDecoderConfig{3, 5};  // 10 bytes at 3 B/c: 5 + 4
+  auto r = run_on(m,
+                  "tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
+                  "dpt_decode src=0 dst=64 bytes=10 codec=base3\n");
+  EXPECT_EQ(duration(r, 1), 5u + 4u);
+}
+
+TEST(ClosedForm, TernaryMacIsItsFieldsLatencyPlusCeilMacsOverRate) {
+  machine::MachineConfig m = mini();
+  m.pe.ternary_mac = machine::TernaryMacConfig{100, 1};  // 5×7×9 = 315 MACs at 100/c: 1 + 4
+  auto r = run_on(m,
+                  "tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
+                  "ternary_mac a=0 w=0 c=64 m=5 n=7 k=9\n");
+  EXPECT_EQ(duration(r, 1), 1u + 4u);
+}
+
+TEST(ClosedForm, TernaryMacWithoutItsFieldRunsAtTheInt8Rate) {
+  // 315 MACs at mini's int8 64/c: 4 + 5.
+  auto r =
+      run("tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
+          "ternary_mac a=0 w=0 c=64 m=5 n=7 k=9\n");
+  EXPECT_EQ(duration(r, 1), 4u + 5u);
 }
 
 TEST(ClosedForm, RequantIsLatencyPlusCeilValuesOverRate) {

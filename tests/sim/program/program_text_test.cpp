@@ -194,3 +194,32 @@ TEST(ProgramText, TensorSizeThatOverflows64BitsIsRefused) {
 
 }  // namespace
 }  // namespace treesim::program
+
+namespace treesim::program {
+namespace {
+
+TEST(ProgramText, DptDecodeColsAndCodecRoundTripAndDefaultToDptInStreamOrder) {
+  const char* text = "dpt_decode src=0 dst=64 bytes=10 cols=5 codec=bct\ndpt_decode src=0 dst=64 bytes=10\n";
+  Program p = parse_program(text, "p.txt", kLevels);
+  const auto& packed = std::get<DptDecode>(p.instrs[0]);
+  EXPECT_EQ(packed.cols, 5u);
+  EXPECT_EQ(packed.codec, numeric::TernaryCodec::kBct);
+  const auto& plain = std::get<DptDecode>(p.instrs[1]);
+  EXPECT_EQ(plain.cols, 1u);
+  EXPECT_EQ(plain.codec, numeric::TernaryCodec::kDpt);
+  EXPECT_EQ(print_program(p, kLevels),
+            std::string("# treesim program\n") + text);  // defaults are not printed
+}
+
+TEST(ProgramText, DptDecodeCodecOutsideTheDecodersIsRejected) {
+  std::string e;
+  try {
+    parse_program("dpt_decode src=0 dst=64 bytes=10 codec=base243_prediv\n", "p.txt", kLevels);
+  } catch (const ProgramError& err) {
+    e = err.what();
+  }
+  EXPECT_EQ(e, "p.txt:1: field 'codec': expected dpt, bct or base3, got 'base243_prediv'");
+}
+
+}  // namespace
+}  // namespace treesim::program

@@ -1,0 +1,227 @@
+// The tgemm problem's steps after its operands exist: check, plan (qgemm's planner with W packed),
+// program, DRAM image, reference (the plain codec, then the int8 reference GEMM), report fields.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <random>
+
+#include "kernels/tgemm/tgemm_kernel.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/parse.h"
+#include "sim/numeric/qgemm_reference.h"
+
+namespace treesim::kernels {
+namespace {
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+std::optional<core::Error> layout_error(const std::string& text, std::vector<std::uint64_t> shape,
+                                        const char* option, const machine::MachineConfig& m) {
+  if (text.empty()) return std::nullopt;
+  machine::MachineConfig roomy = m;
+  roomy.levels.back().memory_bytes = std::uint64_t{1} << 62;
+  try {
+    layout::bind_or_throw(layout::parse_layout_or_throw(text, m), shape, roomy, 1);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{option, "invalid layout:\n" + trimmed(e.what())};
+  }
+  return std::nullopt;
+}
+
+std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v) {
+  std::vector<std::uint8_t> out(v.size() * 4);
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+double tgemm_seeded_scale(std::uint64_t k) {
+  // (a − Z)·w has an RMS of about 74·√(2/3) ≈ 60: spread √K of it over the output range.
+  return 1.0 / (64.0 * std::sqrt(static_cast<double>(k)));
+}
+
+TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, bool per_channel) {
+  std::mt19937_64 gen(seed);
+  TgemmOperands ops;
+  ops.a.resize(p.m * p.k);
+  for (auto& x : ops.a) x = static_cast<std::uint8_t>(gen() >> 24);
+  ops.w.resize(p.k * p.n);
+  for (auto& x : ops.w) x = static_cast<std::int8_t>(static_cast<int>((gen() >> 24) % 3) - 1);
+  const double base = tgemm_seeded_scale(p.k);
+  if (per_channel)
+    for (std::uint64_t c = 0; c < p.n; ++c)
+      ops.multipliers.push_back(
+          numeric::quantize_multiplier(base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0)));
+  if (p.has_bias) {
+    ops.bias.resize(p.n * 4);
+    for (std::uint64_t c = 0; c < p.n; ++c) {
+      std::int32_t v = static_cast<std::int32_t>(gen() % 65536) - 32768;
+      std::memcpy(ops.bias.data() + c * 4, &v, 4);
+    }
+  }
+  return ops;
+}
+
+TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, TgemmOperands operands, Layouts layouts)
+    : p_(std::move(problem)), e_(e), ops_(std::move(operands)), layouts_(std::move(layouts)) {
+  set_weight_encoding(p_, e_);
+}
+
+TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, std::uint64_t seed, bool per_channel,
+                             Layouts layouts)
+    : p_(std::move(problem)),
+      e_(e),
+      seed_(seed),
+      per_channel_seed_(per_channel),
+      layouts_(std::move(layouts)) {
+  set_weight_encoding(p_, e_);
+}
+
+const TgemmOperands& TgemmInstance::operands() const {
+  if (!ops_) ops_ = draw_tgemm_operands(p_, *seed_, per_channel_seed_);
+  if (w_bytes_.empty()) w_bytes_ = pack_weights(ops_->w, p_.k, p_.n, e_);
+  return *ops_;
+}
+
+numeric::OutputStage TgemmInstance::out_stage() const {
+  numeric::OutputStage out = p_.out;
+  if (!operands().multipliers.empty()) out.multipliers = operands().multipliers;
+  return out;
+}
+
+core::Errors TgemmInstance::check(const machine::MachineConfig& machine) const {
+  core::Errors errors;
+  try {
+    check_problem(p_);
+  } catch (const QgemmError& e) {
+    errors.push_back({"", e.what()});
+  }
+  core::Errors size = qgemm_size_errors(p_.m, p_.n, p_.k, p_.has_bias, p_.per_channel(), machine, false);
+  errors.insert(errors.end(), size.begin(), size.end());
+  return errors;
+}
+
+Result<Plan> TgemmInstance::plan(const machine::MachineConfig& machine) const {
+  core::Errors errors;
+  for (auto [text, shape, option] :
+       {std::tuple{&layouts_.a, std::vector<std::uint64_t>{p_.m, p_.k}, "--layout-a"},
+        {&layouts_.w, std::vector<std::uint64_t>{p_.k, p_.n}, "--layout-w"},
+        {&layouts_.c, std::vector<std::uint64_t>{p_.m, p_.n}, "--layout-c"}})
+    if (auto e = layout_error(*text, shape, option, machine)) errors.push_back(*e);
+  if (!errors.empty()) return errors;
+  QgemmPlan plan;
+  try {
+    Assignment fixed = assignment_from_layouts(p_, machine, layouts_.a, layouts_.w, layouts_.c);
+    plan = default_plan(p_, machine, fixed);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
+  } catch (const QgemmError& e) {
+    std::string what = e.what();
+    for (std::size_t at; (at = what.find("--layout-b")) != std::string::npos;)
+      what.replace(at, 10, "--layout-w");
+    return core::Error{"", what};
+  }
+  Plan out;
+  out.estimated_cycles = plan.estimated_cycles;
+  out.description = describe(plan, machine) + fmt::format("; W as {}", to_string(e_)) + "\nlayouts: A " +
+                    whole_layout_a(p_, plan, machine) + "\n         W " + whole_layout_b(p_, plan, machine) +
+                    "\n         C " + whole_layout_c(p_, plan, machine);
+  out.mapping = plan;
+  return out;
+}
+
+Result<program::Program> TgemmInstance::program(const Plan& plan,
+                                                const machine::MachineConfig& machine) const {
+  const auto* mapping = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!mapping) return core::Error{"", "tgemm: the plan was not made by tgemm"};
+  try {
+    return build_tgemm_program(p_, *mapping, machine, e_);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", trimmed(e.what())};
+  } catch (const QgemmError& e) {
+    return core::Error{"", e.what()};
+  }
+}
+
+std::vector<std::string> TgemmInstance::input_tensors() const {
+  std::vector<std::string> names{"A", "W"};
+  if (p_.has_bias) names.push_back("bias");
+  if (p_.per_channel()) names.insert(names.end(), {"multiplier", "shift"});
+  return names;
+}
+
+DramImage TgemmInstance::inputs() const {
+  const TgemmOperands& ops = operands();
+  DramImage dram{{"A", ops.a}, {"W", w_bytes_}};
+  if (p_.has_bias) dram["bias"] = ops.bias;
+  if (p_.per_channel()) {
+    std::vector<std::int32_t> mult, shift;
+    for (const auto& q : out_stage().multipliers) {
+      mult.push_back(q.multiplier);
+      shift.push_back(q.shift);
+    }
+    dram["multiplier"] = int32_bytes(mult);
+    dram["shift"] = int32_bytes(shift);
+  }
+  return dram;
+}
+
+Result<DramImage> TgemmInstance::reference() const {
+  const TgemmOperands& ops = operands();
+  numeric::QGemmParams params;
+  params.M = p_.m, params.N = p_.n, params.K = p_.k;
+  params.a_dtype = p_.a_dtype, params.b_dtype = core::DType::kInt8;
+  params.a_zero_point = p_.a_zero, params.b_zero_point = 0;
+  params.out = out_stage();
+  // W as the DRAM holds it, unpacked with the plain codec: the reference shares no decoder with the PEs.
+  std::vector<std::int8_t> w;
+  try {
+    w = unpack_weights(w_bytes_, p_.k, p_.n, e_);
+  } catch (const numeric::TernaryError& e) {
+    return core::Error{"", fmt::format("W: byte offset {}: {}", e.index(), e.what())};
+  }
+  std::vector<std::int32_t> a(ops.a.size()), b(w.begin(), w.end());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = p_.a_dtype == core::DType::kUInt8 ? ops.a[i] : static_cast<std::int8_t>(ops.a[i]);
+  std::vector<std::int32_t> bias(ops.bias.size() / 4);
+  if (!bias.empty()) std::memcpy(bias.data(), ops.bias.data(), ops.bias.size());
+  std::vector<std::int32_t> c;
+  try {
+    c = numeric::reference_qgemm(params, a, b, bias);
+  } catch (const numeric::QuantError& e) {
+    return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
+  }
+  std::vector<std::uint8_t> bytes(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) bytes[i] = static_cast<std::uint8_t>(c[i]);
+  return DramImage{{"C", std::move(bytes)}};
+}
+
+void TgemmInstance::add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
+                                      report::RunStats& stats) const {
+  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!p) return;
+  stats.info["plan"] = describe(*p, machine);
+  stats.info["weight_encoding"] = to_string(e_);
+  stats.info["layout_a"] = whole_layout_a(p_, *p, machine);
+  stats.info["layout_w"] = whole_layout_b(p_, *p, machine);
+  stats.info["layout_c"] = whole_layout_c(p_, *p, machine);
+  for (auto [key, value] : {std::pair{"m", p_.m},
+                            {"n", p_.n},
+                            {"k", p_.k},
+                            {"tile_m", p->tm},
+                            {"tile_n", p->tn},
+                            {"tile_k", p->kt},
+                            {"k_steps", p->steps},
+                            {"passes", p->m_passes * p->n_passes},
+                            {"w_bytes", weight_bytes(p_.k, p_.n, e_)},
+                            {"w_dram_read_bytes", weight_dram_bytes(p_, *p, e_)}})
+    stats.extra[key] = value;
+}
+
+std::vector<OutputArray> TgemmInstance::outputs() const { return {{"C", p_.out_dtype(), {p_.m, p_.n}}}; }
+
+}  // namespace treesim::kernels

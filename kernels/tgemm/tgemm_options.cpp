@@ -1,0 +1,249 @@
+// tgemm's options and its problem: random operands from --seed, or A, W (int8 .npy of −1/0/+1 or a
+// .dpt file), bias and the output stage from files.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/tgemm/tgemm_kernel.h"
+#include "sim/io/npy.h"
+#include "sim/numeric/dpt_file.h"
+#include "sim/numeric/quant_file.h"
+#include "sim/numeric/ternary_tensor.h"
+
+namespace treesim::kernels {
+namespace {
+
+constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+std::vector<OptionSpec> tgemm_options() {
+  const std::vector<std::string> dtypes{"u8", "s8", "uint8", "int8"};
+  auto size = [](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kUnsigned, help, std::nullopt, {}, 1, std::nullopt};
+  };
+  auto dtype = [&](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, dtypes, {}, {}};
+  };
+  auto zero = [](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kInt32Min, kInt32Max};
+  };
+  auto plain = [](const char* name, OptionKind kind, const char* help) {
+    return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
+  };
+  return {
+      size("m", "Rows of A and C"),
+      size("n", "Columns of W and C"),
+      size("k", "Columns of A, rows of W"),
+      {"weight-encoding",
+       OptionKind::kChoice,
+       "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
+       "(the four compared)",
+       OptionValue{std::string("dpt")},
+       {"dpt", "bct", "base3", "int8", "all"},
+       {},
+       {}},
+      dtype("dtype-a", "A's type with --seed: u8 or s8"),
+      dtype("dtype-out", "C's type with --seed: u8 or s8"),
+      zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+      plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
+      plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
+      {"seed",
+       OptionKind::kUnsigned,
+       "Seed of the random operands",
+       OptionValue{std::uint64_t{1}},
+       {},
+       {},
+       {}},
+      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K)"),
+      plain("w", OptionKind::kPath, "W as .npy (int8 −1/0/1, K×N) or .dpt (treesim dpt pack)"),
+      plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
+      plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--w; b_scale is W's scale"),
+      plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
+      plain("layout-w", OptionKind::kText, "Layout of the whole W (K×N): which levels split K and N"),
+      plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
+  };
+}
+
+core::DType operand_dtype(const std::string& text) {
+  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
+}
+
+std::int32_t default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
+
+WeightEncoding encoding_of(const std::string& text) {
+  for (WeightEncoding e : kWeightEncodings)
+    if (text == to_string(e)) return e;
+  return WeightEncoding::kDpt;
+}
+
+TgemmInstance::Layouts layouts_of(const Options& o) {
+  return {o.text("layout-a"), o.text("layout-w"), o.text("layout-c")};
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// W's weights from an int8 .npy of −1/0/1 or a .dpt file; K and N from its shape.
+Result<std::vector<std::int8_t>> read_weights(const std::string& path, std::uint64_t& k, std::uint64_t& n) {
+  std::vector<std::uint64_t> shape;
+  std::vector<std::int8_t> w;
+  if (ends_with(path, ".dpt")) {
+    try {
+      numeric::PackedTernary packed = numeric::read_dpt_file(path);
+      shape = packed.shape;
+      if (shape.size() == 2) w = numeric::unpack_ternary(packed, /*strict=*/true);
+    } catch (const numeric::TernaryError& e) {
+      return core::Error{path, fmt::format("payload byte offset {}: {}", e.index(), e.what())};
+    } catch (const std::exception& e) {
+      return core::Error{"", e.what()};
+    }
+  } else {
+    try {
+      io::NpyArray a = io::read_npy(path);
+      if (a.dtype != core::DType::kInt8)
+        return core::Error{
+            path, fmt::format("expected int8 weights −1, 0 or 1, got {}", core::dtype_name(a.dtype))};
+      shape = a.shape;
+      w.assign(a.bytes.begin(), a.bytes.end());
+    } catch (const std::runtime_error& e) {
+      return core::Error{"", e.what()};
+    }
+  }
+  if (shape.size() != 2)
+    return core::Error{
+        path, fmt::format("expected a K×N matrix (2 dimensions), got shape {}", io::shape_string(shape))};
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (w[i] < -1 || w[i] > 1)
+      return core::Error{path, fmt::format("element [{}, {}] (index {}) is {}, expected -1, 0 or 1",
+                                           i / shape[1], i % shape[1], i, w[i])};
+  for (auto [want, got, name] : {std::tuple{&k, shape[0], "K"}, {&n, shape[1], "N"}}) {
+    if (*want != 0 && *want != got)
+      return core::Error{path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
+                                           io::shape_string(shape), name, got, name, *want)};
+    *want = got;
+  }
+  return w;
+}
+
+Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::MachineConfig& machine) {
+  const std::string a_path = o.text("a"), w_path = o.text("w"), quant = o.text("quant"),
+                    bias_path = o.text("bias");
+  if (a_path.empty() || w_path.empty() || quant.empty())
+    return core::Error{
+        "", "--a, --w and --quant go together (and --bias optionally); or use --seed for random operands"};
+  QgemmProblem p;
+  p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
+  p.k = o.unsigned_int("k").value_or(0);
+  TgemmOperands ops;
+  io::NpyArray a;
+  try {
+    a = io::read_npy(a_path);
+  } catch (const std::runtime_error& e) {
+    return core::Error{"", e.what()};
+  }
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
+    return core::Error{a_path,
+                       fmt::format("expected int8 or uint8 values, got {}", core::dtype_name(a.dtype))};
+  if (a.shape.size() != 2)
+    return core::Error{
+        a_path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
+  for (auto [want, got, name] : {std::tuple{&p.m, a.shape[0], "M"}, {&p.k, a.shape[1], "K"}}) {
+    if (*want != 0 && *want != got)
+      return core::Error{a_path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
+                                             io::shape_string(a.shape), name, got, name, *want)};
+    *want = got;
+  }
+  p.a_dtype = a.dtype;
+  ops.a = std::move(a.bytes);
+  auto w = read_weights(w_path, p.k, p.n);
+  if (!w) return w.errors();
+  ops.w = std::move(w.value());
+  numeric::QuantFile q;
+  try {
+    q = numeric::load_quant_file(quant);
+  } catch (const std::runtime_error& e) {
+    return core::Error{"", e.what()};
+  }
+  if (q.b_zero_point != 0)
+    return core::Error{quant, fmt::format("field 'b_zero_point': ternary weights have zero point 0, got {}",
+                                          q.b_zero_point)};
+  p.a_zero = q.a_zero_point;
+  p.out = q.out;
+  if (!bias_path.empty()) {
+    io::NpyArray bias;
+    try {
+      bias = io::read_npy(bias_path);
+    } catch (const std::runtime_error& e) {
+      return core::Error{"", e.what()};
+    }
+    if (bias.dtype != core::DType::kInt32 || bias.shape != std::vector<std::uint64_t>{p.n})
+      return core::Error{bias_path, fmt::format("expected int32 of shape ({},), got {} {}", p.n,
+                                                core::dtype_name(bias.dtype), io::shape_string(bias.shape))};
+    p.has_bias = true;
+    ops.bias = std::move(bias.bytes);
+  }
+  core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, true);
+  for (auto& e : size)
+    if (e.where == "--b") e.where = "--w";
+  if (!size.empty()) return size;
+  return std::unique_ptr<Problem>(
+      new TgemmInstance(std::move(p), encoding_of(o.text("weight-encoding")), std::move(ops), layouts_of(o)));
+}
+
+Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
+  const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
+  if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
+    return core::Error{"", "give --m, --n and --k (or --a/--w/--quant files)"};
+  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
+  core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
+  if (!size.empty()) return size;
+  QgemmProblem p;
+  p.m = *m, p.n = *n, p.k = *k;
+  p.a_dtype = operand_dtype(o.text("dtype-a"));
+  const core::DType out = operand_dtype(o.text("dtype-out"));
+  auto zero = [&](const char* name, core::DType t) {
+    const auto z = o.signed_int(name);
+    return z ? static_cast<std::int32_t>(*z) : default_zero(t);
+  };
+  p.a_zero = zero("a-zero", p.a_dtype);
+  p.out.out_dtype = out;
+  p.out.out_zero_point = zero("out-zero", out);
+  p.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
+  p.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
+  p.out.multipliers.assign(per_channel ? p.n : 1, numeric::quantize_multiplier(tgemm_seeded_scale(p.k)));
+  p.has_bias = bias;
+  const WeightEncoding e = encoding_of(o.text("weight-encoding"));
+  const std::uint64_t seed = o.unsigned_int("seed").value_or(1);
+  if (per_channel && p.n == 1) {  // one drawn multiplier is a per-tensor one: the program holds it
+    TgemmOperands ops = draw_tgemm_operands(p, seed, per_channel);
+    p.out.multipliers = ops.multipliers;
+    return std::unique_ptr<Problem>(new TgemmInstance(std::move(p), e, std::move(ops), layouts_of(o)));
+  }
+  return std::unique_ptr<Problem>(new TgemmInstance(std::move(p), e, seed, per_channel, layouts_of(o)));
+}
+
+Result<std::unique_ptr<Problem>> make_tgemm(const Options& o, const machine::MachineConfig& machine) {
+  if (o.text("weight-encoding") == "all")
+    return core::Error{"--weight-encoding", "all compares the encodings in `treesim run`: choose one here"};
+  const bool files =
+      !o.text("a").empty() || !o.text("w").empty() || !o.text("quant").empty() || !o.text("bias").empty();
+  return files ? from_files(o, machine) : from_seed(o, machine);
+}
+
+}  // namespace
+
+Kernel tgemm_kernel() {
+  return {"tgemm",
+          "Ternary-weight GEMM C = requant(A·W + bias), W packed (DPT) and decoded in the PEs",
+          tgemm_options(),
+          "Write C as .npy",
+          {{"m", "16"}, {"n", "24"}, {"k", "43"}, {"per-channel", "true"}},
+          &make_tgemm,
+          "weight-encoding"};
+}
+
+}  // namespace treesim::kernels
