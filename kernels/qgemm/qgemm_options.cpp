@@ -235,9 +235,13 @@ Result<std::unique_ptr<Problem>> make_qgemm(const Options& o, const machine::Mac
 }  // namespace
 
 Kernel qgemm_kernel() {
-  return {
-      "qgemm",           "Quantized int8 GEMM C = requant(A·B + bias), verified bit-exactly", qgemm_options(),
-      "Write C as .npy", {{"m", "16"}, {"n", "24"}, {"k", "40"}, {"per-channel", "true"}},    &make_qgemm};
+  return {"qgemm",
+          "Quantized int8 GEMM C = requant(A·B + bias), verified bit-exactly",
+          qgemm_options(),
+          "Write C as .npy",
+          {{"m", "16"}, {"n", "24"}, {"k", "40"}, {"per-channel", "true"}},
+          &make_qgemm,
+          ""};
 }
 
 }  // namespace treesim::kernels

@@ -181,7 +181,8 @@ Kernel relu_kernel() {
        {"seed", OptionKind::kUnsigned, "Seed of the random X", OptionValue{std::uint64_t{1}}, {}, {}, {}}},
       "Write Y as .npy",
       {{"n", "1000"}},
-      &make_relu};
+      &make_relu,
+      ""};
 }
 
 }  // namespace treesim::kernels

@@ -17,7 +17,9 @@ namespace treesim::numeric {
 // Parameters of the output stage. `multipliers` has one entry (per tensor) or one per output
 // channel; channel c uses multipliers[c] when per-channel, multipliers[0] otherwise.
 struct OutputStage {
-  std::vector<QuantizedMultiplier> multipliers{QuantizedMultiplier{1 << 30, 1}};  // 1.0
+  // (n, value) rather than an initializer list: GCC 12 warns a list's array may be used uninitialized.
+  std::vector<QuantizedMultiplier> multipliers =
+      std::vector<QuantizedMultiplier>(1, QuantizedMultiplier{1 << 30, 1});  // 1.0
   std::int32_t out_zero_point = 0;
   DType out_dtype = DType::kInt8;
   std::int32_t act_min = -128;  // activation range in the quantized output domain (after + Z)

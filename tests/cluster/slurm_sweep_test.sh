@@ -20,6 +20,14 @@ if ((${#need[@]})); then
     exit 1
   fi
   echo "test-cluster: installing slurm-wlm and munge"
+  # munge's postinst makes its key with `su munge` unless one exists, and su fails where other users
+  # cannot reach / (a chroot made in a 0700 folder). The test runs its own munged with its own key,
+  # so the system one only has to exist.
+  if [ ! -e /etc/munge/munge.key ]; then
+    mkdir -p /etc/munge
+    dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+    chmod 400 /etc/munge/munge.key
+  fi
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 fi

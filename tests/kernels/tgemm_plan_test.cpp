@@ -33,7 +33,9 @@ TEST(TgemmPlan, KStepsAreWholePackedRowsAndTheBuffersFitTheLm) {
         EXPECT_LE(plan.lm_bytes, m.lm_bytes());
         EXPECT_GE(plan.pk * plan.kt * plan.steps, p.k);
         EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles) << describe(plan, m);
-        if (e != WeightEncoding::kInt8) EXPECT_NE(plan.lm_w[0], plan.lm_w[1]);
+        if (e != WeightEncoding::kInt8) {
+          EXPECT_NE(plan.lm_w[0], plan.lm_w[1]);
+        }
       }
   }
 }

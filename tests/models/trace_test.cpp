@@ -196,7 +196,9 @@ void check_trace_event_format(const json& doc) {
     if (ph == "X") {
       for (const char* k : {"ts", "dur"}) ASSERT_TRUE(e.contains(k) && e[k].is_number() && e[k] >= 0) << e;
       ASSERT_TRUE(e.contains("tid") && e["tid"].is_number_integer()) << e;
-      if (e.contains("args")) ASSERT_TRUE(e["args"].is_object()) << e;
+      if (e.contains("args")) {
+        ASSERT_TRUE(e["args"].is_object()) << e;
+      }
     } else if (ph == "C") {
       ASSERT_TRUE(e.contains("ts") && e["ts"].is_number()) << e;
       ASSERT_TRUE(e.contains("args") && e["args"].is_object() && !e["args"].empty()) << e;
@@ -204,10 +206,12 @@ void check_trace_event_format(const json& doc) {
     } else if (ph == "M") {
       ASSERT_TRUE(metadata.count(e["name"])) << e;
       ASSERT_TRUE(e.contains("args") && e["args"].is_object()) << e;
-      if (e["name"] == "thread_name" || e["name"] == "thread_sort_index")
+      if (e["name"] == "thread_name" || e["name"] == "thread_sort_index") {
         ASSERT_TRUE(e.contains("tid") && e["tid"].is_number_integer()) << e;
-      if (e["name"] == "process_name" || e["name"] == "thread_name")
+      }
+      if (e["name"] == "process_name" || e["name"] == "thread_name") {
         ASSERT_TRUE(e["args"].contains("name") && e["args"]["name"].is_string()) << e;
+      }
     } else {
       FAIL() << "unexpected phase " << ph;
     }
