@@ -146,7 +146,12 @@ std::vector<Stall> find_stalls(const TraceFile& t) {
       if (!f.track.empty()) s.by = f.by;
       out.push_back(s);
     }
-    if (f.any && in.waits_for && in.ready > f.at) out.push_back({i, f.at, in.ready, true, "", in.waits_for});
+    // Holds are granted in program order, so an instruction waits for data only from when the one
+    // before it started (it was issued then), not from the start of the run: the last requant of a
+    // GEMM is not said to wait the whole run.
+    const std::uint64_t issued = i > 0 ? t.instrs[i - 1].start : 0;
+    const std::uint64_t from = std::max(f.at, issued);
+    if (f.any && in.waits_for && in.ready > from) out.push_back({i, from, in.ready, true, "", in.waits_for});
   }
   std::stable_sort(out.begin(), out.end(), [](const Stall& a, const Stall& b) {
     return a.cycles() != b.cycles() ? a.cycles() > b.cycles() : a.instr < b.instr;

@@ -1,7 +1,8 @@
 // Where a run waited, read back from its trace-event JSON (--trace-json): for each instruction, the
 // cycles between its data being ready and its start (a resource was still held by another
-// instruction) and the cycles its resources sat free before its data were ready (it waited for the
-// instruction that writes its input or still reads its output). `treesim trace summarize` prints
+// instruction) and the cycles its resources sat free, after it was issued (the instruction before
+// it started), before its data were ready (it waited for the instruction that writes its input or
+// still reads its output). `treesim trace summarize` prints
 // the longest.
 #pragma once
 

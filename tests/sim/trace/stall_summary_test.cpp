@@ -8,11 +8,12 @@ namespace {
 
 TraceFile two_loads_and_a_mac() {
   // load 0 holds the port 0-10; load 1 (data ready at 0) waits for it until 10; mac 2 needs load
-  // 1's data, ready at 20, while its unit was free from the start.
+  // 1's data, ready at 30, while its unit was free from the start: it waits from 10, when it was
+  // issued (load 1 started), not from 0.
   TraceFile t;
   t.instrs = {
-      {"load#0", 0, 0, 10, std::nullopt}, {"load#1", 0, 10, 20, std::nullopt}, {"mac#2", 20, 20, 25, 1}};
-  t.slices = {{"board.down", 0, 0, 10}, {"board.down", 1, 10, 20}, {"pe.mac", 2, 20, 25}};
+      {"load#0", 0, 0, 10, std::nullopt}, {"load#1", 0, 10, 20, std::nullopt}, {"mac#2", 30, 30, 35, 1}};
+  t.slices = {{"board.down", 0, 0, 10}, {"board.down", 1, 10, 20}, {"pe.mac", 2, 30, 35}};
   return t;
 }
 
@@ -22,8 +23,8 @@ TEST(StallSummary, NamesTheHeldResourceAndTheDataWaitedFor) {
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].instr, 2u);  // 20 cycles: the longest first
   EXPECT_TRUE(s[0].data);
-  EXPECT_EQ(s[0].from, 0u);
-  EXPECT_EQ(s[0].to, 20u);
+  EXPECT_EQ(s[0].from, 10u);
+  EXPECT_EQ(s[0].to, 30u);
   EXPECT_EQ(s[0].by, std::optional<std::size_t>(1));
   EXPECT_EQ(s[1].instr, 1u);
   EXPECT_FALSE(s[1].data);
