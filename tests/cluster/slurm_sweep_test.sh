@@ -101,6 +101,10 @@ $node NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=treesim Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 : > "$tmp/plugstack.conf"
+# slurmd loads a cgroup plugin even with proctrack/pgid and task/none; the default, autodetect,
+# fails where /sys/fs/cgroup is not mounted (a chroot, some containers). cgroup/v1's init needs no
+# mount, and nothing here uses cgroups.
+echo "CgroupPlugin=cgroup/v1" > "$tmp/cgroup.conf"
 export SLURM_CONF=$tmp/slurm.conf
 slurmctld -i -f "$tmp/slurm.conf"
 slurmd -f "$tmp/slurm.conf"
