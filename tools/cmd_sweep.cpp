@@ -66,7 +66,8 @@ void submit_slurm(const SweepCommand& c, std::size_t points) {
   std::error_code ec;
   std::filesystem::create_directories(dir + "/slurm", ec);
   if (ec) throw CliError(fmt::format("{}: cannot create the folder ({})", core::echo(dir, 0), ec.message()));
-  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw CliError("sweep: cannot find the treesim binary (/proc/self/exe)", 1);
   const std::string script = slurm_script(exe, absolute(c.spec), dir, chunks, c.chunk_size,
                                           SlurmOptions{c.partition, c.array_max, c.time});
   const std::string script_path = dir + "/sweep.sbatch";
