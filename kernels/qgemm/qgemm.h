@@ -141,6 +141,11 @@ std::string describe(const QgemmPlan& plan, const machine::MachineConfig& machin
 
 // The program: tensors A (M×K), B (K×N), C (M×N, out dtype), and when used bias, multiplier and
 // shift (N int32 each); C holds the result after the run.
+// The requant of pass `pass`'s accumulators into its output buffer, with the bias and per-channel
+// parameters of vector buffer `v` (the column block's): shared by qgemm's and tgemm's schedules.
+program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& plan, std::uint64_t pass,
+                            std::size_t v);
+
 program::Program build_program(const QgemmProblem& problem, const QgemmPlan& plan,
                                const machine::MachineConfig& machine);
 

@@ -13,6 +13,30 @@
 #include "sim/layout/parse.h"
 
 namespace treesim::kernels {
+
+program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& p, std::uint64_t pass, std::size_t v) {
+  program::Requant rq;
+  rq.src = p.lm_acc[pass % 2];
+  rq.dst = p.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
+  rq.rows = p.tm, rq.cols = p.tn;
+  rq.has_bias = prob.has_bias;
+  rq.bias = p.lm_bias[v];
+  if (prob.per_channel()) {
+    rq.params_in_lm = true;
+    rq.multiplier_lm = p.lm_mult[v];
+    rq.shift_lm = p.lm_shift[v];
+  } else {
+    rq.multiplier = {prob.out.multipliers[0].multiplier};
+    rq.shift = {prob.out.multipliers[0].shift};
+  }
+  rq.out_zero = prob.out.out_zero_point;
+  rq.out_dtype = prob.out_dtype();
+  rq.act_min = prob.out.act_min;
+  rq.act_max = prob.out.act_max;
+  rq.rounding = prob.out.rounding;
+  return rq;
+}
+
 namespace {
 
 program::Load load(const std::string& tensor, const layout::TensorLayout& layout, std::uint64_t lm,
@@ -146,26 +170,7 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
-  program::Requant rq;
-  rq.src = acc;
-  rq.dst = p_.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
-  rq.rows = p_.tm, rq.cols = p_.tn;
-  rq.has_bias = prob_.has_bias;
-  rq.bias = p_.lm_bias[v];
-  if (prob_.per_channel()) {
-    rq.params_in_lm = true;
-    rq.multiplier_lm = p_.lm_mult[v];
-    rq.shift_lm = p_.lm_shift[v];
-  } else {
-    rq.multiplier = {prob_.out.multipliers[0].multiplier};
-    rq.shift = {prob_.out.multipliers[0].shift};
-  }
-  rq.out_zero = prob_.out.out_zero_point;
-  rq.out_dtype = prob_.out_dtype();
-  rq.act_min = prob_.out.act_min;
-  rq.act_max = prob_.out.act_max;
-  rq.rounding = prob_.out.rounding;
-  prog_.instrs.emplace_back(rq);
+  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
 }
 
 // One store of row pieces [first_piece, end_piece) of a pass: C rows

@@ -152,26 +152,7 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
-  program::Requant rq;
-  rq.src = acc;
-  rq.dst = p_.lm_out[pass % 2];
-  rq.rows = p_.tm, rq.cols = p_.tn;
-  rq.has_bias = prob_.has_bias;
-  rq.bias = p_.lm_bias[v];
-  if (prob_.per_channel()) {
-    rq.params_in_lm = true;
-    rq.multiplier_lm = p_.lm_mult[v];
-    rq.shift_lm = p_.lm_shift[v];
-  } else {
-    rq.multiplier = {prob_.out.multipliers[0].multiplier};
-    rq.shift = {prob_.out.multipliers[0].shift};
-  }
-  rq.out_zero = prob_.out.out_zero_point;
-  rq.out_dtype = prob_.out_dtype();
-  rq.act_min = prob_.out.act_min;
-  rq.act_max = prob_.out.act_max;
-  rq.rounding = prob_.out.rounding;
-  prog_.instrs.emplace_back(rq);
+  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
 }
 
 void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece) {
