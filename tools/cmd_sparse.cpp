@@ -5,10 +5,13 @@
 
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 #include "sim/sparse/encoding.h"
 #include "sim/sparse/matrix_file.h"
+#include "sim/sparse/partition.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/sparse/storage_text.h"
 #include "tools/cli.h"
@@ -97,6 +100,65 @@ void add_encodings(CLI::App& sparse) {
   });
 }
 
+std::string partition_text(const sparse::PartitionStats& s, sparse::Partition kind, std::uint64_t pes) {
+  std::string out = fmt::format("partition: {} over {} PEs", sparse::partition_name(kind), pes);
+  if (kind == sparse::Partition::k2d) out += fmt::format(" (grid {} x {})", s.grid_rows, s.grid_cols);
+  out +=
+      fmt::format("\nstored entries: {}; per PE min {} mean {:.2f} max {}\n", s.total, s.min, s.mean, s.max);
+  out += fmt::format("imbalance (max/mean): {:.3f}; idle MAC slots (PEs x max - total): {}\n", s.imbalance,
+                     s.idle_slots);
+  return out;
+}
+
+void add_partition(CLI::App& sparse) {
+  auto* cmd = sparse.add_subcommand(
+      "partition", "Split a matrix's stored entries over the PEs (rows, nnz or 2d) and print the balance");
+  auto file = std::make_shared<std::string>();
+  auto encoding = std::make_shared<std::string>("csr");
+  auto how = std::make_shared<std::string>("rows");
+  auto machine = std::make_shared<std::string>();
+  auto pes = std::make_shared<std::uint64_t>(0);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("FILE", *file, "Matrix file, or a storage file written by `sparse show --json`")
+      ->required();
+  CLI::Option* enc =
+      cmd->add_option("--encoding", *encoding, "Encoding (as for `sparse show`)")->capture_default_str();
+  cmd->add_option("--partition", *how,
+                  "rows (equal row ranges), nnz (balanced stored entries) or 2d (grid of blocks)")
+      ->capture_default_str();
+  CLI::Option* m = cmd->add_option("--machine", *machine, "Machine file: split over its PEs");
+  CLI::Option* p =
+      cmd->add_option("--pes", *pes, "Split over this many PEs (1..1048576) instead of a machine's");
+  m->excludes(p);
+  cmd->add_flag("--json", *json, "Print the figures and the per-PE counts as JSON");
+  cmd->callback([=] {
+    sparse::Partition kind = sparse::Partition::kRows;
+    if (!sparse::parse_partition(*how, kind))
+      throw CliError(fmt::format("--partition: expected rows, nnz or 2d, got '{}'", core::echo(*how)));
+    if (m->count() == 0 && p->count() == 0)
+      throw CliError("sparse partition: expected --machine FILE or --pes N");
+    if (p->count() > 0 && (*pes == 0 || *pes > (std::uint64_t{1} << 20)))
+      throw CliError(fmt::format("--pes: expected 1..1048576, got {}", *pes));
+    const std::uint64_t n = m->count() > 0 ? load_machine_or_throw(*machine).pe_count() : *pes;
+    const sparse::SparseMatrix a = load(*file, *encoding, enc->count() > 0);
+    const sparse::PartitionStats s = sparse::partition_stats(a, sparse::make_partition(a, kind, n));
+    if (!*json) return emit(partition_text(s, kind, n));
+    nlohmann::ordered_json j;
+    j["encoding"] = sparse::print_encoding(a.encoding);
+    j["partition"] = sparse::partition_name(kind);
+    j["pes"] = n;
+    j["grid"] = {s.grid_rows, s.grid_cols};
+    j["stored_entries"] = s.total;
+    j["per_pe_min"] = s.min;
+    j["per_pe_mean"] = s.mean;
+    j["per_pe_max"] = s.max;
+    j["imbalance"] = s.imbalance;
+    j["idle_mac_slots"] = s.idle_slots;
+    j["per_pe"] = s.per_pe;
+    emit(j.dump() + "\n");
+  });
+}
+
 }  // namespace
 
 void add_sparse_command(CLI::App& app) {
@@ -105,6 +167,7 @@ void add_sparse_command(CLI::App& app) {
   add_encodings(*sparse);
   add_encoding(*sparse);
   add_show(*sparse);
+  add_partition(*sparse);
 }
 
 }  // namespace treesim::tools
