@@ -26,5 +26,6 @@ std::string mini_with(const std::vector<std::pair<std::string, std::string>>& ed
 std::vector<BadInput> machine_cases();
 std::vector<BadInput> program_cases();
 std::vector<BadInput> command_cases();
+std::vector<BadInput> sparse_cases();
 
 }  // namespace treesim::testing

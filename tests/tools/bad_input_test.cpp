@@ -61,7 +61,7 @@ std::set<std::string> entries(const std::string& dir) {
 
 std::vector<BadInput> all_cases() {
   std::vector<BadInput> all;
-  for (auto* group : {&machine_cases, &program_cases, &command_cases}) {
+  for (auto* group : {&machine_cases, &program_cases, &command_cases, &sparse_cases}) {
     auto cases = (*group)();
     all.insert(all.end(), cases.begin(), cases.end());
   }

@@ -1,0 +1,197 @@
+// Building storage level by level, as MLIR's sparse tensor assembly does: the entries are mapped
+// to level coordinates and sorted; each level then turns every parent (a range of entries sharing
+// the coordinates above) into its children.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "sim/sparse/sparse_error.h"
+#include "sim/sparse/storage.h"
+
+namespace treesim::sparse {
+namespace {
+
+std::uint64_t level_coordinate(const LevelExpr& x, std::uint64_t row, std::uint64_t col) {
+  const std::uint64_t d = x.dim == 0 ? row : col;
+  switch (x.op) {
+    case ExprOp::kFloorDiv:
+      return d / x.k;
+    case ExprOp::kMod:
+      return d % x.k;
+    default:
+      return d;
+  }
+}
+
+std::uint64_t level_size(const LevelExpr& x, std::uint64_t rows, std::uint64_t cols) {
+  const std::uint64_t d = x.dim == 0 ? rows : cols;
+  switch (x.op) {
+    case ExprOp::kFloorDiv:
+      return (d + x.k - 1) / x.k;
+    case ExprOp::kMod:
+      return x.k;
+    default:
+      return d;
+  }
+}
+
+// A parent's entries: [begin, end) of the sorted entries; empty for a dense level's fill.
+struct Range {
+  std::size_t begin = 0, end = 0;
+};
+
+void check_fits(std::uint64_t v, int width, std::size_t level, const char* array) {
+  if (stored_bits(width) < 64 && v >= (std::uint64_t{1} << width))
+    throw SparseError(fmt::format("level {} {}: {} does not fit {} bits (the encoding's {})", level, array, v,
+                                  width, std::string(array) == "positions" ? "posWidth" : "crdWidth"));
+}
+
+void check_entries(const Coo& coo) {
+  for (std::size_t k = 0; k < coo.entries.size(); ++k) {
+    const Triple& t = coo.entries[k];
+    if (t.row >= coo.rows || t.col >= coo.cols)
+      throw SparseError(
+          fmt::format("entry {}: ({}, {}) is outside the {}x{} matrix", k, t.row, t.col, coo.rows, coo.cols));
+  }
+}
+
+SparseMatrix build_ell(const Coo& coo, const Encoding& e) {
+  SparseMatrix m{coo.rows, coo.cols, e, {}, {}, {}};
+  const std::size_t rdim = e.levels[0].expr.dim;
+  const std::uint64_t k = e.levels[0].expr.k;
+  const std::uint64_t outer = rdim == 0 ? coo.rows : coo.cols, inner = rdim == 0 ? coo.cols : coo.rows;
+  m.level_sizes = {k * outer, outer, inner};
+  if (k > kMaxStoredEntries / std::max<std::uint64_t>(outer, 1))
+    throw SparseError(
+        fmt::format("ELL with {} slots per row over {} rows is more than the {} entries supported", k, outer,
+                    kMaxStoredEntries));
+  m.levels.resize(3);
+  std::map<std::pair<std::uint64_t, std::uint64_t>, double> sorted;
+  for (const Triple& t : coo.entries)
+    sorted[rdim == 0 ? std::pair{t.row, t.col} : std::pair{t.col, t.row}] += t.value;
+  const std::uint64_t pad = ell_pad(e.crd_width);
+  auto& crd = m.levels[2].coordinates;
+  crd.assign(outer * k, pad);
+  m.values.assign(outer * k, 0.0);
+  std::uint64_t row = ~std::uint64_t{0}, slot = 0;
+  for (const auto& [rc, v] : sorted) {
+    if (rc.first != row) row = rc.first, slot = 0;
+    if (slot == k)
+      throw SparseError(fmt::format("ELL with {} slots per {}: {} {} has more nonzeros", k,
+                                    rdim == 0 ? "row" : "column", rdim == 0 ? "row" : "column", row));
+    check_fits(rc.second, e.crd_width, 2, "coordinates");
+    crd[row * k + slot] = rc.second;
+    m.values[row * k + slot++] = v;
+  }
+  if (stored_bits(e.crd_width) < 64 && inner >= pad)
+    throw SparseError(
+        fmt::format("level 2 coordinates: {} columns leave no padding value in {} bits", inner, e.crd_width));
+  return m;
+}
+
+}  // namespace
+
+SparseMatrix build(const Coo& coo, const Encoding& e) {
+  check_entries(coo);
+  if (e.is_ell()) return build_ell(coo, e);
+  const std::size_t nlev = e.levels.size();
+  SparseMatrix m{coo.rows, coo.cols, e, {}, std::vector<LevelArrays>(nlev), {}};
+  for (const Level& l : e.levels) m.level_sizes.push_back(level_size(l.expr, coo.rows, coo.cols));
+
+  // Level coordinates of every entry, sorted; duplicates add up.
+  std::map<std::vector<std::uint64_t>, double> by_level;
+  for (const Triple& t : coo.entries) {
+    std::vector<std::uint64_t> lc(nlev);
+    for (std::size_t l = 0; l < nlev; ++l) lc[l] = level_coordinate(e.levels[l].expr, t.row, t.col);
+    by_level[lc] += t.value;
+  }
+  std::vector<std::vector<std::uint64_t>> crds;
+  std::vector<double> vals;
+  for (auto& [lc, v] : by_level) crds.push_back(lc), vals.push_back(v);
+
+  std::vector<Range> parents = {{0, crds.size()}};
+  for (std::size_t l = 0; l < nlev; ++l) {
+    const LevelType& t = e.levels[l].type;
+    LevelArrays& a = m.levels[l];
+    std::vector<Range> children;
+    const auto crd_at = [&](std::size_t k) { return crds[k][l]; };
+    switch (t.format) {
+      case LevelFormat::kDense:
+        if (parents.size() * m.level_sizes[l] > kMaxStoredEntries)
+          throw SparseError(fmt::format(
+              "level {}: a dense level over {} parents stores {} x {} entries, more than the {} supported", l,
+              parents.size(), parents.size(), m.level_sizes[l], kMaxStoredEntries));
+        for (const Range& p : parents) {
+          std::size_t k = p.begin;
+          for (std::uint64_t c = 0; c < m.level_sizes[l]; ++c) {
+            Range r{k, k};
+            while (r.end < p.end && crd_at(r.end) == c) ++r.end;
+            children.push_back(r);
+            k = r.end;
+          }
+        }
+        break;
+      case LevelFormat::kCompressed:
+      case LevelFormat::kLooseCompressed: {
+        const bool loose = t.format == LevelFormat::kLooseCompressed;
+        if (!loose) a.positions.push_back(0);
+        for (const Range& p : parents) {
+          if (loose) a.positions.push_back(children.size());
+          for (std::size_t k = p.begin; k < p.end;) {
+            Range r{k, k + 1};
+            if (!t.nonunique)
+              while (r.end < p.end && crd_at(r.end) == crd_at(k)) ++r.end;
+            a.coordinates.push_back(crd_at(k));
+            children.push_back(r);
+            k = r.end;
+          }
+          a.positions.push_back(children.size());
+        }
+        break;
+      }
+      case LevelFormat::kSingleton:
+        for (const Range& p : parents) {  // the level above is nonunique: one entry per parent
+          a.coordinates.push_back(p.end > p.begin ? crd_at(p.begin) : 0);
+          children.push_back(p);
+        }
+        break;
+      case LevelFormat::kNOutOfM:
+        for (std::size_t pi = 0; pi < parents.size(); ++pi) {
+          const Range& p = parents[pi];
+          if (p.end - p.begin > t.n)
+            throw SparseError(fmt::format("level {}: block {} holds {} nonzeros, more than the {} of {}:{}",
+                                          l, pi, p.end - p.begin, t.n, t.n, t.m));
+          // The block's nonzeros, then unused coordinates (value 0) up to n, in coordinate order.
+          std::vector<std::pair<std::uint64_t, Range>> slots;
+          std::vector<bool> used(t.m, false);
+          for (std::size_t k = p.begin; k < p.end; ++k)
+            slots.push_back({crd_at(k), {k, k + 1}}), used[crd_at(k)] = true;
+          for (std::uint64_t c = 0; c < t.m && slots.size() < t.n; ++c)
+            if (!used[c]) slots.push_back({c, {0, 0}});
+          std::sort(slots.begin(), slots.end(),
+                    [](const auto& x, const auto& y) { return x.first < y.first; });
+          for (const auto& [c, r] : slots) a.coordinates.push_back(c), children.push_back(r);
+        }
+        break;
+    }
+    for (std::uint64_t p : a.positions) check_fits(p, e.pos_width, l, "positions");
+    for (std::uint64_t c : a.coordinates) check_fits(c, e.crd_width, l, "coordinates");
+    parents = std::move(children);
+  }
+  m.values.reserve(parents.size());
+  for (const Range& r : parents) m.values.push_back(r.end > r.begin ? vals[r.begin] : 0.0);
+  return m;
+}
+
+SparseMatrix build_dense(const std::vector<double>& dense, std::uint64_t rows, std::uint64_t cols,
+                         const Encoding& e) {
+  Coo coo{rows, cols, {}};
+  for (std::uint64_t i = 0; i < rows; ++i)
+    for (std::uint64_t j = 0; j < cols; ++j)
+      if (dense[i * cols + j] != 0) coo.entries.push_back({i, j, dense[i * cols + j]});
+  return build(coo, e);
+}
+
+}  // namespace treesim::sparse

@@ -1,0 +1,38 @@
+// Matrix files read into triples: Matrix Market (.mtx), Harwell-Boeing (.rua, .rsa, .rra, .psa, ...)
+// and METIS graphs (.graph, read as a pattern matrix: one entry per adjacency). Errors are
+// SparseErrors of one line, "NAME:LINE: what was expected".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/sparse/storage.h"
+
+namespace treesim::sparse {
+
+// Matrix files are read whole; past this they are refused before a byte is read (README, Limits).
+inline constexpr std::uint64_t kMaxMatrixFileBytes = std::uint64_t{256} << 20;  // 256 MiB
+// Rows, columns and entries past this are refused: a typo, or more than the simulator can hold.
+inline constexpr std::uint64_t kMaxMatrixDim = std::uint64_t{1} << 31;
+inline constexpr std::uint64_t kMaxMatrixEntries = std::uint64_t{1} << 27;
+
+enum class MatrixFormat { kMatrixMarket, kHarwellBoeing, kMetisGraph };
+
+// What a file says about its values, for the docs and `sparse show`.
+struct MatrixFile {
+  Coo coo;
+  std::string kind;  // "coordinate real symmetric", "RSA", "graph"
+  bool pattern = false;
+};
+
+MatrixFile read_matrix_market(const std::string& text, const std::string& name);
+MatrixFile read_harwell_boeing(const std::string& text, const std::string& name);
+MatrixFile read_metis_graph(const std::string& text, const std::string& name);
+
+// By extension: .mtx, .graph, else Harwell-Boeing for .rua/.rsa/.rra/.pua/.psa (any case); throws
+// SparseError for another.
+MatrixFormat format_of(const std::string& path);
+// Reads `path` (io::read_input_file's checks and cap) in the format of its extension.
+MatrixFile read_matrix_file(const std::string& path);
+
+}  // namespace treesim::sparse
