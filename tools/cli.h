@@ -42,6 +42,8 @@ void add_trace_command(CLI::App& app);
 void add_exec_command(CLI::App& app);
 void add_place_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+// `run mlp` (tools/cmd_mlp.cpp), a subcommand of `run` beside the kernels.
+void add_mlp_command(CLI::App& run);
 void add_sweep_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_sparse_command(CLI::App& app);

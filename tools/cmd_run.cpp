@@ -243,7 +243,8 @@ void run_comparison(const KernelCommand& c, const kernels::Options& options,
   if (!c.run.vcd_path.empty())
     throw CliError(fmt::format("{} all: --vcd would trace several runs into one file; choose one", flag));
   if (!c.run.json_path.empty())
-    throw CliError(fmt::format("{} all: --trace-json would trace several runs into one file; choose one", flag));
+    throw CliError(
+        fmt::format("{} all: --trace-json would trace several runs into one file; choose one", flag));
   std::vector<std::string> names;
   for (const kernels::OptionSpec& spec : kernel.options)
     if (spec.name == kernel.compare_option)
@@ -321,6 +322,7 @@ void add_run_command(CLI::App& app) {
     add_kernel_command(*run, kernel);
     names += (names.empty() ? "" : ", ") + kernel.name;
   }
+  add_mlp_command(*run);
   run->allow_extras();  // after the kernels' commands, which would inherit it
   run->callback([run, names] {
     const std::vector<std::string> extras = run->remaining();

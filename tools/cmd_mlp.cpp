@@ -1,0 +1,233 @@
+// `treesim run mlp`: a quantized MLP (tools/mlp/train.py's model folder) on Fashion-MNIST's test
+// images, every layer of every batch simulated on one machine (qgemm or tgemm per layer), each
+// layer's output checked bit-exactly against the host reference and fed to the next layer.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "kernels/mlp/mlp_layer.h"
+#include "models/simulation.h"
+#include "sim/io/idx.h"
+#include "sim/report/report.h"
+#include "tools/cli.h"
+#include "tools/output_set.h"
+
+namespace treesim::tools {
+namespace {
+
+struct MlpCommand {
+  std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, report_path;
+  std::uint64_t images = 100, batch = 1000;
+};
+
+// Per layer, summed over the batches.
+struct LayerTotals {
+  std::uint64_t cycles = 0, macs = 0, dram_read = 0, dram_written = 0;
+  std::vector<std::uint64_t> down_sent;  // per level
+  double energy_pj = 0;
+  bool has_energy = false;
+};
+
+// DIR/NAME or DIR/NAME.gz, whichever exists (the plain file first).
+std::string idx_path(const std::string& dir, const std::string& name) {
+  const std::string plain = dir + "/" + name;
+  if (std::filesystem::exists(plain) || !std::filesystem::exists(plain + ".gz")) return plain;
+  return plain + ".gz";
+}
+
+io::IdxArray read_idx_or_throw(const std::string& path) {
+  try {
+    return io::read_idx(path);
+  } catch (const io::IdxError& e) {
+    throw CliError(e.what());
+  }
+}
+
+std::string kind_of(const kernels::mlp::MlpLayer& l) { return l.ternary ? "ternary" : "int8"; }
+
+void run_mlp(const MlpCommand& c) {
+  namespace mlp = kernels::mlp;
+  OutputSet files;
+  if (!c.report_path.empty()) files.stage(c.report_path, "--report");
+  const machine::MachineConfig machine = load_machine_or_throw(c.machine);
+  mlp::MlpModel model;
+  mlp::NetworkPlan plan;
+  try {
+    model = mlp::load_mlp_model(c.model_dir);
+    if (!c.plan_file.empty()) plan = mlp::load_plan_file(c.plan_file, model);
+  } catch (const mlp::MlpModelError& e) {
+    throw CliError(e.what());
+  }
+  const std::string images_path = idx_path(c.data_dir, "t10k-images-idx3-ubyte");
+  const std::string labels_path = idx_path(c.data_dir, "t10k-labels-idx1-ubyte");
+  const io::IdxArray images = read_idx_or_throw(images_path);
+  const io::IdxArray labels = read_idx_or_throw(labels_path);
+  if (images.shape.size() != 3 || images.shape[1] * images.shape[2] != model.features)
+    throw CliError(fmt::format("{}: expected images of {} pixels (N×H×W), got shape {}", images_path,
+                               model.features, io::shape_string(images.shape)));
+  if (labels.shape.size() != 1 || labels.shape[0] != images.shape[0])
+    throw CliError(fmt::format("{}: expected {} labels (one per image), got shape {}", labels_path,
+                               images.shape[0], io::shape_string(labels.shape)));
+  if (c.images == 0 || c.images > images.shape[0])
+    throw CliError(fmt::format("--images: expected 1 to {} (the images in {}), got {}", images.shape[0],
+                               images_path, c.images));
+  if (c.batch == 0) throw CliError("--batch: expected at least 1 image per batch");
+  const std::uint64_t batch = std::min(c.batch, c.images);
+  const std::uint64_t batches = (c.images + batch - 1) / batch;
+  const std::size_t layers = model.layers.size();
+  const std::uint64_t classes = model.layers.back().n;
+
+  models::Simulation sim(machine);
+  std::vector<LayerTotals> totals(layers);
+  std::uint64_t correct = 0, agree = 0, reference_correct = 0;
+  for (std::uint64_t b = 0; b < batches; ++b) {
+    const std::uint64_t first = b * batch, rows = std::min(batch, c.images - first);
+    const std::uint8_t* pixels = images.values.data() + first * model.features;
+    std::vector<std::uint8_t> act(pixels, pixels + rows * model.features);
+    for (std::size_t l = 0; l < layers; ++l) {
+      const mlp::MlpLayer& layer = model.layers[l];
+      auto it = plan.find(layer.name);
+      const mlp::LayerLayouts layouts = it == plan.end() ? mlp::LayerLayouts{} : it->second;
+      const std::string where = fmt::format("{}, images {}..{}", layer.name, first, first + rows - 1);
+      std::unique_ptr<kernels::Problem> problem = mlp::layer_problem(model, l, rows, act, layouts);
+      auto fail = [&](const core::Errors& e) {
+        throw CliError(fmt::format("{}: {}", where, e.empty() ? "failed" : e.front().message()));
+      };
+      if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
+      kernels::Result<kernels::Plan> p = problem->plan(machine);
+      if (!p) fail(p.errors());
+      kernels::Result<program::Program> program = problem->program(p.value(), machine);
+      if (!program) fail(program.errors());
+      models::SimulationOptions options;
+      options.kernel = layer.ternary ? "tgemm" : "qgemm";
+      models::SimulationResult r;
+      try {
+        r = sim.run(program.value(), problem->inputs(), options);
+      } catch (const std::runtime_error& e) {
+        throw CliError(fmt::format("{}: {}", where, e.what()));
+      }
+      kernels::Result<kernels::DramImage> expected = problem->reference();
+      if (!expected) fail(expected.errors());
+      const report::VerifyResult v = problem->verify(r.dram, expected.value());
+      if (!v.ok)
+        throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v.mismatches,
+                                   v.first_mismatch),
+                       1);
+      const report::Report rep = report::make_report(machine, r.stats);
+      LayerTotals& t = totals[l];
+      t.cycles += rep.cycles;
+      t.macs += rows * layer.k * layer.n;
+      t.dram_read += rep.dram_read_bytes;
+      t.dram_written += rep.dram_write_bytes;
+      t.down_sent.resize(rep.levels.size());
+      for (std::size_t i = 0; i < rep.levels.size(); ++i)
+        t.down_sent[i] += rep.levels[i].traffic.down_sent_bytes;
+      if (rep.energy_pj) t.energy_pj += rep.energy_pj->total, t.has_energy = true;
+      act = r.dram.at(problem->outputs().front().tensor);
+    }
+    // The simulated logits against the host reference's, computed from the pixels alone.
+    std::vector<std::int32_t> logits(act.size());
+    for (std::size_t i = 0; i < act.size(); ++i) logits[i] = static_cast<std::int8_t>(act[i]);
+    const std::vector<std::uint32_t> got = mlp::predictions(logits, classes);
+    const std::vector<std::uint32_t> want =
+        mlp::predictions(mlp::host_forward(model, pixels, rows).back(), classes);
+    for (std::uint64_t i = 0; i < rows; ++i) {
+      const std::uint8_t label = labels.values[first + i];
+      correct += got[i] == label;
+      reference_correct += want[i] == label;
+      agree += got[i] == want[i];
+    }
+  }
+  if (agree != c.images)
+    throw CliError(fmt::format("predictions differ from the host reference's on {} of {} images",
+                               c.images - agree, c.images),
+                   1);
+
+  std::uint64_t cycles = 0;
+  double energy = 0;
+  for (const LayerTotals& t : totals) cycles += t.cycles, energy += t.energy_pj;
+  const double per_image = static_cast<double>(cycles) / static_cast<double>(c.images);
+  const double per_batch = static_cast<double>(cycles) / static_cast<double>(batches);
+  std::string out = fmt::format("mlp {} on {}: {} images in {} batch{} of {}\n", model.name, machine.name,
+                                c.images, batches, batches == 1 ? "" : "es", batch);
+  out += fmt::format(
+      "  accuracy {:.2f}% ({} of {}); the float model: {:.2f}% (train.py, all 10,000 test images)\n",
+      100.0 * static_cast<double>(correct) / static_cast<double>(c.images), correct, c.images,
+      100.0 * model.float_accuracy);
+  out += fmt::format(
+      "  every layer's output bit-exact; predictions equal the host reference's on {} of {} images\n", agree,
+      c.images);
+  out += fmt::format("  cycles {} ({:.1f} per image, {:.0f} per batch: {:.3e} s per batch at {:g} GHz)\n",
+                     cycles, per_image, per_batch, per_batch / (machine.clock_ghz * 1e9), machine.clock_ghz);
+  const bool has_energy = !totals.empty() && totals.front().has_energy;
+  out += fmt::format("  {:<6} {:<8} {:>9} {:>12} {:>10} {:>6} {:>13} {:>14}{}\n", "layer", "kind", "KxN",
+                     "cycles", "per image", "share", "DRAM read B", "DRAM written B",
+                     has_energy ? "    energy pJ" : "");
+  for (std::size_t l = 0; l < layers; ++l) {
+    const LayerTotals& t = totals[l];
+    const mlp::MlpLayer& layer = model.layers[l];
+    out += fmt::format("  {:<6} {:<8} {:>9} {:>12} {:>10.1f} {:>5.1f}% {:>13} {:>14}{}\n", layer.name,
+                       kind_of(layer), fmt::format("{}x{}", layer.k, layer.n), t.cycles,
+                       static_cast<double>(t.cycles) / static_cast<double>(c.images),
+                       cycles ? 100.0 * static_cast<double>(t.cycles) / static_cast<double>(cycles) : 0.0,
+                       t.dram_read, t.dram_written, has_energy ? fmt::format(" {:>13.4g}", t.energy_pj) : "");
+  }
+  std::string traffic = "  down traffic sent:";
+  for (std::size_t i = 0; i < machine.levels.size(); ++i) {
+    std::uint64_t sum = 0;
+    for (const LayerTotals& t : totals) sum += i < t.down_sent.size() ? t.down_sent[i] : 0;
+    traffic +=
+        fmt::format(" {} {} B{}", machine.levels[i].name, sum, i + 1 < machine.levels.size() ? "," : "");
+  }
+  out += traffic + "\n";
+  if (has_energy)
+    out += fmt::format("  energy {:.4g} pJ ({:.4g} pJ per image)\n", energy,
+                       energy / static_cast<double>(c.images));
+  std::cout << out;
+  if (!c.report_path.empty()) {
+    std::string json = fmt::format(
+        "{{\n  \"model\": \"{}\", \"machine\": \"{}\", \"images\": {}, \"batch\": {}, \"batches\": {},\n"
+        "  \"correct\": {}, \"accuracy\": {:.6f}, \"float_accuracy\": {:.6f}, \"reference_agrees\": {},\n"
+        "  \"cycles\": {}, \"cycles_per_image\": {:.3f}, \"cycles_per_batch\": {:.3f}, \"energy_pj\": "
+        "{:.6g},\n"
+        "  \"layers\": [",
+        model.name, machine.name, c.images, batch, batches, correct,
+        static_cast<double>(correct) / static_cast<double>(c.images), model.float_accuracy, agree, cycles,
+        per_image, per_batch, energy);
+    for (std::size_t l = 0; l < layers; ++l) {
+      const LayerTotals& t = totals[l];
+      json += fmt::format(
+          "{}\n    {{\"name\": \"{}\", \"kind\": \"{}\", \"k\": {}, \"n\": {}, \"cycles\": {}, \"macs\": {}, "
+          "\"dram_read_bytes\": {}, \"dram_write_bytes\": {}, \"energy_pj\": {:.6g}}}",
+          l ? "," : "", model.layers[l].name, kind_of(model.layers[l]), model.layers[l].k, model.layers[l].n,
+          t.cycles, t.macs, t.dram_read, t.dram_written, t.energy_pj);
+    }
+    json += "\n  ]\n}\n";
+    files.write(c.report_path, json, "--report");
+  }
+  files.commit();
+}
+
+}  // namespace
+
+void add_mlp_command(CLI::App& run) {
+  auto* cmd =
+      run.add_subcommand("mlp", "A quantized MLP on Fashion-MNIST's test images, every layer simulated");
+  auto c = std::make_shared<MlpCommand>();
+  cmd->add_option("--model", c->model_dir, "Model folder (model.yaml and .npy files, tools/mlp/train.py)")
+      ->required();
+  cmd->add_option("--machine", c->machine, "Machine file (YAML)")->required();
+  cmd->add_option("--images", c->images, "Run the first N test images")->capture_default_str();
+  cmd->add_option("--batch", c->batch, "Images per simulated batch (the GEMMs' M)")->capture_default_str();
+  cmd->add_option("--data", c->data_dir,
+                  "Folder with t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte (plain or .gz)")
+      ->capture_default_str();
+  cmd->add_option(
+      "--plan-file", c->plan_file,
+      "Layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); default: each kernel's planner");
+  cmd->add_option("--report", c->report_path, "Write the run's figures as JSON");
+  cmd->callback([c] { run_mlp(*c); });
+}
+
+}  // namespace treesim::tools
