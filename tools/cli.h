@@ -44,5 +44,6 @@ void add_place_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace treesim::tools
