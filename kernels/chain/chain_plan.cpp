@@ -69,18 +69,20 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
   for (std::size_t i = 0; i + 1 < layers; ++i) {
     const std::uint64_t rows = spec.m, cols = spec.widths[i + 1];
     auto& matrix = out.conversion.emplace_back();
-    for (const ChainLayerCandidate& from : out.candidates[i]) {
-      auto& row = matrix.emplace_back();
-      try {
+    try {
+      // Each layout bound once: binding is a large part of a conversion's cost on a big machine.
+      std::vector<layout::BoundLayout> to;
+      for (const ChainLayerCandidate& c : out.candidates[i + 1])
+        to.push_back(bind_whole(c.layout_in, rows, cols, m));
+      for (const ChainLayerCandidate& from : out.candidates[i]) {
+        auto& row = matrix.emplace_back();
         const layout::BoundLayout a = bind_whole(from.layout_out, rows, cols, m);
-        for (const ChainLayerCandidate& to : out.candidates[i + 1]) {
-          const layout::BoundLayout b = bind_whole(to.layout_in, rows, cols, m);
+        for (const layout::BoundLayout& b : to)
           row.push_back(static_cast<double>(cost.conversion(layout::plan_conversion(a, b), 1).duration()));
-        }
-      } catch (const std::exception& e) {
-        return core::Error{
-            "", fmt::format("layer {} → {}: the conversion cannot be planned: {}", i, i + 1, e.what())};
       }
+    } catch (const std::exception& e) {
+      return core::Error{
+          "", fmt::format("layer {} → {}: the conversion cannot be planned: {}", i, i + 1, e.what())};
     }
   }
   std::vector<std::vector<double>> costs;
