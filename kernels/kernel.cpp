@@ -18,6 +18,18 @@ std::vector<std::string> Problem::input_tensors() const {
   return names;
 }
 
+Result<Candidates> Problem::candidates(const machine::MachineConfig&) const {
+  return core::Error{"", "this kernel has no tuning candidates"};
+}
+
+Result<std::string> Problem::plan_file(const Plan&, const machine::MachineConfig&) const {
+  return core::Error{"", "this kernel has no plan files"};
+}
+
+Result<Plan> Problem::plan_from_file(const std::string& path, const machine::MachineConfig&) const {
+  return core::Error{"--plan-file", path + ": this kernel has no plan files"};
+}
+
 std::string to_text(const OptionValue& value) {
   if (const auto* u = std::get_if<std::uint64_t>(&value)) return std::to_string(*u);
   if (const auto* s = std::get_if<std::int64_t>(&value)) return std::to_string(*s);

@@ -114,6 +114,23 @@ struct Plan {
   std::any mapping;             // the kernel's own plan; only the kernel that made it reads it
 };
 
+// ---- Tuning (optional) ----
+
+// One plan a tuner may try: estimated, and built by Problem::program like plan()'s.
+struct Candidate {
+  Plan plan;
+  std::string choice;  // one line: how the plan maps the problem (levels → dimensions, tiles, steps)
+  std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses
+};
+
+struct Candidates {
+  // Every candidate that passed the cheap checks, by estimate and then enumeration order, so that
+  // ranked[0] is the plan plan() chooses.
+  std::vector<Candidate> ranked;
+  std::vector<std::pair<std::string, std::uint64_t>> pruned;  // why (one phrase) and how many
+  std::uint64_t enumerated = 0;                               // ranked + every pruned one
+};
+
 // One problem instance with its operands.
 class Problem {
  public:
@@ -134,6 +151,12 @@ class Problem {
   virtual void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                                  report::RunStats& stats) const = 0;
   virtual std::vector<OutputArray> outputs() const = 0;
+
+  // Tuning: every candidate plan (by default: an error, the kernel has no tuner), a plan as a plan
+  // file's text, and a plan read back from such a file (both by default errors).
+  virtual Result<Candidates> candidates(const machine::MachineConfig& machine) const;
+  virtual Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const;
+  virtual Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const;
 };
 
 struct Kernel {
@@ -149,6 +172,10 @@ struct Kernel {
   // A kChoice option whose choice "all" asks for one run per other choice, compared side by side
   // (`treesim run` does it; make_problem refuses "all"). Empty: none.
   std::string compare_option;
+  // Whether its problems give tuning candidates (`treesim tune NAME`) and read plan files
+  // (`treesim run NAME --plan-file`).
+  bool tunable = false;
+  bool plan_files = false;
 };
 
 // Compares the elements of row-major arrays; the first mismatch reads "C[3,7]: got 12, expected 13".

@@ -7,6 +7,7 @@
   X(qgemm)                 \
   X(tgemm)                 \
   X(relu)                  \
+  X(chain)                 \
   /* one line per kernel, above this one */
 // clang-format on
 

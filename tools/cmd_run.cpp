@@ -13,24 +13,18 @@
 #include "sim/layout/diagnostic.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
+#include "tools/kernel_options.h"
 #include "tools/run_options.h"
 
 namespace treesim::tools {
 namespace {
-
-// Where CLI11 puts one kernel option's value: text for every kind, converted, range-checked and
-// defaulted by kernels::parse_options exactly as for any other driver.
-struct BoundOption {
-  std::string text;
-  bool flag = false;
-  CLI::Option* option = nullptr;
-};
 
 struct KernelCommand {
   const kernels::Kernel* kernel = nullptr;
   std::string machine;
   std::vector<BoundOption> bound;  // one per kernel option, sized before CLI11 binds to it
   std::string out_path;
+  std::string plan_file;  // --plan-file: the plan a tuner wrote
   bool verify = false, plan_only = false;
   RunOptions run;
 };
@@ -44,44 +38,6 @@ template <typename T>
 T take(kernels::Result<T> r) {
   if (!r) fail(r.errors());
   return std::move(r.value());
-}
-
-void bind(CLI::App& cmd, const kernels::OptionSpec& spec, BoundOption& b) {
-  const std::string flag = kernels::option_flag(spec.name);
-  if (spec.kind == kernels::OptionKind::kFlag) {
-    b.option = cmd.add_flag(flag, b.flag, spec.help);
-    return;
-  }
-  b.option = cmd.add_option(flag, b.text, spec.help);
-  switch (spec.kind) {
-    case kernels::OptionKind::kUnsigned:
-      b.option->type_name("UINT");
-      break;
-    case kernels::OptionKind::kSigned:
-      b.option->type_name("INT");
-      break;
-    case kernels::OptionKind::kPath:
-      b.option->type_name("FILE");
-      break;
-    case kernels::OptionKind::kChoice:
-      b.option->type_name(fmt::format("{{{}}}", fmt::join(spec.choices, ",")));
-      break;
-    default:
-      break;
-  }
-  if (spec.default_value) b.option->default_str(kernels::to_text(*spec.default_value));
-}
-
-// The options given, as text.
-std::map<std::string, std::string> given(const KernelCommand& c) {
-  std::map<std::string, std::string> out;
-  const auto& specs = c.kernel->options;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const BoundOption& b = c.bound[i];
-    if (b.option->count() == 0) continue;
-    out[specs[i].name] = specs[i].kind == kernels::OptionKind::kFlag ? (b.flag ? "true" : "false") : b.text;
-  }
-  return out;
 }
 
 void write_output(const kernels::OutputArray& array, const std::vector<std::uint8_t>& bytes,
@@ -123,7 +79,8 @@ ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
   const kernels::Kernel& kernel = *c.kernel;
   std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
   if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
-  const kernels::Plan plan = take(problem->plan(machine));
+  const kernels::Plan plan = c.plan_file.empty() ? take(problem->plan(machine))
+                                                 : take(problem->plan_from_file(c.plan_file, machine));
   if (!c.run.quiet || c.plan_only) std::cout << heading << plan.description << "\n";
   ProblemRun out;
   if (c.plan_only) return out;
@@ -283,7 +240,8 @@ void run_kernel(const KernelCommand& c) {
   if (c.run.timing_only && (c.verify || !c.out_path.empty()))
     throw CliError(fmt::format("--timing-only: moves no data, so {} has nothing to {}",
                                c.verify ? "--verify" : "--out", c.verify ? "compare" : "write"));
-  const kernels::Options options = take(kernels::parse_options(kernel.options, given(c)));
+  const kernels::Options options =
+      take(kernels::parse_options(kernel.options, given_options(kernel, c.bound)));
   if (!kernel.compare_option.empty() && options.text(kernel.compare_option) == "all")
     return run_comparison(c, options, machine, files);
   const ProblemRun run = run_problem(c, options, machine, files, nullptr, "");
@@ -300,13 +258,15 @@ void add_kernel_command(CLI::App& run, const kernels::Kernel& kernel) {
   auto* cmd = run.add_subcommand(kernel.name, kernel.summary);
   auto c = std::make_shared<KernelCommand>();
   c->kernel = &kernel;
-  c->bound.resize(kernel.options.size());  // never resized again: CLI11 holds pointers into it
   cmd->add_option("--machine", c->machine, "Machine file (YAML)")->required();
-  for (std::size_t i = 0; i < kernel.options.size(); ++i) bind(*cmd, kernel.options[i], c->bound[i]);
+  bind_kernel_options(*cmd, kernel, c->bound);
   if (!kernel.output_help.empty()) cmd->add_option("--out", c->out_path, kernel.output_help);
   cmd->add_flag("--verify", c->verify,
                 "Compare every element with the host reference (exit 1 on a mismatch)");
   cmd->add_flag("--plan", c->plan_only, "Print the plan and layouts, run nothing");
+  if (kernel.plan_files)
+    cmd->add_option("--plan-file", c->plan_file, "Run the plan in this file (written by treesim tune --out)")
+        ->type_name("FILE");
   add_run_options(*cmd, c->run);
   cmd->callback([c] { run_kernel(*c); });
 }

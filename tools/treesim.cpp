@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   treesim::tools::add_place_command(app);
   treesim::tools::add_run_command(app);
   treesim::tools::add_sweep_command(app);
+  treesim::tools::add_tune_command(app);
   treesim::tools::add_plot_command(app);
   treesim::tools::add_trace_command(app);
   treesim::tools::add_sparse_command(app);

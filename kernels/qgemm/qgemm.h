@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sim/machine/machine_config.h"
@@ -80,7 +82,36 @@ struct QgemmPlan {
   std::uint64_t lm_w[2] = {0, 0};  // packed W tiles (tgemm), decoded into lm_b
   std::uint64_t lm_bytes = 0;      // LM bytes per PE the plan uses
   double estimated_cycles = 0;
+  std::uint64_t extra_m_passes = 1, min_steps = 1;  // the tiling choice it was made with (Tiling)
 };
+
+// Why a candidate plan cannot work (the planner's cheap checks, before a program is built).
+enum class Prune {
+  kTooManyUnits,     // a dimension split over more units than it has elements (twice, for M and N)
+  kPartialKSplit,    // K over part of a level: the tree sums over whole subtrees
+  kKSplitNotLowest,  // K over levels that are not the lowest ones
+  kUnitsOverFanout,  // a level asked for more units than it has
+  kTileTooLarge,     // not even a 1-row C tile fits the LM
+  kLmOverflow,       // the buffers need more LM than there is
+  kLayout,           // a tile layout does not bind
+  kDuplicate,        // the same plan as an earlier candidate (another tiling choice came to it)
+};
+const char* prune_name(Prune reason);  // "K split over part of a level", ...
+
+struct Rejection {
+  Prune reason = Prune::kLayout;
+  std::string message;  // one line, naming the level or the bytes at fault
+};
+
+// The tiling choices of a level assignment: C split into `extra_m_passes` times the passes the LM
+// needs, and K in at least `min_steps` steps.
+struct Tiling {
+  std::uint64_t extra_m_passes = 1, min_steps = 1;
+  bool operator==(const Tiling& o) const {
+    return extra_m_passes == o.extra_m_passes && min_steps == o.min_steps;
+  }
+};
+inline constexpr Tiling kTilings[] = {{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}};
 
 // Checks the problem on its own (sizes, dtypes, zero points, output stage); throws QgemmError.
 void check_problem(const QgemmProblem& problem);
@@ -92,6 +123,33 @@ void check_problem(const QgemmProblem& problem);
 QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
                     const Assignment& assignment, std::uint64_t extra_m_passes = 1,
                     std::uint64_t min_steps = 1);
+
+// make_plan's tiles, steps and LM map without its estimate; what cannot work is a Rejection.
+std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& problem,
+                                                  const machine::MachineConfig& machine,
+                                                  const Assignment& assignment, std::uint64_t extra_m_passes,
+                                                  std::uint64_t min_steps);
+
+// Sets plan.estimated_cycles, the analytic estimate of the program build_program emits; a tile
+// layout that does not bind is a Rejection (kLayout).
+std::optional<Rejection> estimate_plan(const QgemmProblem& problem, QgemmPlan& plan,
+                                       const machine::MachineConfig& machine);
+
+// Every candidate of the planners: each assignment of the free levels (those `fixed` leaves) to M,
+// N, K or none, at full fan-out, times every Tiling, in enumeration order (`order` from 1), shaped
+// but not estimated. Assignments with more units than elements are only counted.
+struct ShapedCandidate {
+  Assignment assignment;
+  Tiling tiling;
+  std::size_t order = 0;
+  std::variant<QgemmPlan, Rejection> outcome;
+};
+struct ShapedCandidates {
+  std::vector<ShapedCandidate> candidates;
+  std::map<Prune, std::uint64_t> pruned;  // by reason, counting each (assignment, tiling) once
+};
+ShapedCandidates shape_candidates(const QgemmProblem& problem, const machine::MachineConfig& machine,
+                                  const Assignment& fixed = {});
 
 // A lower bound of a plan's estimated cycles from closed forms alone, without building a layout:
 // the longer of the steps (each at least its MAC and (MAC + path latency) / 2) and DRAM's time for

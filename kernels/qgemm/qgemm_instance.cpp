@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/qgemm/gemm_tune.h"
+#include "kernels/qgemm/plan_file.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/diagnostic.h"
@@ -80,14 +82,28 @@ core::Errors QgemmInstance::check(const machine::MachineConfig& machine) const {
   return errors;
 }
 
-Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
+core::Errors QgemmInstance::layout_errors(const machine::MachineConfig& machine) const {
   core::Errors errors;
   for (auto [text, shape, option] :
        {std::tuple{&layout_a_, std::vector<std::uint64_t>{p_.m, p_.k}, "--layout-a"},
         {&layout_b_, std::vector<std::uint64_t>{p_.k, p_.n}, "--layout-b"},
         {&layout_c_, std::vector<std::uint64_t>{p_.m, p_.n}, "--layout-c"}})
     if (auto e = layout_error(*text, shape, option, machine)) errors.push_back(*e);
-  if (!errors.empty()) return errors;
+  return errors;
+}
+
+Plan QgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
+  Plan out;
+  out.estimated_cycles = plan.estimated_cycles;
+  out.description = describe(plan, machine) + "\nlayouts: A " + whole_layout_a(p_, plan, machine) +
+                    "\n         B " + whole_layout_b(p_, plan, machine) + "\n         C " +
+                    whole_layout_c(p_, plan, machine);
+  out.mapping = plan;
+  return out;
+}
+
+Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
+  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
   QgemmPlan plan;
   try {
     Assignment fixed = assignment_from_layouts(p_, machine, layout_a_, layout_b_, layout_c_);
@@ -98,13 +114,43 @@ Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
   } catch (const QgemmError& e) {
     return core::Error{"", e.what()};
   }
-  Plan out;
-  out.estimated_cycles = plan.estimated_cycles;
-  out.description = describe(plan, machine) + "\nlayouts: A " + whole_layout_a(p_, plan, machine) +
-                    "\n         B " + whole_layout_b(p_, plan, machine) + "\n         C " +
-                    whole_layout_c(p_, plan, machine);
-  out.mapping = plan;
-  return out;
+  return to_plan(plan, machine);
+}
+
+Result<Candidates> QgemmInstance::candidates(const machine::MachineConfig& machine) const {
+  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
+  Assignment fixed;
+  try {
+    fixed = assignment_from_layouts(p_, machine, layout_a_, layout_b_, layout_c_);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
+  } catch (const QgemmError& e) {
+    return core::Error{"", e.what()};
+  }
+  Candidates c = gemm_candidates(p_, machine, fixed, [&](const QgemmPlan& p) { return to_plan(p, machine); });
+  if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
+  return c;
+}
+
+Result<std::string> QgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
+  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!p) return core::Error{"", "qgemm: the plan was not made by qgemm"};
+  GemmPlanFile f{"qgemm", machine.name, p_.m, p_.n, p_.k, p->assignment, {p->extra_m_passes, p->min_steps}};
+  return plan_file_text(f, *p, machine,
+                        "A: \"" + whole_layout_a(p_, *p, machine) + "\"\nB: \"" +
+                            whole_layout_b(p_, *p, machine) + "\"\nC: \"" + whole_layout_c(p_, *p, machine) +
+                            "\"");
+}
+
+Result<Plan> QgemmInstance::plan_from_file(const std::string& path,
+                                           const machine::MachineConfig& machine) const {
+  for (auto [text, option] :
+       {std::pair{&layout_a_, "--layout-a"}, {&layout_b_, "--layout-b"}, {&layout_c_, "--layout-c"}})
+    if (!text->empty())
+      return core::Error{"--plan-file", fmt::format("the plan fixes the layouts: drop {}", option)};
+  Result<QgemmPlan> p = kernels::plan_from_file(path, "qgemm", p_, machine);
+  if (!p) return p.errors();
+  return to_plan(p.value(), machine);
 }
 
 Result<program::Program> QgemmInstance::program(const Plan& plan,

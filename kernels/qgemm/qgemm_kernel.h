@@ -59,8 +59,13 @@ class QgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
+  Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
+  Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
+  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
  private:
+  core::Errors layout_errors(const machine::MachineConfig& machine) const;  // of the given layouts
+  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
   const QgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;  // the problem's, with the drawn multipliers
 

@@ -241,7 +241,9 @@ Kernel qgemm_kernel() {
           "Write C as .npy",
           {{"m", "16"}, {"n", "24"}, {"k", "40"}, {"per-channel", "true"}},
           &make_qgemm,
-          ""};
+          "",
+          /*tunable=*/true,
+          /*plan_files=*/true};
 }
 
 }  // namespace treesim::kernels

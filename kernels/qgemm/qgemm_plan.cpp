@@ -1,8 +1,10 @@
 // Planning a quantized GEMM: tiles sized to the LM, layouts, and the default planner's search.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -222,11 +224,33 @@ void check_problem(const QgemmProblem& p) {
   }
 }
 
-namespace {
+const char* prune_name(Prune reason) {
+  switch (reason) {
+    case Prune::kTooManyUnits:
+      return "more units than elements";
+    case Prune::kPartialKSplit:
+      return "K split over part of a level";
+    case Prune::kKSplitNotLowest:
+      return "K split not on the lowest levels";
+    case Prune::kUnitsOverFanout:
+      return "more units than the fan-out";
+    case Prune::kTileTooLarge:
+      return "C tile does not fit the LM";
+    case Prune::kLmOverflow:
+      return "buffers do not fit the LM";
+    case Prune::kLayout:
+      return "layout does not bind";
+    case Prune::kDuplicate:
+      return "same plan as another";
+  }
+  return "?";
+}
 
-// make_plan without its estimate: tiles, steps, passes and the LM map (no layout is built).
-QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
-                     std::uint64_t extra_m_passes, std::uint64_t min_steps) {
+// make_plan without its estimate: tiles, steps, passes and the LM map (no layout is built). A plan
+// that cannot work comes back as its reason.
+std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m,
+                                                  const Assignment& a, std::uint64_t extra_m_passes,
+                                                  std::uint64_t min_steps) {
   QgemmPlan p;
   p.assignment = a;
   p.pm = product(a.m), p.pn = product(a.n), p.pk = product(a.k);
@@ -236,30 +260,34 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
     std::vector<std::size_t> levels;
     for (const auto& u : a.k) {
       if (u.size != m.levels[u.level].fanout)
-        throw QgemmError(
+        return Rejection{
+            Prune::kPartialKSplit,
             fmt::format("K uses {} of the {} {} units: a K split must use whole levels (the tree sums "
                         "partial products over whole subtrees)",
-                        u.size, m.levels[u.level].fanout, m.levels[u.level].name));
+                        u.size, m.levels[u.level].fanout, m.levels[u.level].name)};
       levels.push_back(u.level);
     }
     std::sort(levels.begin(), levels.end());
     for (std::size_t i = 0; i < levels.size(); ++i)
       if (levels[i] != last + 1 - levels.size() + i)
-        throw QgemmError(
+        return Rejection{
+            Prune::kKSplitNotLowest,
             fmt::format("K is split over {}, but a K split must take the lowest levels (those below "
                         "the level where the partial sums meet)",
-                        m.levels[levels[i]].name));
+                        m.levels[levels[i]].name)};
     std::size_t top = last + 1 - levels.size();
     p.reduce_level = top == 0 ? "board" : m.levels[top - 1].name;
   }
   for (const auto* list : {&a.m, &a.n, &a.k})
     for (const auto& u : *list)
       if (u.size == 0 || u.size > m.levels[u.level].fanout)
-        throw QgemmError(fmt::format("{} uses {} units but has {}", m.levels[u.level].name, u.size,
-                                     m.levels[u.level].fanout));
+        return Rejection{Prune::kUnitsOverFanout,
+                         fmt::format("{} uses {} units but has {}", m.levels[u.level].name, u.size,
+                                     m.levels[u.level].fanout)};
 
   const std::uint64_t lm = m.lm_bytes();
   p.m_passes = extra_m_passes;
+  p.extra_m_passes = extra_m_passes, p.min_steps = min_steps;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
     const bool two_accumulators = p.pk > 1 && p.m_passes * p.n_passes > 1;
@@ -277,7 +305,8 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
         fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
     if (need <= lm) break;
     if (p.tm == 1 && p.tn <= words(m))
-      throw QgemmError(fmt::format("a 1×{} C tile does not fit the {}-byte LM", p.tn, lm));
+      return Rejection{Prune::kTileTooLarge,
+                       fmt::format("a 1×{} C tile does not fit the {}-byte LM", p.tn, lm)};
     if (p.tm >= p.tn || p.tn <= words(m))  // a tile a word wide splits no further along N
       p.m_passes *= 2;
     else
@@ -335,8 +364,18 @@ QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, 
         break;
       }
   if (p.lm_bytes > lm)
-    throw QgemmError(fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm));
+    return Rejection{Prune::kLmOverflow,
+                     fmt::format("the plan needs {} LM bytes, the LM has {}", p.lm_bytes, lm)};
   return p;
+}
+
+namespace {
+
+QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
+                     std::uint64_t extra_m_passes, std::uint64_t min_steps) {
+  auto shaped = try_shape_plan(prob, m, a, extra_m_passes, min_steps);
+  if (auto* r = std::get_if<Rejection>(&shaped)) throw QgemmError(r->message);
+  return std::get<QgemmPlan>(std::move(shaped));
 }
 
 }  // namespace
@@ -374,28 +413,14 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   return std::max({steps * mac_step, steps * ((mac_step + latency) / 2), dram}) + requant + latency + latency;
 }
 
-QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
+ShapedCandidates shape_candidates(const QgemmProblem& prob, const machine::MachineConfig& m,
+                                  const Assignment& fixed) {
   const std::size_t levels = m.levels.size();
   std::vector<bool> taken(levels, false);
   for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
     for (const auto& u : *list) taken[u.level] = true;
-  // The error of the last candidate in enumeration order that failed (what an exhaustive search
-  // would report when none works).
-  std::string last_error = "no assignment of levels works";
-  std::size_t last_error_order = 0;
+  ShapedCandidates out;
   std::size_t order = 0;
-  auto failed = [&](const std::exception& e, std::size_t at) {
-    if (at < last_error_order) return;
-    last_error = e.what();
-    last_error_order = at;
-  };
-  // Every candidate's tiles, in enumeration order, with the lower bound of its estimate.
-  struct Candidate {
-    QgemmPlan plan;
-    double bound = 0;
-    std::size_t order = 0;
-  };
-  std::vector<Candidate> candidates;
   // Every free level goes to M, N, K (if not fixed) or nowhere: 4^levels candidates at most.
   std::uint64_t combos = 1;
   for (std::size_t l = 0; l < levels; ++l) combos *= 4;
@@ -410,6 +435,11 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
         continue;
       }
       Assignment::Use use{l, m.levels[l].fanout};
+      // A level of one unit splits nothing: only "none" (any other is the same plan, later).
+      if (choice != 0 && use.size == 1) {
+        skip = true;
+        continue;
+      }
       if (choice == 1 && !fixed.fixed_m)
         a.m.push_back(use);
       else if (choice == 2 && !fixed.fixed_n)
@@ -422,19 +452,55 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
     if (skip) continue;
     // A dimension needs no more units than it has elements.
     if ((!fixed.fixed_m && product(a.m) > prob.m * 2) || (!fixed.fixed_n && product(a.n) > prob.n * 2) ||
-        (!fixed.fixed_k && product(a.k) > prob.k))
+        (!fixed.fixed_k && product(a.k) > prob.k)) {
+      out.pruned[Prune::kTooManyUnits] += std::size(kTilings);
       continue;
-    for (auto [extra, min_steps] :
-         {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}}) {
-      ++order;
-      try {
-        QgemmPlan p = shape_plan(prob, m, a, extra, min_steps);
-        const double bound = estimate_lower_bound(prob, p, m);
-        candidates.push_back({std::move(p), bound, order});
-      } catch (const std::exception& e) {
-        failed(e, order);
-      }
     }
+    for (const Tiling& t : kTilings) {
+      ShapedCandidate sc{a, t, ++order, try_shape_plan(prob, m, a, t.extra_m_passes, t.min_steps)};
+      if (const auto* r = std::get_if<Rejection>(&sc.outcome)) ++out.pruned[r->reason];
+      out.candidates.push_back(std::move(sc));
+    }
+  }
+  return out;
+}
+
+std::optional<Rejection> estimate_plan(const QgemmProblem& prob, QgemmPlan& plan,
+                                       const machine::MachineConfig& m) {
+  // The estimate builds the tile layouts: one that does not bind is this candidate's failure.
+  try {
+    plan.estimated_cycles = estimate(prob, plan, m);
+  } catch (const std::exception& e) {
+    return Rejection{Prune::kLayout, e.what()};
+  }
+  return std::nullopt;
+}
+
+QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
+  // The error of the last candidate in enumeration order that failed (what an exhaustive search
+  // would report when none works).
+  std::string last_error = "no assignment of levels works";
+  std::size_t last_error_order = 0;
+  auto failed = [&](const std::string& message, std::size_t at) {
+    if (at < last_error_order) return;
+    last_error = message;
+    last_error_order = at;
+  };
+  // Every candidate's tiles, in enumeration order, with the lower bound of its estimate.
+  struct Candidate {
+    QgemmPlan plan;
+    double bound = 0;
+    std::size_t order = 0;
+  };
+  std::vector<Candidate> candidates;
+  for (ShapedCandidate& sc : shape_candidates(prob, m, fixed).candidates) {
+    if (const auto* r = std::get_if<Rejection>(&sc.outcome)) {
+      failed(r->message, sc.order);
+      continue;
+    }
+    QgemmPlan& p = std::get<QgemmPlan>(sc.outcome);
+    const double bound = estimate_lower_bound(prob, p, m);
+    candidates.push_back({std::move(p), bound, sc.order});
   }
   // Estimates build layouts and traffic plans, the costly part: take the candidates by their bound
   // and stop at the first whose bound is above the best estimate, which no later one can beat. The
@@ -449,10 +515,8 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
       if (c.bound > best->estimated_cycles) break;
       continue;
     }
-    try {
-      c.plan.estimated_cycles = estimate(prob, c.plan, m);
-    } catch (const std::exception& e) {
-      failed(e, c.order);
+    if (auto r = estimate_plan(prob, c.plan, m)) {
+      failed(r->message, c.order);
       continue;
     }
     if (!best || c.plan.estimated_cycles < best->estimated_cycles ||

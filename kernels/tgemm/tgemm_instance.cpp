@@ -5,6 +5,8 @@
 #include <cstring>
 #include <random>
 
+#include "kernels/qgemm/gemm_tune.h"
+#include "kernels/qgemm/plan_file.h"
 #include "kernels/tgemm/tgemm_kernel.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/parse.h"
@@ -16,6 +18,13 @@ namespace {
 std::string trimmed(std::string s) {
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
+}
+
+// qgemm's planner names B's option; tgemm's is --layout-w.
+std::string w_named(std::string what) {
+  for (std::size_t at; (at = what.find("--layout-b")) != std::string::npos;)
+    what.replace(at, 10, "--layout-w");
+  return what;
 }
 
 std::optional<core::Error> layout_error(const std::string& text, std::vector<std::uint64_t> shape,
@@ -105,26 +114,27 @@ core::Errors TgemmInstance::check(const machine::MachineConfig& machine) const {
   return errors;
 }
 
-Result<Plan> TgemmInstance::plan(const machine::MachineConfig& machine) const {
+core::Errors TgemmInstance::layout_errors(const machine::MachineConfig& machine) const {
   core::Errors errors;
   for (auto [text, shape, option] :
        {std::tuple{&layouts_.a, std::vector<std::uint64_t>{p_.m, p_.k}, "--layout-a"},
         {&layouts_.w, std::vector<std::uint64_t>{p_.k, p_.n}, "--layout-w"},
         {&layouts_.c, std::vector<std::uint64_t>{p_.m, p_.n}, "--layout-c"}})
     if (auto e = layout_error(*text, shape, option, machine)) errors.push_back(*e);
-  if (!errors.empty()) return errors;
-  QgemmPlan plan;
+  return errors;
+}
+
+Result<Assignment> TgemmInstance::fixed_assignment(const machine::MachineConfig& machine) const {
   try {
-    Assignment fixed = assignment_from_layouts(p_, machine, layouts_.a, layouts_.w, layouts_.c);
-    plan = default_plan(p_, machine, fixed);
+    return assignment_from_layouts(p_, machine, layouts_.a, layouts_.w, layouts_.c);
   } catch (const layout::LayoutError& e) {
     return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
   } catch (const QgemmError& e) {
-    std::string what = e.what();
-    for (std::size_t at; (at = what.find("--layout-b")) != std::string::npos;)
-      what.replace(at, 10, "--layout-w");
-    return core::Error{"", what};
+    return core::Error{"", w_named(e.what())};
   }
+}
+
+Plan TgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
   Plan out;
   out.estimated_cycles = plan.estimated_cycles;
   out.description = describe(plan, machine) + fmt::format("; W as {}", to_string(e_)) + "\nlayouts: A " +
@@ -132,6 +142,50 @@ Result<Plan> TgemmInstance::plan(const machine::MachineConfig& machine) const {
                     "\n         C " + whole_layout_c(p_, plan, machine);
   out.mapping = plan;
   return out;
+}
+
+Result<Plan> TgemmInstance::plan(const machine::MachineConfig& machine) const {
+  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
+  Result<Assignment> fixed = fixed_assignment(machine);
+  if (!fixed) return fixed.errors();
+  QgemmPlan plan;
+  try {
+    plan = default_plan(p_, machine, fixed.value());
+  } catch (const QgemmError& e) {
+    return core::Error{"", w_named(e.what())};
+  }
+  return to_plan(plan, machine);
+}
+
+Result<Candidates> TgemmInstance::candidates(const machine::MachineConfig& machine) const {
+  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
+  Result<Assignment> fixed = fixed_assignment(machine);
+  if (!fixed) return fixed.errors();
+  Candidates c =
+      gemm_candidates(p_, machine, fixed.value(), [&](const QgemmPlan& p) { return to_plan(p, machine); });
+  if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
+  return c;
+}
+
+Result<std::string> TgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
+  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!p) return core::Error{"", "tgemm: the plan was not made by tgemm"};
+  GemmPlanFile f{"tgemm", machine.name, p_.m, p_.n, p_.k, p->assignment, {p->extra_m_passes, p->min_steps}};
+  return plan_file_text(f, *p, machine,
+                        "A: \"" + whole_layout_a(p_, *p, machine) + "\"\nW: \"" +
+                            whole_layout_b(p_, *p, machine) + "\"\nC: \"" + whole_layout_c(p_, *p, machine) +
+                            "\"");
+}
+
+Result<Plan> TgemmInstance::plan_from_file(const std::string& path,
+                                           const machine::MachineConfig& machine) const {
+  for (auto [text, option] :
+       {std::pair{&layouts_.a, "--layout-a"}, {&layouts_.w, "--layout-w"}, {&layouts_.c, "--layout-c"}})
+    if (!text->empty())
+      return core::Error{"--plan-file", fmt::format("the plan fixes the layouts: drop {}", option)};
+  Result<QgemmPlan> p = kernels::plan_from_file(path, "tgemm", p_, machine);
+  if (!p) return p.errors();
+  return to_plan(p.value(), machine);
 }
 
 Result<program::Program> TgemmInstance::program(const Plan& plan,

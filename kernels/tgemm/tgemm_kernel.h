@@ -45,8 +45,14 @@ class TgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
+  Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
+  Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
+  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
  private:
+  core::Errors layout_errors(const machine::MachineConfig& machine) const;  // of the given layouts
+  Result<Assignment> fixed_assignment(const machine::MachineConfig& machine) const;
+  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
   const TgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;
 

@@ -243,7 +243,9 @@ Kernel tgemm_kernel() {
           "Write C as .npy",
           {{"m", "16"}, {"n", "24"}, {"k", "43"}, {"per-channel", "true"}},
           &make_tgemm,
-          "weight-encoding"};
+          "weight-encoding",
+          /*tunable=*/true,
+          /*plan_files=*/true};
 }
 
 }  // namespace treesim::kernels

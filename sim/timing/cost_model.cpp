@@ -88,6 +88,31 @@ TransferTime CostModel::store(const layout::TrafficPlan& plan) const {
   return transfer(plan, Direction::kUp);
 }
 
+TransferTime CostModel::conversion(const layout::ConversionPlan& plan, std::uint64_t element_bytes) const {
+  TransferTime t;
+  for (Direction d : {Direction::kUp, Direction::kDown})
+    for (std::size_t i = 0; i < m_.levels.size() && i < plan.levels.size(); ++i) {
+      // Up: from the PEs towards the root; down: from the root towards the PEs.
+      const std::size_t l = d == Direction::kUp ? m_.levels.size() - 1 - i : i;
+      const layout::LevelTraffic& lt = plan.levels[l];
+      const std::uint64_t bytes = d == Direction::kUp ? lt.busiest_up_port_bytes : lt.busiest_down_port_bytes;
+      if (bytes == 0) continue;
+      const UnitTime pt = port(l, d, bytes);
+      t.stages.push_back({false, l, d, bytes, pt.busy});
+      t.latency += pt.latency;
+    }
+  const std::uint64_t in_pe = plan.copies_by_lca.empty() ? 0 : plan.copies_by_lca.back();
+  if (in_pe > 0) {
+    // The copy unit works beside the links: the conversion ends with the slower of the two.
+    const UnitTime copy = unit(Unit::kCopy, ceil_div(in_pe * element_bytes, m_.pe_count()));
+    if (copy.duration() > t.duration()) {
+      t.stages.assign(1, {false, m_.levels.size() - 1, Direction::kDown, in_pe * element_bytes, copy.busy});
+      t.latency = copy.latency;
+    }
+  }
+  return t;
+}
+
 std::vector<CollectiveLevelTraffic> CostModel::collective_traffic(Collective kind, int li,
                                                                   std::uint64_t b) const {
   const std::size_t levels = m_.levels.size(), last = levels - 1;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/layout/convert.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/machine/machine_config.h"
 
@@ -104,6 +105,12 @@ class CostModel {
   std::vector<CollectiveLevelTraffic> collective_traffic(Collective kind, int level,
                                                          std::uint64_t bytes) const;
   TransferTime collective(Collective kind, int level, std::uint64_t bytes) const;
+
+  // A layout conversion alone (layout::plan_conversion): up the tree from the sources to the
+  // common ancestors, then down to the destinations, cut-through over every level's busiest port in
+  // each direction (the latencies of the levels it crosses, up and down), and the copies inside one
+  // PE on the copy unit (spread evenly over the PEs). Zero when it moves nothing.
+  TransferTime conversion(const layout::ConversionPlan& plan, std::uint64_t element_bytes) const;
 
   Roofline roofline(const Work& work) const;
 

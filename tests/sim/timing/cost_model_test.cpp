@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/convert.h"
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "tests/test_support.h"
@@ -90,6 +92,32 @@ TEST(CostModel, RooflineNamesTheBindingResource) {
   EXPECT_EQ(r.resource, "dram");
   EXPECT_EQ(r.bounds.at("mac"), 10u);
   EXPECT_EQ(r.bounds.at("PE.down"), 11u);
+}
+
+layout::BoundLayout bound(const std::string& text, const machine::MachineConfig& m) {
+  return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {12, 8}, m, 1);
+}
+
+TEST(CostModel, ConversionIntoTheSameLayoutTakesNothing) {
+  const auto m = mini();
+  const auto a = bound("((1_L1B, 1_MAB, 4_PE, 3:8), (8:1))", m);
+  EXPECT_EQ(CostModel(m).conversion(layout::plan_conversion(a, a), 1).duration(), 0u);
+}
+
+TEST(CostModel, ConversionGoesUpThenDownItsBusiestPorts) {
+  // Blocked rows to cyclic rows on one MAB (docs/cli.md, layout convert): 64 bytes up and 64 down
+  // at the PE ports (8 B/c, latency 1 each way): 1 + 1 + 64 / 8. The 16 copies inside a PE take
+  // the copy unit 1 + 1 cycles, beside the links.
+  const auto m = mini();
+  const TransferTime t =
+      CostModel(m).conversion(layout::plan_conversion(bound("((1_L1B, 1_MAB, 4_PE, 3:8), (8:1))", m),
+                                                      bound("((1_L1B, 1_MAB, 3:8, 4_PE), (8:1))", m)),
+                              1);
+  EXPECT_EQ(t.latency, 2u);
+  EXPECT_EQ(t.duration(), 10u);
+  ASSERT_EQ(t.stages.size(), 2u);
+  EXPECT_EQ(t.stages[0].direction, Direction::kUp);
+  EXPECT_EQ(t.stages[1].direction, Direction::kDown);
 }
 
 }  // namespace

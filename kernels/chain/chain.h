@@ -1,0 +1,70 @@
+// A chain of quantized GEMM layers — an MLP: layer i computes X[i+1] (M×w[i+1]) =
+// relu(requant(X[i] (M×w[i]) · W[i] (w[i]×w[i+1]) + bias[i])), int8 throughout, each output the
+// next layer's input.
+//
+// The whole-network plan: every layer has candidate plans (qgemm's, the best few by estimate with
+// distinct operand layouts); converting layer i's output layout into layer i+1's input layout costs
+// the conversion's cycles (layout::plan_conversion, timing::CostModel::conversion). The cheapest
+// choice per layer is a shortest path (plan::solve_chain, Boost.Graph). No SystemC here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.h"
+#include "kernels/qgemm/qgemm.h"
+#include "sim/plan/chain_plan.h"
+
+namespace treesim::kernels {
+
+struct GemmChainSpec {
+  std::uint64_t m = 0;                   // rows of every activation (the batch)
+  std::vector<std::uint64_t> widths;     // w[0] … w[L]: L layers
+  std::size_t candidates_per_layer = 6;  // distinct layouts per layer the plan chooses among
+  std::size_t layers() const { return widths.empty() ? 0 : widths.size() - 1; }
+};
+
+// A chain spec file (YAML: m, widths, optional candidates_per_layer); an error names the file, line
+// and field.
+Result<GemmChainSpec> read_chain_spec(const std::string& path);
+// "128,256,64" → widths; an error names `option`.
+Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const std::string& option);
+
+// Layer i's GEMM: M×w[i+1]×w[i], s8 operands with zero points 0, bias, a per-tensor multiplier,
+// ReLU on an s8 output.
+QgemmProblem chain_layer_problem(const GemmChainSpec& spec, std::size_t layer);
+
+struct ChainLayerCandidate {
+  QgemmPlan plan;
+  std::string choice;                 // one line (gemm_tune's choice_text)
+  std::string layout_in, layout_out;  // the whole A and C layouts
+};
+
+struct GemmChainPlan {
+  std::vector<std::vector<ChainLayerCandidate>> candidates;  // per layer, by estimate
+  // conversion[i][a][b]: layer i's candidate a output → layer i+1's candidate b input, in cycles.
+  std::vector<std::vector<std::vector<double>>> conversion;
+  plan::ChainChoice best;         // the shortest path
+  plan::ChainChoice independent;  // every layer's best estimate alone (the default planner's)
+};
+
+// Candidates, conversions and the shortest path; an error when a layer has no plan or a
+// conversion cannot be planned.
+Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::MachineConfig& machine);
+
+// The plan file of a chosen path (plan_file.h's chain format).
+std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan,
+                            const plan::ChainChoice& choice, const machine::MachineConfig& machine);
+
+// The layers' plans from a chain plan file, checked against the spec's shapes and the machine.
+Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
+                                                     const machine::MachineConfig& machine);
+
+// One program for the whole chain: every layer's program in turn, its tensors renamed X{i}, W{i},
+// bias{i}, X{i+1} (a layer's C is the next layer's A, in DRAM). The scoreboard orders each layer's
+// loads of X{i} after the stores of the layer before.
+program::Program build_chain_program(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+                                     const machine::MachineConfig& machine);
+
+}  // namespace treesim::kernels

@@ -1,0 +1,227 @@
+// `treesim run chain`: the chain of GEMM layers under the kernel contract — planned layer by layer
+// by qgemm's default planner, or as a chain plan file says (`treesim tune chain --out`), built as
+// one program, verified against the host reference applied layer after layer.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "kernels/chain/chain.h"
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "sim/numeric/qgemm_reference.h"
+
+namespace treesim::kernels {
+namespace {
+
+struct ChainMapping {
+  std::vector<QgemmPlan> plans;
+};
+
+class ChainInstance : public Problem {
+ public:
+  ChainInstance(GemmChainSpec spec, std::uint64_t seed) : spec_(std::move(spec)), seed_(seed) {}
+
+  core::Errors check(const machine::MachineConfig&) const override {
+    core::Errors errors;
+    for (std::size_t i = 0; i < spec_.layers(); ++i) {
+      try {
+        check_problem(chain_layer_problem(spec_, i));
+      } catch (const QgemmError& e) {
+        errors.push_back({fmt::format("layer {}", i), e.what()});
+      }
+    }
+    return errors;
+  }
+
+  Result<Plan> plan(const machine::MachineConfig& machine) const override {
+    ChainMapping mapping;
+    for (std::size_t i = 0; i < spec_.layers(); ++i) {
+      try {
+        mapping.plans.push_back(default_plan(chain_layer_problem(spec_, i), machine));
+      } catch (const QgemmError& e) {
+        return core::Error{fmt::format("layer {}", i), e.what()};
+      }
+    }
+    return to_plan(std::move(mapping), machine);
+  }
+
+  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override {
+    Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec_, machine);
+    if (!plans) return plans.errors();
+    return to_plan({std::move(plans.value())}, machine);
+  }
+
+  Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
+    const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
+    if (!mapping) return core::Error{"", "chain: the plan was not made by chain"};
+    try {
+      return build_chain_program(spec_, mapping->plans, machine);
+    } catch (const std::exception& e) {
+      return core::Error{"", e.what()};
+    }
+  }
+
+  std::vector<std::string> input_tensors() const override {
+    std::vector<std::string> names{"X0"};
+    for (std::size_t i = 0; i < spec_.layers(); ++i) {
+      names.push_back(fmt::format("W{}", i));
+      names.push_back(fmt::format("bias{}", i));
+    }
+    return names;
+  }
+
+  DramImage inputs() const override {
+    DramImage dram;
+    for (std::size_t i = 0; i < spec_.layers(); ++i) {
+      QgemmOperands ops = layer_operands(i);
+      if (i == 0) dram["X0"] = std::move(ops.a);
+      dram[fmt::format("W{}", i)] = std::move(ops.b);
+      dram[fmt::format("bias{}", i)] = std::move(ops.bias);
+    }
+    return dram;
+  }
+
+  Result<DramImage> reference() const override {
+    std::vector<std::int32_t> x;
+    for (std::size_t i = 0; i < spec_.layers(); ++i) {
+      const QgemmProblem p = chain_layer_problem(spec_, i);
+      const QgemmOperands ops = layer_operands(i);
+      if (i == 0) x = codes(ops.a);
+      numeric::QGemmParams params;
+      params.M = p.m, params.N = p.n, params.K = p.k;
+      params.out = p.out;
+      std::vector<std::int32_t> bias(p.n);
+      std::memcpy(bias.data(), ops.bias.data(), ops.bias.size());
+      try {
+        x = numeric::reference_qgemm(params, x, codes(ops.b), bias);
+      } catch (const numeric::QuantError& e) {
+        return core::Error{fmt::format("layer {}", i),
+                           std::string("the host reference rejects it: ") + e.what()};
+      }
+    }
+    std::vector<std::uint8_t> bytes(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) bytes[i] = static_cast<std::uint8_t>(x[i]);
+    return DramImage{{fmt::format("X{}", spec_.layers()), std::move(bytes)}};
+  }
+
+  void add_report_fields(const Plan& plan, const machine::MachineConfig&,
+                         report::RunStats& stats) const override {
+    const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
+    if (!mapping) return;
+    stats.info["plan"] = plan.description;
+    stats.extra["layers"] = spec_.layers();
+    stats.extra["m"] = spec_.m;
+  }
+
+  std::vector<OutputArray> outputs() const override {
+    return {{fmt::format("X{}", spec_.layers()), core::DType::kInt8, {spec_.m, spec_.widths.back()}}};
+  }
+
+ private:
+  Plan to_plan(ChainMapping mapping, const machine::MachineConfig& machine) const {
+    Plan out;
+    for (const QgemmPlan& p : mapping.plans) out.estimated_cycles += p.estimated_cycles;
+    out.description =
+        fmt::format("plan: {} layers, {:.0f} cycles estimated (layers alone, in turn through DRAM)",
+                    mapping.plans.size(), out.estimated_cycles);
+    for (std::size_t i = 0; i < mapping.plans.size(); ++i) {
+      const QgemmProblem p = chain_layer_problem(spec_, i);
+      out.description +=
+          fmt::format("\nlayer {} ({}×{}×{}): {}\n  layouts: A {}\n           C {}", i, p.m, p.n, p.k,
+                      describe(mapping.plans[i], machine), whole_layout_a(p, mapping.plans[i], machine),
+                      whole_layout_c(p, mapping.plans[i], machine));
+    }
+    out.mapping = std::move(mapping);
+    return out;
+  }
+
+  // Layer i's A (used for layer 0 only), W and bias, from seed + i.
+  QgemmOperands layer_operands(std::size_t i) const {
+    return draw_operands(chain_layer_problem(spec_, i), QgemmSeed{seed_ + i, false});
+  }
+
+  static std::vector<std::int32_t> codes(const std::vector<std::uint8_t>& bytes) {
+    std::vector<std::int32_t> out(bytes.size());
+    for (std::size_t i = 0; i < bytes.size(); ++i) out[i] = static_cast<std::int8_t>(bytes[i]);
+    return out;
+  }
+
+  GemmChainSpec spec_;
+  std::uint64_t seed_;
+};
+
+std::vector<OptionSpec> chain_options() {
+  return {
+      {"spec",
+       OptionKind::kPath,
+       "Chain spec file (YAML: m, widths); or --m and --widths",
+       std::nullopt,
+       {},
+       {},
+       {}},
+      {"m", OptionKind::kUnsigned, "Rows of every activation (the batch)", std::nullopt, {}, 1, std::nullopt},
+      {"widths",
+       OptionKind::kText,
+       "Layer widths w0,w1,…,wL (L layers: wi×wi+1 weights)",
+       std::nullopt,
+       {},
+       {},
+       {}},
+      {"seed",
+       OptionKind::kUnsigned,
+       "Seed of the random input and weights",
+       OptionValue{std::uint64_t{1}},
+       {},
+       {},
+       {}},
+  };
+}
+
+Result<std::unique_ptr<Problem>> make_chain(const Options& o, const machine::MachineConfig& machine) {
+  GemmChainSpec spec;
+  if (!o.text("spec").empty()) {
+    if (o.has("m") || o.has("widths"))
+      return core::Error{"--spec", "give a spec file or --m and --widths, not both"};
+    Result<GemmChainSpec> read = read_chain_spec(o.text("spec"));
+    if (!read) return read.errors();
+    spec = read.value();
+  } else {
+    if (!o.has("m") || !o.has("widths")) return core::Error{"", "give --m and --widths (or --spec FILE)"};
+    spec.m = *o.unsigned_int("m");
+    Result<std::vector<std::uint64_t>> widths = parse_widths(o.text("widths"), "--widths");
+    if (!widths) return widths.errors();
+    spec.widths = widths.value();
+  }
+  // Every activation, weight and bias in DRAM, refused before anything is allocated.
+  std::optional<std::uint64_t> total = checked_mul(spec.m, spec.widths[0]);
+  for (std::size_t i = 0; i + 1 < spec.widths.size(); ++i) {
+    for (auto part :
+         {checked_mul(spec.m, spec.widths[i + 1]), checked_mul(spec.widths[i], spec.widths[i + 1]),
+          checked_mul(spec.widths[i + 1], std::uint64_t{4})})
+      total = total && part ? checked_add(*total, *part) : std::nullopt;
+  }
+  if (!total || *total > machine.dram.bytes) {
+    const char* option =
+        o.text("spec").empty() ? (o.has("m") && spec.m >= spec.widths[0] ? "--m" : "--widths") : "--spec";
+    return core::Error{
+        option, fmt::format("the chain needs {} of DRAM for its activations and weights, the machine has {}",
+                            total ? fmt::format("{} bytes", *total) : std::string("more than 2^64 bytes"),
+                            machine.dram.bytes)};
+  }
+  return std::unique_ptr<Problem>(new ChainInstance(std::move(spec), o.unsigned_int("seed").value_or(1)));
+}
+
+}  // namespace
+
+Kernel chain_kernel() {
+  Kernel k{"chain",
+           "A chain of int8 GEMM layers (an MLP with ReLU), each output the next input, verified bit-exactly",
+           chain_options(),
+           "Write the last activation as .npy",
+           {{"m", "16"}, {"widths", "24,40,32"}},
+           &make_chain,
+           ""};
+  k.plan_files = true;
+  return k;
+}
+
+}  // namespace treesim::kernels

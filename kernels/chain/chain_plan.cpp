@@ -1,0 +1,167 @@
+// The chain's candidates, conversions and shortest path, its plan file and its one program.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "kernels/chain/chain.h"
+#include "kernels/qgemm/gemm_tune.h"
+#include "kernels/qgemm/plan_file.h"
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/convert.h"
+#include "sim/layout/parse.h"
+#include "sim/numeric/fixed_point.h"
+#include "sim/timing/cost_model.h"
+
+namespace treesim::kernels {
+namespace {
+
+// A whole activation need not fit the LM (the kernels stream tiles of it): bound on a machine whose
+// PEs have room for it, as qgemm checks user layouts.
+layout::BoundLayout bind_whole(const std::string& text, std::uint64_t rows, std::uint64_t cols,
+                               const machine::MachineConfig& m) {
+  machine::MachineConfig roomy = m;
+  roomy.levels.back().memory_bytes = std::uint64_t{1} << 62;
+  return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {rows, cols}, roomy, 1);
+}
+
+}  // namespace
+
+QgemmProblem chain_layer_problem(const GemmChainSpec& spec, std::size_t layer) {
+  QgemmProblem p;
+  p.m = spec.m, p.k = spec.widths[layer], p.n = spec.widths[layer + 1];
+  p.out.out_dtype = core::DType::kInt8;
+  p.out.out_zero_point = 0;
+  p.out.act_min = 0;  // ReLU
+  p.out.act_max = 127;
+  p.out.multipliers.assign(1, numeric::quantize_multiplier(seeded_scale(p.k)));
+  p.has_bias = true;
+  return p;
+}
+
+Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::MachineConfig& m) {
+  GemmChainPlan out;
+  const std::size_t layers = spec.layers();
+  for (std::size_t i = 0; i < layers; ++i) {
+    const QgemmProblem p = chain_layer_problem(spec, i);
+    Candidates all = gemm_candidates(p, m, {}, [](const QgemmPlan& q) {
+      Plan plan;
+      plan.estimated_cycles = q.estimated_cycles;
+      plan.mapping = q;
+      return plan;
+    });
+    // A vertex is a (layer, layouts) pair: the best estimate of each distinct pair of layouts.
+    std::vector<ChainLayerCandidate> chosen;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const Candidate& c : all.ranked) {
+      const QgemmPlan& q = std::any_cast<const QgemmPlan&>(c.plan.mapping);
+      ChainLayerCandidate lc{q, c.choice, whole_layout_a(p, q, m), whole_layout_c(p, q, m)};
+      if (!seen.insert({lc.layout_in, lc.layout_out}).second) continue;
+      chosen.push_back(std::move(lc));
+      if (chosen.size() == spec.candidates_per_layer) break;
+    }
+    if (chosen.empty())
+      return core::Error{"", fmt::format("layer {} ({}×{}×{}): no plan fits this machine", i, p.m, p.n, p.k)};
+    out.candidates.push_back(std::move(chosen));
+  }
+  const timing::CostModel cost(m);
+  for (std::size_t i = 0; i + 1 < layers; ++i) {
+    const std::uint64_t rows = spec.m, cols = spec.widths[i + 1];
+    auto& matrix = out.conversion.emplace_back();
+    try {
+      // Each layout bound once: binding is a large part of a conversion's cost on a big machine.
+      std::vector<layout::BoundLayout> to;
+      for (const ChainLayerCandidate& c : out.candidates[i + 1])
+        to.push_back(bind_whole(c.layout_in, rows, cols, m));
+      for (const ChainLayerCandidate& from : out.candidates[i]) {
+        auto& row = matrix.emplace_back();
+        const layout::BoundLayout a = bind_whole(from.layout_out, rows, cols, m);
+        for (const layout::BoundLayout& b : to)
+          row.push_back(static_cast<double>(cost.conversion(layout::plan_conversion(a, b), 1).duration()));
+      }
+    } catch (const std::exception& e) {
+      return core::Error{
+          "", fmt::format("layer {} → {}: the conversion cannot be planned: {}", i, i + 1, e.what())};
+    }
+  }
+  std::vector<std::vector<double>> costs;
+  for (const auto& layer : out.candidates) {
+    auto& c = costs.emplace_back();
+    for (const auto& cand : layer) c.push_back(cand.plan.estimated_cycles);
+  }
+  auto conversion = [&](std::size_t i, std::size_t a, std::size_t b) { return out.conversion[i][a][b]; };
+  out.best = plan::solve_chain(costs, conversion);
+  std::vector<std::vector<double>> firsts;
+  for (const auto& c : costs) firsts.push_back({c.front()});
+  // The default planner's choice (each layer's best estimate, candidate 0), priced with its conversions.
+  out.independent = plan::solve_chain(firsts, conversion);
+  return out;
+}
+
+std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan,
+                            const plan::ChainChoice& choice, const machine::MachineConfig& m) {
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < spec.layers(); ++i) {
+    const QgemmPlan& q = plan.candidates[i][choice.candidate[i]].plan;
+    const QgemmProblem p = chain_layer_problem(spec, i);
+    GemmPlanFile f{"qgemm", m.name, p.m, p.n, p.k, q.assignment, {q.extra_m_passes, q.min_steps}};
+    texts.push_back(plan_file_text(f, q, m,
+                                   "A: \"" + plan.candidates[i][choice.candidate[i]].layout_in + "\"\nC: \"" +
+                                       plan.candidates[i][choice.candidate[i]].layout_out + "\"",
+                                   /*header=*/false));
+  }
+  std::string widths;
+  for (auto w : spec.widths) widths += (widths.empty() ? "" : ",") + std::to_string(w);
+  return chain_plan_file_text(
+      m.name, texts, choice.total,
+      fmt::format("treesim chain plan: m {}, widths {} on {} (treesim run chain --plan-file FILE)", spec.m,
+                  widths, m.name));
+}
+
+Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
+                                                     const machine::MachineConfig& m) {
+  Result<GemmChainPlanFile> read = read_chain_plan_file(path, m);
+  if (!read) return read.errors();
+  const GemmChainPlanFile& f = read.value();
+  if (f.kernel != "chain") return core::Error{path, fmt::format("the plan is for {}, not chain", f.kernel)};
+  if (f.machine != m.name)
+    return core::Error{path, fmt::format("the plan is for machine {}, not {}", f.machine, m.name)};
+  if (f.layers.size() != spec.layers())
+    return core::Error{path,
+                       fmt::format("the plan has {} layers, the chain {}", f.layers.size(), spec.layers())};
+  std::vector<QgemmPlan> plans;
+  for (std::size_t i = 0; i < f.layers.size(); ++i) {
+    Result<QgemmPlan> p =
+        plan_for(f.layers[i], chain_layer_problem(spec, i), m, fmt::format("{}: layer {}", path, i));
+    if (!p) return p.errors();
+    plans.push_back(std::move(p.value()));
+  }
+  return plans;
+}
+
+program::Program build_chain_program(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+                                     const machine::MachineConfig& m) {
+  program::Program out;
+  for (std::size_t i = 0; i < spec.layers(); ++i) {
+    program::Program layer = build_program(chain_layer_problem(spec, i), plans[i], m);
+    auto rename = [&](const std::string& name) {
+      if (name == "A") return fmt::format("X{}", i);
+      if (name == "B") return fmt::format("W{}", i);
+      if (name == "C") return fmt::format("X{}", i + 1);
+      return fmt::format("{}{}", name, i);
+    };
+    for (program::TensorDecl t : layer.tensors) {
+      t.name = rename(t.name);
+      if (!out.find_tensor(t.name)) out.tensors.push_back(std::move(t));
+    }
+    for (program::Instr& instr : layer.instrs) {
+      if (auto* l = std::get_if<program::Load>(&instr)) l->tensor = rename(l->tensor);
+      if (auto* s = std::get_if<program::Store>(&instr)) s->tensor = rename(s->tensor);
+      out.instrs.push_back(std::move(instr));
+    }
+  }
+  return out;
+}
+
+}  // namespace treesim::kernels

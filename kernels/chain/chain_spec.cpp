@@ -1,0 +1,93 @@
+// The chain spec file and --widths: the only chain file that knows yaml-cpp.
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include "kernels/chain/chain.h"
+#include "sim/core/echo.h"
+#include "sim/io/input_file.h"
+
+namespace treesim::kernels {
+namespace {
+
+constexpr std::uint64_t kMaxSpecBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMaxLayers = 64;
+
+std::optional<std::uint64_t> whole(const std::string& s) {
+  if (s.empty() || s.size() > 12) return std::nullopt;
+  for (char c : s)
+    if (c < '0' || c > '9') return std::nullopt;
+  const std::uint64_t v = std::stoull(s);
+  return v == 0 ? std::nullopt : std::optional<std::uint64_t>(v);
+}
+
+}  // namespace
+
+Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const std::string& option) {
+  std::vector<std::uint64_t> widths;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    std::size_t end = text.find(',', from);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(from, end - from);
+    const auto w = whole(item);
+    if (!w)
+      return core::Error{option, fmt::format("expected positive whole widths separated by commas, got '{}'",
+                                             core::echo(item))};
+    widths.push_back(*w);
+    from = end + 1;
+  }
+  if (widths.size() < 2 || widths.size() > kMaxLayers + 1)
+    return core::Error{option, fmt::format("expected 2 to {} widths (one more than the layers), got {}",
+                                           kMaxLayers + 1, widths.size())};
+  return widths;
+}
+
+Result<GemmChainSpec> read_chain_spec(const std::string& path) {
+  std::string text;
+  try {
+    text = io::read_input_file(path, kMaxSpecBytes, "chain spec");
+  } catch (const io::InputFileError& e) {
+    return core::Error{path, e.reason()};
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
+  }
+  auto at = [&](const YAML::Node& node, const std::string& message) {
+    return core::Error{fmt::format("{}:{}", path, node.IsDefined() ? node.Mark().line + 1 : 1), message};
+  };
+  if (!root.IsMap()) return at(root, "expected a mapping with m and widths");
+  GemmChainSpec spec;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    const YAML::Node& v = kv.second;
+    if (key == "m" || key == "candidates_per_layer") {
+      const auto n = v.IsScalar() ? whole(v.Scalar()) : std::nullopt;
+      if (!n) return at(v, fmt::format("'{}': expected a positive whole number", key));
+      if (key == "m")
+        spec.m = *n;
+      else
+        spec.candidates_per_layer = static_cast<std::size_t>(std::min<std::uint64_t>(*n, 1000));
+    } else if (key == "widths") {
+      if (!v.IsSequence())
+        return at(v, "'widths': expected a list of layer widths (w0, w1, …: one more than the layers)");
+      std::string joined;
+      for (const auto& w : v)
+        joined += (joined.empty() ? "" : ",") + (w.IsScalar() ? w.Scalar() : std::string("?"));
+      Result<std::vector<std::uint64_t>> widths = parse_widths(joined, "'widths'");
+      if (!widths) return at(v, widths.errors().front().message());
+      spec.widths = widths.value();
+    } else {
+      return at(kv.first, fmt::format("unknown field '{}' (expected m, widths, candidates_per_layer)",
+                                      core::echo(key)));
+    }
+  }
+  if (spec.m == 0) return at(root, "'m' is missing");
+  if (spec.widths.empty()) return at(root, "'widths' is missing");
+  return spec;
+}
+
+}  // namespace treesim::kernels

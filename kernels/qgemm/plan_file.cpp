@@ -1,0 +1,264 @@
+// The GEMM plan file: the only file of kernels/ that knows yaml-cpp.
+#include "kernels/qgemm/plan_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/core/echo.h"
+#include "sim/io/input_file.h"
+
+namespace treesim::kernels {
+namespace {
+
+constexpr std::uint64_t kMaxPlanFileBytes = std::uint64_t{1} << 20;  // far above any real plan
+
+const std::set<std::string> kKeys = {
+    "kernel", "machine",         "m",           "n",       "k",
+    "split",  "m_passes_factor", "min_k_steps", "layouts", "estimated_cycles"};
+
+// "L2B" or "L2B/2" (2 of its units) in a split list.
+std::string use_text(const Assignment::Use& u, const machine::MachineConfig& m) {
+  const auto& level = m.levels[u.level];
+  return u.size == level.fanout ? level.name : fmt::format("{}/{}", level.name, u.size);
+}
+
+std::string uses_text(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
+  std::string s;
+  for (const auto& u : uses) s += (s.empty() ? "" : ", ") + use_text(u, m);
+  return "[" + s + "]";
+}
+
+struct Reader {
+  const std::string& path;
+  core::Error at(const YAML::Node& node, const std::string& message) const {
+    const int line = node.IsDefined() ? node.Mark().line + 1 : 1;
+    return core::Error{fmt::format("{}:{}", path, line), message};
+  }
+};
+
+}  // namespace
+
+std::string plan_file_text(const GemmPlanFile& f, const QgemmPlan& plan, const machine::MachineConfig& m,
+                           const std::string& layouts, bool header) {
+  std::string s = header ? fmt::format(
+                               "# treesim plan: {} {}×{}×{} on {} (treesim run {} --plan-file FILE)\n"
+                               "kernel: {}\nmachine: {}\n",
+                               f.kernel, f.m, f.n, f.k, f.machine, f.kernel, f.kernel, f.machine)
+                         : "";
+  s += fmt::format(
+      "m: {}\nn: {}\nk: {}\n"
+      "# the levels that split each dimension, outermost first (LEVEL/U: U of its units)\n"
+      "split:\n  M: {}\n  N: {}\n  K: {}\n"
+      "# C in this many times the passes the LM needs; K in at least this many steps\n"
+      "m_passes_factor: {}\nmin_k_steps: {}\n"
+      "# for people; the reader ignores them\nestimated_cycles: {:.0f}\nlayouts:\n",
+      f.m, f.n, f.k, uses_text(f.assignment.m, m), uses_text(f.assignment.n, m), uses_text(f.assignment.k, m),
+      f.tiling.extra_m_passes, f.tiling.min_steps, plan.estimated_cycles);
+  std::size_t from = 0;
+  while (from < layouts.size()) {
+    std::size_t end = layouts.find('\n', from);
+    if (end == std::string::npos) end = layouts.size();
+    s += "  " + layouts.substr(from, end - from) + "\n";
+    from = end + 1;
+  }
+  return s;
+}
+
+namespace {
+
+// The fields of one plan: `root` a whole plan file (`top`: kernel and machine too) or one layer of
+// a chain plan file.
+Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const machine::MachineConfig& m,
+                                  bool top) {
+  if (!root.IsMap())
+    return r.at(root, "expected a mapping of plan fields (kernel, machine, m, n, k, split, ...)");
+  for (const auto& kv : root) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (!kKeys.count(key) || (!top && (key == "kernel" || key == "machine")))
+      return r.at(kv.first, fmt::format("unknown field '{}' (expected one of {}m, n, k, split, "
+                                        "m_passes_factor, min_k_steps, layouts, estimated_cycles)",
+                                        core::echo(key), top ? "kernel, machine, " : ""));
+  }
+  GemmPlanFile f;
+  for (auto [key, out] : {std::pair{"kernel", &f.kernel}, {"machine", &f.machine}}) {
+    if (!top) break;
+    const YAML::Node node = root[key];
+    if (!node.IsDefined() || !node.IsScalar())
+      return r.at(node.IsDefined() ? node : root, fmt::format("'{}': expected a name", key));
+    *out = node.Scalar();
+  }
+  auto whole = [&](const char* key, std::uint64_t& out, std::uint64_t min) -> std::optional<core::Error> {
+    const YAML::Node node = root[key];
+    if (!node.IsDefined()) return r.at(root, fmt::format("'{}' is missing", key));
+    const std::string s = node.IsScalar() ? node.Scalar() : "";
+    std::uint64_t v = 0;
+    bool ok = !s.empty() && s.size() < 19;
+    for (char c : s) ok = ok && c >= '0' && c <= '9';
+    if (ok) v = std::stoull(s);
+    if (!ok || v < min)
+      return r.at(node, fmt::format("'{}': expected a whole number ≥ {}, got {}", key, min,
+                                    node.IsScalar() ? "'" + core::echo(s) + "'" : "a list or mapping"));
+    out = v;
+    return std::nullopt;
+  };
+  for (auto [key, out, min] : {std::tuple{"m", &f.m, 1},
+                               {"n", &f.n, 1},
+                               {"k", &f.k, 1},
+                               {"m_passes_factor", &f.tiling.extra_m_passes, 1},
+                               {"min_k_steps", &f.tiling.min_steps, 1}})
+    if (auto e = whole(key, *out, static_cast<std::uint64_t>(min))) return *e;
+  const YAML::Node split = root["split"];
+  if (!split.IsDefined() || !split.IsMap())
+    return r.at(split.IsDefined() ? split : root,
+                "'split': expected a mapping of M, N, K to lists of levels");
+  std::set<std::size_t> used;
+  for (const auto& kv : split) {
+    const std::string dim = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    std::vector<Assignment::Use>* list = dim == "M"   ? &f.assignment.m
+                                         : dim == "N" ? &f.assignment.n
+                                         : dim == "K" ? &f.assignment.k
+                                                      : nullptr;
+    if (!list)
+      return r.at(kv.first,
+                  fmt::format("'split': unknown dimension '{}' (expected M, N or K)", core::echo(dim)));
+    if (!kv.second.IsSequence())
+      return r.at(kv.second, fmt::format("'split.{}': expected a list of levels", dim));
+    for (const auto& item : kv.second) {
+      const std::string s = item.IsScalar() ? item.Scalar() : "";
+      const std::size_t slash = s.find('/');
+      const std::string name = s.substr(0, slash);
+      const auto level = m.level_index(name);
+      if (!level)
+        return r.at(item,
+                    fmt::format("'split.{}': '{}' is no level of machine {}", dim, core::echo(name), m.name));
+      Assignment::Use use{*level, m.levels[*level].fanout};
+      if (slash != std::string::npos) {
+        const std::string units = s.substr(slash + 1);
+        bool ok = !units.empty() && units.size() < 10;
+        for (char c : units) ok = ok && c >= '0' && c <= '9';
+        if (!ok || std::stoull(units) == 0 || std::stoull(units) > use.size)
+          return r.at(item, fmt::format("'split.{}': '{}': expected LEVEL/U with 1 ≤ U ≤ {}", dim,
+                                        core::echo(s), use.size));
+        use.size = std::stoull(units);
+      }
+      if (!used.insert(*level).second)
+        return r.at(item, fmt::format("'split.{}': level {} is split twice", dim, name));
+      list->push_back(use);
+    }
+  }
+  return f;
+}
+
+Result<YAML::Node> load_yaml(const std::string& path) {
+  std::string text;
+  try {
+    text = io::read_input_file(path, kMaxPlanFileBytes, "plan file");
+  } catch (const io::InputFileError& e) {
+    return core::Error{path, e.reason()};
+  }
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
+  }
+}
+
+}  // namespace
+
+Result<GemmPlanFile> read_plan_file(const std::string& path, const machine::MachineConfig& m) {
+  Result<YAML::Node> root = load_yaml(path);
+  if (!root) return root.errors();
+  return parse_fields(root.value(), Reader{path}, m, true);
+}
+
+Result<GemmChainPlanFile> read_chain_plan_file(const std::string& path, const machine::MachineConfig& m) {
+  Result<YAML::Node> loaded = load_yaml(path);
+  if (!loaded) return loaded.errors();
+  const YAML::Node& root = loaded.value();
+  const Reader r{path};
+  if (!root.IsMap()) return r.at(root, "expected a mapping with kernel, machine and layers");
+  for (const auto& kv : root) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (key != "kernel" && key != "machine" && key != "layers" && key != "estimated_cycles")
+      return r.at(kv.first,
+                  fmt::format("unknown field '{}' (expected kernel, machine, layers or estimated_cycles)",
+                              core::echo(key)));
+  }
+  GemmChainPlanFile f;
+  for (auto [key, out] : {std::pair{"kernel", &f.kernel}, {"machine", &f.machine}}) {
+    const YAML::Node node = root[key];
+    if (!node.IsDefined() || !node.IsScalar())
+      return r.at(node.IsDefined() ? node : root, fmt::format("'{}': expected a name", key));
+    *out = node.Scalar();
+  }
+  const YAML::Node layers = root["layers"];
+  if (!layers.IsDefined() || !layers.IsSequence() || layers.size() == 0)
+    return r.at(layers.IsDefined() ? layers : root, "'layers': expected a list of layer plans");
+  for (const auto& layer : layers) {
+    Result<GemmPlanFile> one = parse_fields(layer, r, m, false);
+    if (!one) return one.errors();
+    f.layers.push_back(std::move(one.value()));
+  }
+  return f;
+}
+
+namespace {
+
+std::string indented(const std::string& text, const std::string& first, const std::string& rest) {
+  std::string out;
+  std::size_t from = 0;
+  bool head = true;
+  while (from < text.size()) {
+    std::size_t end = text.find('\n', from);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(from, end - from);
+    if (line.rfind("#", 0) != 0) {  // comments stay in the single-plan file only
+      out += (head ? first : rest) + line + "\n";
+      head = false;
+    }
+    from = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,
+                                 double estimated_cycles, const std::string& comment) {
+  std::string s = "# " + comment + "\nkernel: chain\nmachine: " + machine_name +
+                  fmt::format("\nestimated_cycles: {:.0f}\nlayers:\n", estimated_cycles);
+  for (const std::string& t : layer_texts) s += indented(t, "  - ", "    ");
+  return s;
+}
+
+Result<QgemmPlan> plan_for(const GemmPlanFile& f, const QgemmProblem& prob, const machine::MachineConfig& m,
+                           const std::string& where) {
+  for (auto [name, planned, given] : {std::tuple{"m", f.m, prob.m}, {"n", f.n, prob.n}, {"k", f.k, prob.k}})
+    if (planned != given)
+      return core::Error{where,
+                         fmt::format("the plan is for {} = {}, the problem has {}", name, planned, given)};
+  auto shaped = try_shape_plan(prob, m, f.assignment, f.tiling.extra_m_passes, f.tiling.min_steps);
+  if (auto* r = std::get_if<Rejection>(&shaped))
+    return core::Error{where, "the plan cannot work: " + r->message};
+  QgemmPlan plan = std::get<QgemmPlan>(std::move(shaped));
+  if (auto r = estimate_plan(prob, plan, m)) return core::Error{where, "the plan cannot work: " + r->message};
+  return plan;
+}
+
+Result<QgemmPlan> plan_from_file(const std::string& path, const std::string& kernel, const QgemmProblem& prob,
+                                 const machine::MachineConfig& m) {
+  Result<GemmPlanFile> read = read_plan_file(path, m);
+  if (!read) return read.errors();
+  const GemmPlanFile& f = read.value();
+  if (f.kernel != kernel)
+    return core::Error{path, fmt::format("the plan is for {}, not {}", core::echo(f.kernel), kernel)};
+  if (f.machine != m.name)
+    return core::Error{path,
+                       fmt::format("the plan is for machine {}, not {}", core::echo(f.machine), m.name)};
+  return plan_for(f, prob, m, path);
+}
+
+}  // namespace treesim::kernels

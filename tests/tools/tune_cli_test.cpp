@@ -1,0 +1,170 @@
+// `treesim tune qgemm|tgemm|chain` and `treesim run … --plan-file`: the tuner's best plan is at
+// least as fast as the default planner's, its plan file runs (bit-exactly verified) in the cycles
+// the tuner reported, and bad plan files are one-line errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace treesim::testing {
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<std::string> shape(const char* m, const char* n, const char* k) {
+  return {"--m", m, "--n", n, "--k", k};
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+json tune(const std::string& kernel, const std::vector<std::string>& args) {
+  CliResult r =
+      run_treesim(with({"tune", kernel, "--machine", source_path("configs/mini.yaml"), "--json"}, args));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out.empty() ? "{}" : r.out);
+}
+
+std::uint64_t run_cycles(const std::string& kernel, const std::vector<std::string>& args,
+                         const std::string& name) {
+  const std::string report = temp_path(name + ".json");
+  CliResult r = run_treesim(
+      with({"run", kernel, "--machine", source_path("configs/mini.yaml"), "-q", "--report", report}, args));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(read_text(report).empty() ? "{}" : read_text(report));
+  if (j.contains("verify")) EXPECT_EQ(j["verify"]["ok"], true) << name;
+  return j.value("cycles", std::uint64_t{0});
+}
+
+struct Shape {
+  const char *name, *m, *n, *k;
+};
+
+void PrintTo(const Shape& s, std::ostream* os) { *os << s.name << " " << s.m << "×" << s.n << "×" << s.k; }
+
+class TuneShapes : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(TuneShapes, BestIsAtLeastAsFastAsTheDefaultPlanner) {
+  const Shape& s = GetParam();
+  json t = tune("qgemm", shape(s.m, s.n, s.k));
+  ASSERT_FALSE(t["simulated"].empty());
+  const std::uint64_t best = t["simulated"][0]["simulated_cycles"];
+  const std::uint64_t def = run_cycles("qgemm", with(shape(s.m, s.n, s.k), {"--timing-only"}), s.name);
+  EXPECT_LE(best, def) << s.name;
+}
+
+TEST_P(TuneShapes, PlanFileRunsVerifiedInTheTunedCycles) {
+  const Shape& s = GetParam();
+  const std::string out = temp_path(std::string(s.name) + "-best.yaml");
+  json t = tune("qgemm", with(shape(s.m, s.n, s.k), {"--out", out, "--budget", "4"}));
+  ASSERT_FALSE(t["simulated"].empty());
+  const std::uint64_t tuned = t["simulated"][0]["simulated_cycles"];
+  EXPECT_EQ(run_cycles("qgemm", with(shape(s.m, s.n, s.k), {"--plan-file", out, "--verify"}), s.name), tuned);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mini, TuneShapes,
+                         ::testing::Values(Shape{"square", "96", "96", "96"},
+                                           Shape{"tall", "512", "16", "64"},
+                                           Shape{"gemv", "1", "128", "256"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Tune, DefaultPlannersPlanIsSimulatedAndMatchesItsRun) {
+  json t = tune("qgemm", shape("64", "48", "80"));
+  bool found = false;
+  for (const json& c : t["simulated"])
+    if (c["estimate_rank"] == 1) {
+      found = true;
+      EXPECT_EQ(c["simulated_cycles"].get<std::uint64_t>(),
+                run_cycles("qgemm", with(shape("64", "48", "80"), {"--timing-only"}), "default"));
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Tune, CandidatesAreEstimatedOrCountedAsPruned) {
+  json t = tune("qgemm", shape("64", "48", "80"));
+  std::uint64_t pruned = 0;
+  for (const auto& [reason, count] : t["pruned"].items()) pruned += count.get<std::uint64_t>();
+  EXPECT_EQ(t["estimated"].get<std::uint64_t>() + pruned, t["enumerated"].get<std::uint64_t>());
+  EXPECT_EQ(t["simulated"].size(), 8u);  // the default budget
+}
+
+TEST(Tune, BudgetLimitsTheSimulatedCandidates) {
+  EXPECT_EQ(tune("qgemm", with(shape("64", "48", "80"), {"--budget", "2"}))["simulated"].size(), 2u);
+}
+
+TEST(Tune, TgemmPlanFileRunsVerified) {
+  const std::string out = temp_path("tgemm-best.yaml");
+  json t = tune("tgemm", with(shape("32", "40", "100"), {"--out", out, "--budget", "3"}));
+  ASSERT_FALSE(t["simulated"].empty());
+  EXPECT_EQ(run_cycles("tgemm", with(shape("32", "40", "100"), {"--plan-file", out, "--verify"}), "tgemm"),
+            t["simulated"][0]["simulated_cycles"].get<std::uint64_t>());
+}
+
+TEST(PlanFile, OfAnotherShapeIsAOneLineErrorNamingTheFile) {
+  const std::string out = temp_path("shape-best.yaml");
+  tune("qgemm", with(shape("64", "48", "80"), {"--out", out, "--budget", "1"}));
+  CliResult r =
+      run_treesim(with({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--plan-file", out},
+                       shape("64", "48", "81")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(out + ": the plan is for k = 80, the problem has 81"), std::string::npos) << r.err;
+}
+
+TEST(PlanFile, UnknownFieldNamesItsLine) {
+  const std::string f =
+      write_temp_file("bad-plan.yaml", "kernel: qgemm\nmachine: mini\nm: 4\nn: 4\nk: 4\ntiles: 3\n");
+  CliResult r =
+      run_treesim(with({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--plan-file", f},
+                       shape("4", "4", "4")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(f + ":6: unknown field 'tiles'"), std::string::npos) << r.err;
+}
+
+TEST(PlanFile, ThatCannotWorkSaysWhy) {
+  const std::string f = write_temp_file(
+      "k-top.yaml",
+      "kernel: qgemm\nmachine: mini\nm: 4\nn: 4\nk: 64\nsplit: {M: [], N: [], K: [L1B]}\nm_passes_factor: 1\n"
+      "min_k_steps: 1\n");
+  CliResult r =
+      run_treesim(with({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--plan-file", f},
+                       shape("4", "4", "64")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the plan cannot work: K is split over L1B"), std::string::npos) << r.err;
+}
+
+TEST(PlanFile, WithAGivenLayoutIsRefused) {
+  const std::string out = temp_path("layout-best.yaml");
+  tune("qgemm", with(shape("64", "48", "80"), {"--out", out, "--budget", "1"}));
+  CliResult r = run_treesim(with({"run", "qgemm", "--machine", source_path("configs/mini.yaml"),
+                                  "--plan-file", out, "--layout-a", "((2_L1B, 32:80), (80:1))"},
+                                 shape("64", "48", "80")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--plan-file: the plan fixes the layouts: drop --layout-a"), std::string::npos)
+      << r.err;
+}
+
+TEST(TuneChain, PlanFileRunsTheChainVerified) {
+  const std::string spec =
+      write_temp_file("mlp.yaml", "m: 32\nwidths: [48, 64, 64, 16]\ncandidates_per_layer: 4\n");
+  const std::string out = temp_path("chain-plan.yaml");
+  CliResult r = run_treesim(
+      {"tune", "chain", spec, "--machine", source_path("configs/mini.yaml"), "--out", out, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json t = json::parse(r.out);
+  EXPECT_EQ(t["layers"].size(), 3u);
+  EXPECT_LE(t["estimated_cycles"].get<double>(), t["independent_estimated_cycles"].get<double>());
+  EXPECT_GT(run_cycles("chain", {"--spec", spec, "--plan-file", out, "--verify"}, "chain"), 0u);
+}
+
+TEST(TuneChain, BadSpecIsAOneLineErrorNamingTheField) {
+  const std::string spec = write_temp_file("bad-mlp.yaml", "m: 32\nwidths: [48, 0]\n");
+  CliResult r = run_treesim({"tune", "chain", spec, "--machine", source_path("configs/mini.yaml")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(spec + ":2: 'widths': expected positive whole widths"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace treesim::testing
