@@ -35,7 +35,9 @@ std::uint64_t run_cycles(const std::string& kernel, const std::vector<std::strin
       with({"run", kernel, "--machine", source_path("configs/mini.yaml"), "-q", "--report", report}, args));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(read_text(report).empty() ? "{}" : read_text(report));
-  if (j.contains("verify")) EXPECT_EQ(j["verify"]["ok"], true) << name;
+  if (j.contains("verify")) {
+    EXPECT_EQ(j["verify"]["ok"], true) << name;
+  }
   return j.value("cycles", std::uint64_t{0});
 }
 
