@@ -14,33 +14,15 @@
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
 #include "tests/test_support.h"
+#include "tests/text_mutation.h"
 
 namespace treesim {
 namespace {
 
-// Replaces, inserts, deletes or duplicates a few characters, drawing from the grammar's alphabet.
+// The grammar's alphabet: layouts, machine YAML and program text.
 std::string mutate(const std::string& seed, std::mt19937_64& gen) {
   static const std::string kAlphabet = "()[],:;_/@B 0123456789PEMABL1L2BWTimex-\n\t{}#\"'=.";
-  std::string s = seed;
-  const int edits = 1 + static_cast<int>(gen() % 4);
-  for (int e = 0; e < edits; ++e) {
-    const std::size_t at = s.empty() ? 0 : gen() % (s.size() + 1);
-    const char c = kAlphabet[gen() % kAlphabet.size()];
-    switch (gen() % 4) {
-      case 0:
-        if (at < s.size()) s[at] = c;
-        break;
-      case 1:
-        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c);
-        break;
-      case 2:
-        if (at < s.size()) s.erase(at, 1 + gen() % 3);
-        break;
-      default:
-        if (at < s.size()) s.insert(at, s.substr(at, 1 + gen() % 8));
-    }
-  }
-  return s;
+  return testing::mutate_text(seed, kAlphabet, gen);
 }
 
 TEST(ParserMutation, LayoutsParseBindOrFailWithADiagnostic) {

@@ -9,32 +9,10 @@
 #include "sim/sparse/matrix_file.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/sparse/storage.h"
+#include "tests/text_mutation.h"
 
 namespace treesim::sparse {
 namespace {
-
-std::string mutate(const std::string& seed, const std::string& alphabet, std::mt19937_64& gen) {
-  std::string s = seed;
-  const int edits = 1 + static_cast<int>(gen() % 4);
-  for (int e = 0; e < edits; ++e) {
-    const std::size_t at = s.empty() ? 0 : gen() % (s.size() + 1);
-    const char c = alphabet[gen() % alphabet.size()];
-    switch (gen() % 4) {
-      case 0:
-        if (at < s.size()) s[at] = c;
-        break;
-      case 1:
-        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c);
-        break;
-      case 2:
-        if (at < s.size()) s.erase(at, 1 + gen() % 3);
-        break;
-      default:
-        if (at < s.size()) s.insert(at, s.substr(at, 1 + gen() % 8));
-    }
-  }
-  return s;
-}
 
 TEST(SparseMutation, EncodingsParseOrFailWithASparseError) {
   const std::vector<std::string> seeds = {
@@ -47,7 +25,8 @@ TEST(SparseMutation, EncodingsParseOrFailWithASparseError) {
   std::mt19937_64 gen(14);
   int parsed = 0;
   for (int k = 0; k < 6000; ++k) {
-    const std::string text = mutate(seeds[k % seeds.size()], "(),:[]{}<>=*-#_ ijcdensopr0123456789", gen);
+    const std::string text =
+        testing::mutate_text(seeds[k % seeds.size()], "(),:[]{}<>=*-#_ ijcdensopr0123456789", gen);
     try {
       const Encoding e = parse_encoding(text);
       ++parsed;
@@ -66,7 +45,8 @@ TEST(SparseMutation, MatrixMarketReadsOrFailsWithASparseError) {
       "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n1\n2\n3\n"};
   std::mt19937_64 gen(41);
   for (int k = 0; k < 6000; ++k) {
-    const std::string text = mutate(seeds[k % seeds.size()], "%MatrixMarket \n0123456789.-e+", gen);
+    const std::string text =
+        testing::mutate_text(seeds[k % seeds.size()], "%MatrixMarket \n0123456789.-e+", gen);
     try {
       const MatrixFile f = read_matrix_market(text, "m.mtx");
       if (f.coo.rows <= 64 && f.coo.cols <= 64) validate(build(f.coo, parse_encoding("bsr2x2")));
