@@ -99,7 +99,8 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 //   (where K is split, passes alternate between two accumulators and nothing waits);
 // - the run is at least every resource's total (loads, stores, reduces, vector loads);
 // - fill (the first step's loads) and drain (the last pass's reduce, requant and whole store) do
-//   not overlap anything.
+//   not overlap the steps; a resource's total includes them, so the run is at least that total
+//   plus a path latency at each end and the last requant.
 double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
@@ -155,10 +156,15 @@ double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::Mac
   const double step_cycles =
       std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / 2});
   const double boundary = p.pk > 1 ? 0 : requant;
-  const double body = steps * step_cycles + (passes - 1) * boundary;
-  const double busiest = std::max(body, *std::max_element(totals.begin(), totals.end()));
-  return busiest + load_step + latency + decode_fill + reduce + requant +
-         static_cast<double>(store.duration());
+  // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
+  // in the period before, where a transfer-bound run spends its time).
+  const double body = (steps - 1) * step_cycles + mac_step + (passes - 1) * boundary;
+  const double fill_drain =
+      load_step + latency + decode_fill + reduce + requant + static_cast<double>(store.duration());
+  // A resource's total already holds the first loads and the last store: where one resource bounds
+  // the run (DRAM on a memory-bound shape), only the path latency at each end is outside it.
+  const double busiest = *std::max_element(totals.begin(), totals.end());
+  return std::max(body + fill_drain, busiest + requant + latency + latency);
 }
 
 const char* dim_name(const Assignment& a, std::size_t level) {
@@ -388,11 +394,11 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
 }
 
 double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  // The estimate's busiest resource is at least its body — every step at least its MAC and
-  // (MAC + path latency) / 2 — and at least DRAM, which reads each distinct byte of a tile once and
-  // writes each of C's; fill and drain add at least two path latencies (the first loads, the last
-  // store) and the last requant. The same double arithmetic as estimate(), so the bound never
-  // rounds above it.
+  // The estimate's busiest resource is at least its body — every step at least its MAC, every
+  // step but the last at least (MAC + path latency) / 2 — and at least DRAM, which reads each distinct byte
+  // of a tile once and writes each of C's; fill and drain add at least two path latencies (the first loads,
+  // the last store) and the last requant. The same double arithmetic as estimate(), so the bound never rounds
+  // above it.
   const timing::CostModel cost(m);
   std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
   for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
@@ -410,7 +416,8 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
   const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
-  return std::max({steps * mac_step, steps * ((mac_step + latency) / 2), dram}) + requant + latency + latency;
+  return std::max({steps * mac_step, (steps - 1) * ((mac_step + latency) / 2) + mac_step, dram}) + requant +
+         latency + latency;
 }
 
 ShapedCandidates shape_candidates(const QgemmProblem& prob, const machine::MachineConfig& m,
