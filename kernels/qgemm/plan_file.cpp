@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <any>
 #include <set>
 
 #include <fmt/format.h>
@@ -225,6 +226,24 @@ std::string indented(const std::string& text, const std::string& first, const st
 }
 
 }  // namespace
+
+Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::string& b_name,
+                                        const QgemmProblem& problem, const Plan& plan,
+                                        const machine::MachineConfig& machine) {
+  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!p) return core::Error{"", kernel + ": the plan was not made by " + kernel};
+  GemmPlanFile f{kernel,
+                 machine.name,
+                 problem.m,
+                 problem.n,
+                 problem.k,
+                 p->assignment,
+                 {p->extra_m_passes, p->min_steps}};
+  return plan_file_text(f, *p, machine,
+                        "A: \"" + whole_layout_a(problem, *p, machine) + "\"\n" + b_name + ": \"" +
+                            whole_layout_b(problem, *p, machine) + "\"\nC: \"" +
+                            whole_layout_c(problem, *p, machine) + "\"");
+}
 
 std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,
                                  double estimated_cycles, const std::string& comment) {

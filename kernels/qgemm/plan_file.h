@@ -27,6 +27,12 @@ std::string plan_file_text(const GemmPlanFile& file, const QgemmPlan& plan,
                            const machine::MachineConfig& machine, const std::string& layouts,
                            bool header = true);
 
+// The plan file of a single GEMM's plan (qgemm's or tgemm's: `b_name` is its B operand's name, "B"
+// or "W"), with its whole-operand layouts; an error when `plan` was made by another kernel.
+Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::string& b_name,
+                                        const QgemmProblem& problem, const Plan& plan,
+                                        const machine::MachineConfig& machine);
+
 // A chain plan file: one plan per layer (the layers' own m, n, k, split and tiling).
 struct GemmChainPlanFile {
   std::string kernel, machine;

@@ -133,13 +133,7 @@ Result<Candidates> QgemmInstance::candidates(const machine::MachineConfig& machi
 }
 
 Result<std::string> QgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
-  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
-  if (!p) return core::Error{"", "qgemm: the plan was not made by qgemm"};
-  GemmPlanFile f{"qgemm", machine.name, p_.m, p_.n, p_.k, p->assignment, {p->extra_m_passes, p->min_steps}};
-  return plan_file_text(f, *p, machine,
-                        "A: \"" + whole_layout_a(p_, *p, machine) + "\"\nB: \"" +
-                            whole_layout_b(p_, *p, machine) + "\"\nC: \"" + whole_layout_c(p_, *p, machine) +
-                            "\"");
+  return gemm_plan_file_text("qgemm", "B", p_, plan, machine);
 }
 
 Result<Plan> QgemmInstance::plan_from_file(const std::string& path,

@@ -168,13 +168,7 @@ Result<Candidates> TgemmInstance::candidates(const machine::MachineConfig& machi
 }
 
 Result<std::string> TgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
-  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
-  if (!p) return core::Error{"", "tgemm: the plan was not made by tgemm"};
-  GemmPlanFile f{"tgemm", machine.name, p_.m, p_.n, p_.k, p->assignment, {p->extra_m_passes, p->min_steps}};
-  return plan_file_text(f, *p, machine,
-                        "A: \"" + whole_layout_a(p_, *p, machine) + "\"\nW: \"" +
-                            whole_layout_b(p_, *p, machine) + "\"\nC: \"" + whole_layout_c(p_, *p, machine) +
-                            "\"");
+  return gemm_plan_file_text("tgemm", "W", p_, plan, machine);
 }
 
 Result<Plan> TgemmInstance::plan_from_file(const std::string& path,
