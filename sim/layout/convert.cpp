@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace treesim::layout {
 
@@ -19,7 +18,7 @@ std::uint64_t ConversionPlan::link_bytes() const {
   return n;
 }
 
-ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to) {
+ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, bool group_alike) {
   require_resident(from);
   require_resident(to);
   if (from.shape() != to.shape() || from.element_bytes() != to.element_bytes() ||
@@ -44,74 +43,143 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to) {
   // Global index of the unit at `level` that contains PE `pe`.
   auto unit_at = [&](std::uint64_t pe, std::size_t level) { return pe / from.pe_weight(level); };
 
-  std::vector<std::uint64_t> index(from.rank(), 0);
   Location loc;
-  std::unordered_set<std::uint64_t> source_slots;
-  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> source_at(levels);  // unit → a source PE
-  std::unordered_set<std::uint64_t> down_links, up_links;  // (level, unit) pairs, packed
-  const std::uint64_t logical = from.logical_elements();
-  auto key = [&](std::size_t level, std::uint64_t unit) { return unit * (levels + 1) + level; };
+  // Scratch for one element, reset by bumping `epoch` rather than clearing: per level and unit, the
+  // first source PE inside it and whether a link up from / down to it is crossed; per level and
+  // parent, whether its port already sends the element.
+  std::uint64_t epoch = 0;
+  struct Marks {
+    std::vector<std::uint64_t> source_epoch, source_pe, up_epoch, down_epoch, parent_epoch;
+  };
+  std::vector<Marks> marks(levels);
+  for (std::size_t lv = 0; lv < levels; ++lv) {
+    const std::uint64_t units = pe_count / from.pe_weight(lv), parents = down_port[lv].size();
+    marks[lv] = {std::vector<std::uint64_t>(units, 0), std::vector<std::uint64_t>(units, 0),
+                 std::vector<std::uint64_t>(units, 0), std::vector<std::uint64_t>(units, 0),
+                 std::vector<std::uint64_t>(parents, 0)};
+  }
+  std::vector<std::uint64_t> source_slots;
+  std::vector<std::pair<std::size_t, std::uint64_t>> down_links, up_links;  // (level, unit)
 
-  for (std::uint64_t e = 0; e < logical; ++e) {
-    for (std::size_t d = from.rank(), rest = e; d-- > 0;) {
-      index[d] = rest % from.shape()[d];
-      rest /= from.shape()[d];
-    }
+  // One element's copies and link crossings, counted `weight` times.
+  auto account = [&](const std::vector<std::uint64_t>& index, std::uint64_t weight) {
+    const std::uint64_t wbytes = weight * bytes;
+    ++epoch;
     source_slots.clear();
-    for (auto& m : source_at) m.clear();
+    std::uint64_t first_source = 0;
     for (std::uint64_t r = 0; r < from.replicas(); ++r) {
       from.locate_into(index.data(), loc, r);
-      std::uint64_t pe = from.pe_id(loc.units);
-      source_slots.insert(pe * from.lm_addresses() * words + loc.addr * words + loc.lane);
-      for (std::size_t lv = 0; lv < levels; ++lv) source_at[lv].emplace(unit_at(pe, lv), pe);
+      const std::uint64_t pe = from.pe_id(loc.units);
+      if (r == 0) first_source = pe;
+      source_slots.push_back(pe * from.lm_addresses() * words + loc.addr * words + loc.lane);
+      for (std::size_t lv = 0; lv < levels; ++lv) {
+        const std::uint64_t u = unit_at(pe, lv);
+        if (marks[lv].source_epoch[u] == epoch) continue;
+        marks[lv].source_epoch[u] = epoch;
+        marks[lv].source_pe[u] = pe;
+      }
     }
+    std::sort(source_slots.begin(), source_slots.end());
     down_links.clear();
     up_links.clear();
+    auto cross = [&](std::vector<std::uint64_t>& seen, std::size_t lv, std::uint64_t unit,
+                     std::vector<std::pair<std::size_t, std::uint64_t>>& links) {
+      if (seen[unit] == epoch) return;
+      seen[unit] = epoch;
+      links.emplace_back(lv, unit);
+    };
     for (std::uint64_t r = 0; r < to.replicas(); ++r) {
       to.locate_into(index.data(), loc, r);
-      ++plan.destination_slots;
-      std::uint64_t pe = to.pe_id(loc.units);
-      if (source_slots.count(pe * from.lm_addresses() * words + loc.addr * words + loc.lane)) {
-        ++plan.in_place;
+      plan.destination_slots += weight;
+      const std::uint64_t pe = to.pe_id(loc.units);
+      if (std::binary_search(source_slots.begin(), source_slots.end(),
+                             pe * from.lm_addresses() * words + loc.addr * words + loc.lane)) {
+        plan.in_place += weight;
         continue;
       }
       // Deepest level whose unit containing the destination also holds a source.
       std::size_t depth = 0;  // number of levels shared: 0 = only the board
-      std::uint64_t src = 0;
+      std::uint64_t src = first_source;
       for (std::size_t lv = 0; lv < levels; ++lv) {
-        auto it = source_at[lv].find(unit_at(pe, lv));
-        if (it == source_at[lv].end()) break;
+        const std::uint64_t u = unit_at(pe, lv);
+        if (marks[lv].source_epoch[u] != epoch) break;
         depth = lv + 1;
-        src = it->second;
+        src = marks[lv].source_pe[u];
       }
-      if (depth == 0) src = source_at[levels - 1].begin()->second;
-      ++plan.copies_by_lca[depth];
+      plan.copies_by_lca[depth] += weight;
       // Links crossed: levels depth..L-1 up from the source, then down to the destination.
       for (std::size_t lv = depth; lv < levels; ++lv) {
-        up_links.insert(key(lv, unit_at(src, lv)));
-        down_links.insert(key(lv, unit_at(pe, lv)));
+        cross(marks[lv].up_epoch, lv, unit_at(src, lv), up_links);
+        cross(marks[lv].down_epoch, lv, unit_at(pe, lv), down_links);
       }
     }
     // Each element crosses a link once, however many destinations below it need it.
-    std::unordered_set<std::uint64_t> parents_sending;
-    for (std::uint64_t k : down_links) {
-      std::size_t lv = k % (levels + 1);
-      std::uint64_t unit = k / (levels + 1);
-      std::uint64_t parent = lv == 0 ? 0 : unit / from.fanout(lv);
-      plan.levels[lv].down_delivered_bytes += bytes;
-      if (parents_sending.insert(key(lv, parent)).second) {
-        plan.levels[lv].down_sent_bytes += bytes;
-        down_port[lv][parent] += bytes;
-      }
+    for (const auto& [lv, unit] : down_links) {
+      const std::uint64_t parent = lv == 0 ? 0 : unit / from.fanout(lv);
+      plan.levels[lv].down_delivered_bytes += wbytes;
+      if (marks[lv].parent_epoch[parent] == epoch) continue;
+      marks[lv].parent_epoch[parent] = epoch;
+      plan.levels[lv].down_sent_bytes += wbytes;
+      down_port[lv][parent] += wbytes;
     }
-    for (std::uint64_t k : up_links) {
-      std::size_t lv = k % (levels + 1);
-      std::uint64_t unit = k / (levels + 1);
-      std::uint64_t parent = lv == 0 ? 0 : unit / from.fanout(lv);
-      plan.levels[lv].up_sent_bytes += bytes;
-      plan.levels[lv].up_delivered_bytes += bytes;
-      up_port[lv][parent] += bytes;
+    for (const auto& [lv, unit] : up_links) {
+      const std::uint64_t parent = lv == 0 ? 0 : unit / from.fanout(lv);
+      plan.levels[lv].up_sent_bytes += wbytes;
+      plan.levels[lv].up_delivered_bytes += wbytes;
+      up_port[lv][parent] += wbytes;
     }
+  };
+
+  // A replica's place is its element's replica-0 place plus an offset that depends on the replica
+  // only (broadcast digits and omitted levels are digits of their own), so two elements whose
+  // replica-0 places have the same source PE, destination PE and destination − source address and
+  // lane move alike: each such class is walked once, over every replica, and counted by its size.
+  // On a big machine with replicated layouts this is the difference between seconds and minutes.
+  struct Class {
+    std::uint64_t src_pe, dst_pe, addr_delta, lane_delta;
+    bool operator==(const Class& o) const {
+      return src_pe == o.src_pe && dst_pe == o.dst_pe && addr_delta == o.addr_delta &&
+             lane_delta == o.lane_delta;
+    }
+  };
+  struct ClassHash {
+    std::size_t operator()(const Class& c) const {
+      std::uint64_t h = c.src_pe * 0x9E3779B97F4A7C15ull;
+      for (std::uint64_t v : {c.dst_pe, c.addr_delta, c.lane_delta})
+        h = (h ^ v) * 0x100000001B3ull + (h >> 29);
+      return static_cast<std::size_t>(h);
+    }
+  };
+  struct Members {
+    std::uint64_t first = 0, count = 0;  // an element of the class (linear index) and the class size
+  };
+  std::unordered_map<Class, Members, ClassHash> classes;
+  std::vector<std::uint64_t> index(from.rank(), 0);
+  auto unflatten = [&](std::uint64_t e) {
+    for (std::size_t d = from.rank(); d-- > 0;) {
+      index[d] = e % from.shape()[d];
+      e /= from.shape()[d];
+    }
+  };
+  Location src_loc;
+  const std::uint64_t logical = from.logical_elements();
+  if (!group_alike) {
+    for (std::uint64_t e = 0; e < logical; ++e) {
+      unflatten(e);
+      account(index, 1);
+    }
+  }
+  for (std::uint64_t e = 0; e < logical && group_alike; ++e) {
+    unflatten(e);
+    from.locate_into(index.data(), src_loc, 0);
+    to.locate_into(index.data(), loc, 0);
+    Class c{from.pe_id(src_loc.units), to.pe_id(loc.units), loc.addr - src_loc.addr, loc.lane - src_loc.lane};
+    Members& m = classes.try_emplace(c, Members{e, 0}).first->second;
+    ++m.count;
+  }
+  for (const auto& [c, m] : classes) {
+    unflatten(m.first);
+    account(index, m.count);
   }
   for (std::size_t lv = 0; lv < levels; ++lv) {
     plan.levels[lv].busiest_down_port_bytes = *std::max_element(down_port[lv].begin(), down_port[lv].end());

@@ -30,6 +30,8 @@ struct ConversionPlan {
 // @pre same shape, element size and machine; neither has _Time sub-axes (LayoutError E140).
 // Padding slots of the destination are zero-filled in place and move nothing.
 // @post convert(A, A) moves nothing; every destination slot is in place or counted once in copies_by_lca.
-ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to);
+// Elements that move alike (the same source and destination PEs, address and lane offsets) are
+// walked once per class; `group_alike = false` walks every element, for tests to compare.
+ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, bool group_alike = true);
 
 }  // namespace treesim::layout
