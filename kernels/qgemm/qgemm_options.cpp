@@ -35,8 +35,8 @@ std::vector<OptionSpec> qgemm_options() {
       size("m", "Rows of A and C"),
       size("n", "Columns of B and C"),
       size("k", "Columns of A, rows of B"),
-      dtype("dtype-a", "A's type with --seed: u8 or s8"),
-      dtype("dtype-b", "B's type with --seed: u8 or s8"),
+      dtype("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
+      dtype("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
       dtype("dtype-out", "C's type with --seed: u8 or s8"),
       zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
       zero("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
@@ -57,8 +57,8 @@ std::vector<OptionSpec> qgemm_options() {
        {},
        {},
        {}},
-      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K)"),
-      plain("b", OptionKind::kPath, "B as .npy (int8/uint8, K×N)"),
+      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K; float16/float32: quantized on load)"),
+      plain("b", OptionKind::kPath, "B as .npy (int8/uint8, K×N; float16/float32: quantized on load)"),
       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b"),
       plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
@@ -90,15 +90,51 @@ Result<numeric::QuantFile> read_quant(const std::string& path) {
   }
 }
 
-// An int8/uint8 matrix from .npy, its shape checked against what the other inputs say.
+// How a float operand is quantized on load: its scales (one, or one per column) from the
+// quantization file, its zero point, and the type --dtype-a/-b names.
+struct FloatQuant {
+  const std::vector<float>* scales = nullptr;  // null: the quantization file gives no scales
+  std::int32_t zero = 0;
+  core::DType dtype = core::DType::kInt8;
+  const char* scale_field = "";
+};
+
+// The codes of a float16/float32 matrix quantized on load.
+Result<std::vector<std::uint8_t>> quantized_bytes(const io::NpyArray& a, const std::string& path,
+                                                  const FloatQuant& q) {
+  if (!q.scales)
+    return core::Error{path, fmt::format("{} values are quantized on load: the quantization file must give "
+                                         "{} (and a_scale, b_scale, out_scale)",
+                                         core::dtype_name(a.dtype), q.scale_field)};
+  if (q.scales->size() != 1 && q.scales->size() != a.shape[1])
+    return core::Error{path, fmt::format("{} has {} values: expected 1 or {} (one per column)", q.scale_field,
+                                         q.scales->size(), a.shape[1])};
+  for (float s : *q.scales)
+    if (!(s > 0))
+      return core::Error{path, fmt::format("{} must be > 0 to quantize {} values, got {}", q.scale_field,
+                                           core::dtype_name(a.dtype), s)};
+  if (!numeric::in_range(q.zero, q.dtype))
+    return core::Error{path, fmt::format("zero point {} is outside {}", q.zero, core::dtype_name(q.dtype))};
+  const std::vector<std::int32_t> codes =
+      numeric::quantize_matrix(io::npy_floats(a, path), a.shape[1], *q.scales, q.zero, q.dtype);
+  std::vector<std::uint8_t> bytes(codes.size());
+  for (std::size_t i = 0; i < codes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(codes[i]);
+  return bytes;
+}
+
+// An int8/uint8 matrix from .npy (or a float16/float32 one quantized on load), its shape checked
+// against what the other inputs say.
 Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DType& dtype,
                                                std::uint64_t& rows, std::uint64_t& cols,
-                                               const char* rows_name, const char* cols_name) {
+                                               const char* rows_name, const char* cols_name,
+                                               const FloatQuant& float_quant) {
   Result<io::NpyArray> read = read_npy(path);
   if (!read) return read.errors();
   io::NpyArray& a = read.value();
-  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
-    return core::Error{path, fmt::format("expected int8 or uint8 values, got {}", core::dtype_name(a.dtype))};
+  const bool is_float = a.dtype == core::DType::kFloat32 || a.dtype == core::DType::kFloat16;
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8 && !is_float)
+    return core::Error{path, fmt::format("expected int8, uint8, float16 or float32 values, got {}",
+                                         core::dtype_name(a.dtype))};
   if (a.shape.size() != 2)
     return core::Error{
         path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
@@ -107,6 +143,10 @@ Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DT
       return core::Error{path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
                                            io::shape_string(a.shape), name, got, name, *want)};
     *want = got;
+  }
+  if (is_float) {
+    dtype = float_quant.dtype;
+    return quantized_bytes(a, path, float_quant);
   }
   dtype = a.dtype;
   return std::move(a.bytes);
@@ -121,17 +161,22 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   QgemmProblem p;
   p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
   p.k = o.unsigned_int("k").value_or(0);
-  QgemmOperands ops;
-  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K");
-  if (!a) return a.errors();
-  ops.a = std::move(a.value());
-  std::uint64_t k2 = p.k;
-  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N");
-  if (!b) return b.errors();
-  ops.b = std::move(b.value());
   Result<numeric::QuantFile> read_q = read_quant(quant);
   if (!read_q) return read_q.errors();
   const numeric::QuantFile& q = read_q.value();
+  const std::vector<float> a_scale = q.scales ? std::vector<float>{q.scales->a} : std::vector<float>{};
+  const FloatQuant a_quant{q.scales ? &a_scale : nullptr, q.a_zero_point, operand_dtype(o.text("dtype-a")),
+                           "a_scale"};
+  const FloatQuant b_quant{q.scales ? &q.scales->b : nullptr, q.b_zero_point,
+                           operand_dtype(o.text("dtype-b")), "b_scale"};
+  QgemmOperands ops;
+  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", a_quant);
+  if (!a) return a.errors();
+  ops.a = std::move(a.value());
+  std::uint64_t k2 = p.k;
+  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", b_quant);
+  if (!b) return b.errors();
+  ops.b = std::move(b.value());
   p.a_zero = q.a_zero_point, p.b_zero = q.b_zero_point;
   p.out = q.out;
   if (!bias_path.empty()) {
