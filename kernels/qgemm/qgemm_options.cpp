@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include "kernels/float_operands.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
@@ -57,13 +58,16 @@ std::vector<OptionSpec> qgemm_options() {
        {},
        {},
        {}},
-      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K; float16/float32: quantized on load)"),
-      plain("b", OptionKind::kPath, "B as .npy (int8/uint8, K×N; float16/float32: quantized on load)"),
+      plain("a", OptionKind::kPath,
+            "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
+      plain("b", OptionKind::kPath,
+            "B as .npy (int8/uint8, K×N; float32/float16/bfloat16: quantized on load)"),
       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b"),
       plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
       plain("layout-b", OptionKind::kText, "Layout of the whole B (K×N): which levels split K and N"),
       plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
+      out_dtype_option(),
   };
 }
 
@@ -90,50 +94,19 @@ Result<numeric::QuantFile> read_quant(const std::string& path) {
   }
 }
 
-// How a float operand is quantized on load: its scales (one, or one per column) from the
-// quantization file, its zero point, and the type --dtype-a/-b names.
-struct FloatQuant {
-  const std::vector<float>* scales = nullptr;  // null: the quantization file gives no scales
-  std::int32_t zero = 0;
-  core::DType dtype = core::DType::kInt8;
-  const char* scale_field = "";
-};
-
-// The codes of a float16/float32 matrix quantized on load.
-Result<std::vector<std::uint8_t>> quantized_bytes(const io::NpyArray& a, const std::string& path,
-                                                  const FloatQuant& q) {
-  if (!q.scales)
-    return core::Error{path, fmt::format("{} values are quantized on load: the quantization file must give "
-                                         "{} (and a_scale, b_scale, out_scale)",
-                                         core::dtype_name(a.dtype), q.scale_field)};
-  if (q.scales->size() != 1 && q.scales->size() != a.shape[1])
-    return core::Error{path, fmt::format("{} has {} values: expected 1 or {} (one per column)", q.scale_field,
-                                         q.scales->size(), a.shape[1])};
-  for (float s : *q.scales)
-    if (!(s > 0))
-      return core::Error{path, fmt::format("{} must be > 0 to quantize {} values, got {}", q.scale_field,
-                                           core::dtype_name(a.dtype), s)};
-  if (!numeric::in_range(q.zero, q.dtype))
-    return core::Error{path, fmt::format("zero point {} is outside {}", q.zero, core::dtype_name(q.dtype))};
-  const std::vector<std::int32_t> codes =
-      numeric::quantize_matrix(io::npy_floats(a, path), a.shape[1], *q.scales, q.zero, q.dtype);
-  std::vector<std::uint8_t> bytes(codes.size());
-  for (std::size_t i = 0; i < codes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(codes[i]);
-  return bytes;
-}
-
-// An int8/uint8 matrix from .npy (or a float16/float32 one quantized on load), its shape checked
-// against what the other inputs say.
+// An int8/uint8 matrix from .npy (or an f32/f16/bf16 one quantized on load to `float_dtype` with
+// q's scales), its shape checked against what the other inputs say.
 Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DType& dtype,
                                                std::uint64_t& rows, std::uint64_t& cols,
-                                               const char* rows_name, const char* cols_name,
-                                               const FloatQuant& float_quant) {
+                                               const char* rows_name, const char* cols_name, Operand which,
+                                               core::DType float_dtype, numeric::QuantFile& q,
+                                               const std::string& quant_path) {
   Result<io::NpyArray> read = read_npy(path);
   if (!read) return read.errors();
   io::NpyArray& a = read.value();
-  const bool is_float = a.dtype == core::DType::kFloat32 || a.dtype == core::DType::kFloat16;
+  const bool is_float = is_float_operand(a.dtype);
   if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8 && !is_float)
-    return core::Error{path, fmt::format("expected int8, uint8, float16 or float32 values, got {}",
+    return core::Error{path, fmt::format("expected int8, uint8, float32, float16 or bfloat16 values, got {}",
                                          core::dtype_name(a.dtype))};
   if (a.shape.size() != 2)
     return core::Error{
@@ -145,8 +118,8 @@ Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DT
     *want = got;
   }
   if (is_float) {
-    dtype = float_quant.dtype;
-    return quantized_bytes(a, path, float_quant);
+    dtype = float_dtype;
+    return quantize_operand(a, path, which, float_dtype, q, quant_path);
   }
   dtype = a.dtype;
   return std::move(a.bytes);
@@ -163,20 +136,20 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   p.k = o.unsigned_int("k").value_or(0);
   Result<numeric::QuantFile> read_q = read_quant(quant);
   if (!read_q) return read_q.errors();
-  const numeric::QuantFile& q = read_q.value();
-  const std::vector<float> a_scale = q.scales ? std::vector<float>{q.scales->a} : std::vector<float>{};
-  const FloatQuant a_quant{q.scales ? &a_scale : nullptr, q.a_zero_point, operand_dtype(o.text("dtype-a")),
-                           "a_scale"};
-  const FloatQuant b_quant{q.scales ? &q.scales->b : nullptr, q.b_zero_point,
-                           operand_dtype(o.text("dtype-b")), "b_scale"};
+  numeric::QuantFile& q = read_q.value();
   QgemmOperands ops;
-  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", a_quant);
+  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", Operand::kA, operand_dtype(o.text("dtype-a")),
+                        q, quant);
   if (!a) return a.errors();
   ops.a = std::move(a.value());
   std::uint64_t k2 = p.k;
-  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", b_quant);
+  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", Operand::kB, operand_dtype(o.text("dtype-b")),
+                        q, quant);
   if (!b) return b.errors();
   ops.b = std::move(b.value());
+  if (core::Errors e = finish_scales(q, quant); !e.empty()) return e;
+  auto dequantize = output_dequantize(o, &q);
+  if (!dequantize) return dequantize.errors();
   p.a_zero = q.a_zero_point, p.b_zero = q.b_zero_point;
   p.out = q.out;
   if (!bias_path.empty()) {
@@ -191,14 +164,17 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   }
   core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, true);
   if (!size.empty()) return size;
-  return std::unique_ptr<Problem>(new QgemmInstance(std::move(p), std::move(ops), o.text("layout-a"),
-                                                    o.text("layout-b"), o.text("layout-c")));
+  auto instance = std::make_unique<QgemmInstance>(std::move(p), std::move(ops), o.text("layout-a"),
+                                                  o.text("layout-b"), o.text("layout-c"));
+  instance->dequantize_output(dequantize.value());
+  return std::unique_ptr<Problem>(std::move(instance));
 }
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
   const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
   if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
     return core::Error{"", "give --m, --n and --k (or --a/--b/--quant files)"};
+  if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
   const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
   // Refuse what the DRAM cannot hold before allocating any of it.
   core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);

@@ -19,6 +19,7 @@ constexpr Info kInfo[] = {
     {DType::kFloat32, 4, "float32", "f32", 0, 0},
     {DType::kFloat64, 8, "float64", "f64", 0, 0},
     {DType::kFloat16, 2, "float16", "f16", 0, 0},
+    {DType::kBFloat16, 2, "bfloat16", "bf16", 0, 0},
 };
 
 const Info& info(DType t) { return kInfo[static_cast<std::size_t>(t)]; }
@@ -35,7 +36,9 @@ std::optional<DType> parse_dtype(std::string_view text) {
   return std::nullopt;
 }
 
-bool is_integer(DType t) { return t != DType::kFloat32 && t != DType::kFloat64 && t != DType::kFloat16; }
+bool is_integer(DType t) {
+  return t != DType::kFloat32 && t != DType::kFloat64 && t != DType::kFloat16 && t != DType::kBFloat16;
+}
 std::int64_t dtype_min(DType t) { return info(t).min; }
 std::int64_t dtype_max(DType t) { return info(t).max; }
 

@@ -1,6 +1,7 @@
 #include "sim/io/npy.h"
 
 #include <cctype>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -22,10 +23,13 @@ struct DescrName {
   core::DType dtype;
 };
 // The descr strings NumPy writes ('|' for one-byte types), plus the equivalent '<' spellings.
-constexpr DescrName kDescrs[] = {{"|i1", core::DType::kInt8},    {"<i1", core::DType::kInt8},
-                                 {"|u1", core::DType::kUInt8},   {"<u1", core::DType::kUInt8},
-                                 {"<i4", core::DType::kInt32},   {"<f4", core::DType::kFloat32},
-                                 {"<f8", core::DType::kFloat64}, {"<f2", core::DType::kFloat16}};
+// NumPy has no bfloat16: ml_dtypes' np.save writes it as a 2-byte void ('<V2'), which JAX's and
+// Keras' loaders read as bfloat16 too; a header written by hand may say 'bfloat16'.
+constexpr DescrName kDescrs[] = {
+    {"|i1", core::DType::kInt8},     {"<i1", core::DType::kInt8},         {"|u1", core::DType::kUInt8},
+    {"<u1", core::DType::kUInt8},    {"<i4", core::DType::kInt32},        {"<f4", core::DType::kFloat32},
+    {"<f8", core::DType::kFloat64},  {"<f2", core::DType::kFloat16},      {"<V2", core::DType::kBFloat16},
+    {"|V2", core::DType::kBFloat16}, {"bfloat16", core::DType::kBFloat16}};
 
 const char* descr_of(core::DType t) {
   switch (t) {
@@ -43,6 +47,8 @@ const char* descr_of(core::DType t) {
       return "<f8";
     case core::DType::kFloat16:
       return "<f2";
+    case core::DType::kBFloat16:
+      return "<V2";
   }
   return "?";
 }
@@ -178,9 +184,10 @@ NpyArray parse_npy(std::string_view data, const std::string& name) {
         if (descr == d.descr) dtype = d.dtype;
       if (!dtype) {
         const bool big = !descr.empty() && descr[0] == '>';
-        throw NpyError(
-            name + ": expected dtype int8, uint8, int32, float16, float32 or float64 (little-endian), got '" +
-            core::echo(descr) + "'" + (big ? " (big-endian)" : ""));
+        throw NpyError(name +
+                       ": expected dtype int8, uint8, int32, float16, bfloat16, float32 or float64 "
+                       "(little-endian), got '" +
+                       core::echo(descr) + "'" + (big ? " (big-endian)" : ""));
       }
     } else if (key == "fortran_order") {
       fortran = h.boolean();
@@ -287,8 +294,18 @@ std::vector<float> npy_floats(const NpyArray& a, const std::string& name) {
         out[i] = half_to_float(static_cast<std::uint16_t>(a.bytes[2 * i] | (a.bytes[2 * i + 1] << 8)));
       return out;
     }
+    case core::DType::kBFloat16: {
+      // bfloat16 is the top half of a float32: exact.
+      std::vector<float> out(a.size());
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::uint32_t bits = static_cast<std::uint32_t>(a.bytes[2 * i] | (a.bytes[2 * i + 1] << 8))
+                                   << 16;
+        std::memcpy(&out[i], &bits, 4);
+      }
+      return out;
+    }
     default:
-      throw NpyError(name + ": expected a float dtype (float16 or float32), got " +
+      throw NpyError(name + ": expected a float dtype (float16, bfloat16 or float32), got " +
                      core::dtype_name(a.dtype));
   }
 }

@@ -35,14 +35,6 @@ std::int32_t quantize(float value, const QuantParams& p, QuantizeRounding roundi
   return static_cast<std::int32_t>(std::nearbyint(clamp_to(shifted, p.dtype)));
 }
 
-std::vector<std::int32_t> quantize_matrix(const std::vector<float>& values, std::size_t cols,
-                                          const std::vector<float>& scales, std::int32_t zero, DType dtype) {
-  std::vector<std::int32_t> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out[i] = quantize(values[i], QuantParams{scales.size() == 1 ? scales[0] : scales[i % cols], zero, dtype});
-  return out;
-}
-
 double dequantize(std::int32_t q, const QuantParams& p) {
   return static_cast<double>(p.scale) * (static_cast<double>(q) - static_cast<double>(p.zero_point));
 }

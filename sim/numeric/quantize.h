@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "sim/core/dtype.h"
 
@@ -37,13 +36,6 @@ enum class QuantizeRounding {
 // Quantizes one value, saturating to the dtype's range. NaN quantizes to the zero point.
 std::int32_t quantize(float value, const QuantParams& p,
                       QuantizeRounding rounding = QuantizeRounding::kTfLite);
-
-// A row-major rows×cols float matrix quantized on load with zero point `zero` and `scales`: one
-// (per tensor) or `cols` (per column: the output channel of a K×N weight matrix, oneDNN's mask
-// 1<<1), each value as quantize() does it with TFLite rounding (ties away from zero, in f32, then
-// + Z, saturated; NaN → Z). @pre scales.size() is 1 or cols, every scale > 0.
-std::vector<std::int32_t> quantize_matrix(const std::vector<float>& values, std::size_t cols,
-                                          const std::vector<float>& scales, std::int32_t zero, DType dtype);
 
 // scale · (q − zero_point), computed in double (exact for 8-bit codes).
 double dequantize(std::int32_t q, const QuantParams& p);

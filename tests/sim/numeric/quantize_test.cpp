@@ -61,23 +61,5 @@ TEST(Quantize, SaturatesToTheTypeRange) {
   EXPECT_EQ(saturate(std::int64_t{1} << 40, DType::kInt32), 2147483647);
 }
 
-TEST(QuantizeMatrix, PerTensorRoundsTiesAwayFromZeroAndSaturates) {
-  const std::vector<float> v{0.25f, 0.75f, -0.25f, -0.75f, 1000.0f, -1000.0f, std::nanf(""), 63.5f};
-  EXPECT_EQ(quantize_matrix(v, 4, {0.5f}, 0, DType::kInt8),
-            (std::vector<std::int32_t>{1, 2, -1, -2, 127, -128, 0, 127}));
-}
-
-TEST(QuantizeMatrix, ZeroPointIsAddedAfterRounding) {
-  // 2.5 → 3, + 10; −20.5 → −21, + 10 = −11, saturated to uint8's 0.
-  EXPECT_EQ(quantize_matrix({2.5f, -20.5f}, 2, {1.0f}, 10, DType::kUInt8),
-            (std::vector<std::int32_t>{13, 0}));
-}
-
-TEST(QuantizeMatrix, PerColumnScalesFollowTheColumn) {
-  // Column 0 scale 1, column 1 scale 0.25: 1.5 → 2 and 6; −0.125 → 0 and −0.5 → −1.
-  EXPECT_EQ(quantize_matrix({1.5f, 1.5f, -0.125f, -0.125f}, 2, {1.0f, 0.25f}, 0, DType::kInt8),
-            (std::vector<std::int32_t>{2, 6, 0, -1}));
-}
-
 }  // namespace
 }  // namespace treesim::numeric
