@@ -9,6 +9,7 @@
 #include "kernels/mlp/mlp_layer.h"
 #include "models/simulation.h"
 #include "sim/io/idx.h"
+#include "sim/io/npy.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/output_set.h"
@@ -17,7 +18,8 @@ namespace treesim::tools {
 namespace {
 
 struct MlpCommand {
-  std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, report_path;
+  std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, report_path,
+                                  out_path;
   std::uint64_t images = 100, batch = 1000;
 };
 
@@ -50,6 +52,7 @@ void run_mlp(const MlpCommand& c) {
   namespace mlp = kernels::mlp;
   OutputSet files;
   if (!c.report_path.empty()) files.stage(c.report_path, "--report");
+  if (!c.out_path.empty()) files.stage(c.out_path, "--out");
   const machine::MachineConfig machine = load_machine_or_throw(c.machine);
   mlp::MlpModel model;
   mlp::NetworkPlan plan;
@@ -81,6 +84,7 @@ void run_mlp(const MlpCommand& c) {
   models::Simulation sim(machine);
   std::vector<LayerTotals> totals(layers);
   std::uint64_t correct = 0, agree = 0, reference_correct = 0;
+  std::vector<std::uint8_t> predicted;  // --out: the simulated network's class per image
   for (std::uint64_t b = 0; b < batches; ++b) {
     const std::uint64_t first = b * batch, rows = std::min(batch, c.images - first);
     const std::uint8_t* pixels = images.values.data() + first * model.features;
@@ -137,6 +141,7 @@ void run_mlp(const MlpCommand& c) {
       correct += got[i] == label;
       reference_correct += want[i] == label;
       agree += got[i] == want[i];
+      predicted.push_back(static_cast<std::uint8_t>(got[i]));
     }
   }
   if (agree != c.images)
@@ -206,6 +211,13 @@ void run_mlp(const MlpCommand& c) {
     json += "\n  ]\n}\n";
     files.write(c.report_path, json, "--report");
   }
+  if (!c.out_path.empty()) {
+    try {
+      io::write_npy(files.stage(c.out_path, "--out"), io::make_npy({c.images}, predicted));
+    } catch (const std::runtime_error& e) {
+      throw CliError(e.what());
+    }
+  }
   files.commit();
 }
 
@@ -227,6 +239,7 @@ void add_mlp_command(CLI::App& run) {
       "--plan-file", c->plan_file,
       "Layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); default: each kernel's planner");
   cmd->add_option("--report", c->report_path, "Write the run's figures as JSON");
+  cmd->add_option("--out", c->out_path, "Write the predicted classes as .npy (uint8, one per image)");
   cmd->callback([c] { run_mlp(*c); });
 }
 
