@@ -32,7 +32,8 @@ const char* dtype_short_name(DType t) { return info(t).short_name; }
 
 std::optional<DType> parse_dtype(std::string_view text) {
   for (const Info& i : kInfo)
-    if (text == i.name) return i.type;
+    // float16 and bfloat16 are .npy input types only: no program, layout or option declares them.
+    if (text == i.name && i.type != DType::kFloat16 && i.type != DType::kBFloat16) return i.type;
   return std::nullopt;
 }
 
