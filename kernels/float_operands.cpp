@@ -87,7 +87,11 @@ Result<std::vector<std::int8_t>> ternarize_operand(const io::NpyArray& w, const 
   return numeric::ternarize(values.value(), cols, q.scales->b);
 }
 
-core::Errors finish_scales(numeric::QuantFile& q, const std::string& quant_path) {
+core::Errors finish_scales(numeric::QuantFile& q, const std::string& quant_path, std::uint64_t n) {
+  if (q.scales && q.scales->b_mask == 2 && !q.scales->b.empty() && q.scales->b.size() != n)
+    return {{quant_path,
+             fmt::format("field 'b_scale': {} values, expected {} (b_scale_mask 2: one per output column)",
+                         q.scales->b.size(), n)}};
   if (!q.scales || !q.out.multipliers.empty()) return {};
   if (!q.scales->a)
     return {{quant_path, "field 'a_scale': missing (only a float operand is calibrated on load)"}};

@@ -33,8 +33,9 @@ Result<std::vector<std::int8_t>> ternarize_operand(const io::NpyArray& w, const 
                                                    numeric::QuantFile& q, const std::string& quant_path);
 
 // After the operands: q's multipliers derived from its scales when some were calibrated; an error
-// when a scale is still missing (an integer operand is never calibrated).
-core::Errors finish_scales(numeric::QuantFile& q, const std::string& quant_path);
+// when a scale is still missing (an integer operand is never calibrated) or b_scale_mask 2 comes
+// with other than one b_scale per output column (n of them).
+core::Errors finish_scales(numeric::QuantFile& q, const std::string& quant_path, std::uint64_t n);
 
 // --out-dtype: "f32" writes the output dequantized.
 OptionSpec out_dtype_option();

@@ -147,7 +147,7 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
                         q, quant);
   if (!b) return b.errors();
   ops.b = std::move(b.value());
-  if (core::Errors e = finish_scales(q, quant); !e.empty()) return e;
+  if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
   auto dequantize = output_dequantize(o, &q);
   if (!dequantize) return dequantize.errors();
   p.a_zero = q.a_zero_point, p.b_zero = q.b_zero_point;

@@ -191,7 +191,7 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   auto w = read_weights(w_path, p.k, p.n, q, quant);
   if (!w) return w.errors();
   ops.w = std::move(w.value());
-  if (core::Errors e = finish_scales(q, quant); !e.empty()) return e;
+  if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
   auto dequantize = output_dequantize(o, &q);
   if (!dequantize) return dequantize.errors();
   if (q.b_zero_point != 0)

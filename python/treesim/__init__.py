@@ -107,8 +107,10 @@ class Machine:
         if worker.returncode != 0:
             message = worker.stderr.strip().splitlines()[-1] if worker.stderr.strip() else "failed"
             raise Error(message.removeprefix("treesim: "))
-        with open(report, encoding="utf-8") as f:
-            result = Result(None, json.load(f), worker.stdout)
+        result = Result(None, {}, worker.stdout)
+        if os.path.exists(report):  # every run writes one; --plan runs nothing
+            with open(report, encoding="utf-8") as f:
+                result.report = json.load(f)
         if os.path.exists(out):
             result.output = np.load(out)
         return result

@@ -187,6 +187,18 @@ TEST(FloatInput, IntegerOperandIsNeverCalibrated) {
                        ": field 'a_scale': missing (only a float operand is calibrated on load)\n");
 }
 
+TEST(FloatInput, ScaleMaskTwoNeedsOneScalePerColumn) {
+  io::write_npy(temp_path("ma.npy"), io::make_npy({2, 3}, kACodes));
+  io::write_npy(temp_path("mb.npy"), io::make_npy({3, 2}, kBCodes));
+  const std::string quant =
+      testing::write_temp_file("m.yaml", "a_scale: 1\nb_scale: 1\nb_scale_mask: 2\nout_scale: 1\n");
+  const auto r =
+      run_treesim(run("qgemm", temp_path("ma.npy"), temp_path("mb.npy"), quant, temp_path("never.npy")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treesim: " + quant +
+                       ": field 'b_scale': 1 values, expected 2 (b_scale_mask 2: one per output column)\n");
+}
+
 TEST(FloatInput, OutDtypeF32NeedsAnOutputScale) {
   const auto r = run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--m", "2",
                               "--n", "2", "--k", "2", "--out-dtype", "f32", "--quiet"});
