@@ -4,8 +4,13 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
 
+#include "kernels/mlp/mlp_chain.h"
 #include "kernels/mlp/mlp_layer.h"
 #include "models/simulation.h"
 #include "sim/io/idx.h"
@@ -20,7 +25,8 @@ namespace {
 
 struct MlpCommand {
   std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, out_path;
-  RunOptions run;  // --report is mlp's own JSON; -q, --timing-only as every kernel's
+  bool chain_plan = false;  // --chain-plan: the chain planner's layouts, computed here
+  RunOptions run;           // --report is mlp's own JSON; -q, --timing-only as every kernel's
   std::uint64_t images = 100, batch = 1000;
 };
 
@@ -59,18 +65,47 @@ void run_mlp(const MlpCommand& c) {
                     c.run.vcd_path.empty() ? "--trace-json" : "--vcd"));
   if (c.run.timing_only && !c.out_path.empty())
     throw CliError("--timing-only: moves no data, so --out has nothing to write");
+  if (c.chain_plan && !c.plan_file.empty())
+    throw CliError(
+        "--chain-plan: give it or --plan-file, not both (a chain plan file is already a chain plan)");
   OutputSet files;
   if (!c.run.report_path.empty()) files.stage(c.run.report_path, "--report");
   if (!c.out_path.empty()) files.stage(c.out_path, "--out");
   const machine::MachineConfig machine = load_machine_or_throw(c.machine);
   mlp::MlpModel model;
-  mlp::NetworkPlan plan;
+  std::optional<mlp::NetworkPlan> file_plan;  // a plan file of per-layer layouts
+  bool chain_file = false;                    // a chain plan file of `treesim tune chain`
   try {
     model = mlp::load_mlp_model(c.model_dir);
-    if (!c.plan_file.empty()) plan = mlp::load_plan_file(c.plan_file, model);
+    if (!c.plan_file.empty()) {
+      std::ifstream in(c.plan_file);
+      std::stringstream text;
+      text << in.rdbuf();
+      chain_file = in && mlp::is_chain_plan_text(text.str());
+      if (!chain_file) file_plan = mlp::load_plan_file(c.plan_file, model);
+    }
   } catch (const mlp::MlpModelError& e) {
     throw CliError(e.what());
   }
+  // The layouts of every layer for a batch of `rows` images: the plan file's, the chain planner's
+  // (from a chain plan file, or computed here with --chain-plan, once per batch size), or none (each
+  // layer's kernel plans alone).
+  std::map<std::uint64_t, mlp::NetworkPlan> chain_plans;
+  const mlp::NetworkPlan none;
+  auto network_plan = [&](std::uint64_t rows) -> const mlp::NetworkPlan& {
+    if (file_plan) return *file_plan;
+    if (!chain_file && !c.chain_plan) return none;
+    auto it = chain_plans.find(rows);
+    if (it != chain_plans.end()) return it->second;
+    kernels::Result<mlp::NetworkPlan> p =
+        chain_file ? mlp::chain_plan_file_layouts(c.plan_file, model, rows, machine)
+                   : mlp::chain_network_plan(model, rows, machine);
+    if (!p) {
+      const std::string message = p.errors().empty() ? "failed" : p.errors().front().message();
+      throw CliError(chain_file ? message : fmt::format("the chain plan for {} images: {}", rows, message));
+    }
+    return chain_plans.emplace(rows, std::move(p.value())).first->second;
+  };
   const std::string images_path = idx_path(c.data_dir, "t10k-images-idx3-ubyte");
   const std::string labels_path = idx_path(c.data_dir, "t10k-labels-idx1-ubyte");
   const io::IdxArray images = read_idx_or_throw(images_path);
@@ -98,6 +133,7 @@ void run_mlp(const MlpCommand& c) {
     const std::uint64_t first = b * batch, rows = std::min(batch, c.images - first);
     const std::uint8_t* pixels = images.values.data() + first * model.features;
     std::vector<std::uint8_t> act(pixels, pixels + rows * model.features);
+    const mlp::NetworkPlan& plan = network_plan(rows);
     for (std::size_t l = 0; l < layers; ++l) {
       const mlp::MlpLayer& layer = model.layers[l];
       auto it = plan.find(layer.name);
@@ -268,7 +304,10 @@ void add_mlp_command(CLI::App& run) {
       ->capture_default_str();
   cmd->add_option(
       "--plan-file", c->plan_file,
-      "Layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); default: each kernel's planner");
+      "A chain plan (treesim tune chain), or layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); "
+      "default: each kernel's planner");
+  cmd->add_flag("--chain-plan", c->chain_plan,
+                "Lay the layers out as the chain planner's best path, planned here (once per batch size)");
   cmd->add_option("--out", c->out_path, "Write the predicted classes as .npy (uint8, one per image)");
   add_run_options(*cmd, c->run);
   cmd->callback([c] { run_mlp(*c); });
