@@ -106,6 +106,12 @@ struct OutputArray {
   std::string tensor;
   core::DType dtype = core::DType::kInt8;
   std::vector<std::uint64_t> shape;
+  // Set: --out writes float32 values scale · (q − zero_point) instead of the codes (--out-dtype f32).
+  struct Dequantize {
+    float scale = 1.0f;
+    std::int32_t zero_point = 0;
+  };
+  std::optional<Dequantize> dequantize;
 };
 
 struct Plan {

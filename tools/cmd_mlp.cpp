@@ -4,20 +4,29 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
 
+#include "kernels/mlp/mlp_chain.h"
 #include "kernels/mlp/mlp_layer.h"
 #include "models/simulation.h"
 #include "sim/io/idx.h"
+#include "sim/io/npy.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/output_set.h"
+#include "tools/run_options.h"
 
 namespace treesim::tools {
 namespace {
 
 struct MlpCommand {
-  std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, report_path;
+  std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, out_path;
+  bool chain_plan = false;  // --chain-plan: the chain planner's layouts, computed here
+  RunOptions run;           // --report is mlp's own JSON; -q, --timing-only as every kernel's
   std::uint64_t images = 100, batch = 1000;
 };
 
@@ -48,17 +57,55 @@ std::string kind_of(const kernels::mlp::MlpLayer& l) { return l.ternary ? "terna
 
 void run_mlp(const MlpCommand& c) {
   namespace mlp = kernels::mlp;
+  // Many programs run (every layer of every batch): one trace file cannot show them.
+  if (!c.run.vcd_path.empty() || !c.run.json_path.empty())
+    throw CliError(
+        fmt::format("{}: run mlp simulates every layer of every batch as its own program; trace "
+                    "one layer with run qgemm or run tgemm",
+                    c.run.vcd_path.empty() ? "--trace-json" : "--vcd"));
+  if (c.run.timing_only && !c.out_path.empty())
+    throw CliError("--timing-only: moves no data, so --out has nothing to write");
+  if (c.chain_plan && !c.plan_file.empty())
+    throw CliError(
+        "--chain-plan: give it or --plan-file, not both (a chain plan file is already a chain plan)");
   OutputSet files;
-  if (!c.report_path.empty()) files.stage(c.report_path, "--report");
+  if (!c.run.report_path.empty()) files.stage(c.run.report_path, "--report");
+  if (!c.out_path.empty()) files.stage(c.out_path, "--out");
   const machine::MachineConfig machine = load_machine_or_throw(c.machine);
   mlp::MlpModel model;
-  mlp::NetworkPlan plan;
+  std::optional<mlp::NetworkPlan> file_plan;  // a plan file of per-layer layouts
+  bool chain_file = false;                    // a chain plan file of `treesim tune chain`
   try {
     model = mlp::load_mlp_model(c.model_dir);
-    if (!c.plan_file.empty()) plan = mlp::load_plan_file(c.plan_file, model);
+    if (!c.plan_file.empty()) {
+      std::ifstream in(c.plan_file);
+      std::stringstream text;
+      text << in.rdbuf();
+      chain_file = in && mlp::is_chain_plan_text(text.str());
+      if (!chain_file) file_plan = mlp::load_plan_file(c.plan_file, model);
+    }
   } catch (const mlp::MlpModelError& e) {
     throw CliError(e.what());
   }
+  // The layouts of every layer for a batch of `rows` images: the plan file's, the chain planner's
+  // (from a chain plan file, or computed here with --chain-plan, once per batch size), or none (each
+  // layer's kernel plans alone).
+  std::map<std::uint64_t, mlp::NetworkPlan> chain_plans;
+  const mlp::NetworkPlan none;
+  auto network_plan = [&](std::uint64_t rows) -> const mlp::NetworkPlan& {
+    if (file_plan) return *file_plan;
+    if (!chain_file && !c.chain_plan) return none;
+    auto it = chain_plans.find(rows);
+    if (it != chain_plans.end()) return it->second;
+    kernels::Result<mlp::NetworkPlan> p =
+        chain_file ? mlp::chain_plan_file_layouts(c.plan_file, model, rows, machine)
+                   : mlp::chain_network_plan(model, rows, machine);
+    if (!p) {
+      const std::string message = p.errors().empty() ? "failed" : p.errors().front().message();
+      throw CliError(chain_file ? message : fmt::format("the chain plan for {} images: {}", rows, message));
+    }
+    return chain_plans.emplace(rows, std::move(p.value())).first->second;
+  };
   const std::string images_path = idx_path(c.data_dir, "t10k-images-idx3-ubyte");
   const std::string labels_path = idx_path(c.data_dir, "t10k-labels-idx1-ubyte");
   const io::IdxArray images = read_idx_or_throw(images_path);
@@ -81,10 +128,12 @@ void run_mlp(const MlpCommand& c) {
   models::Simulation sim(machine);
   std::vector<LayerTotals> totals(layers);
   std::uint64_t correct = 0, agree = 0, reference_correct = 0;
+  std::vector<std::uint8_t> predicted;  // --out: the simulated network's class per image
   for (std::uint64_t b = 0; b < batches; ++b) {
     const std::uint64_t first = b * batch, rows = std::min(batch, c.images - first);
     const std::uint8_t* pixels = images.values.data() + first * model.features;
     std::vector<std::uint8_t> act(pixels, pixels + rows * model.features);
+    const mlp::NetworkPlan& plan = network_plan(rows);
     for (std::size_t l = 0; l < layers; ++l) {
       const mlp::MlpLayer& layer = model.layers[l];
       auto it = plan.find(layer.name);
@@ -101,19 +150,29 @@ void run_mlp(const MlpCommand& c) {
       if (!program) fail(program.errors());
       models::SimulationOptions options;
       options.kernel = layer.ternary ? "tgemm" : "qgemm";
+      options.functional = !c.run.timing_only;
+      // Timing only moves no bytes: the run needs only the names of the tensors that hold data.
+      kernels::DramImage inputs;
+      if (c.run.timing_only) {
+        for (const std::string& name : problem->input_tensors()) inputs[name];
+      } else {
+        inputs = problem->inputs();
+      }
       models::SimulationResult r;
       try {
-        r = sim.run(program.value(), problem->inputs(), options);
+        r = sim.run(program.value(), inputs, options);
       } catch (const std::runtime_error& e) {
         throw CliError(fmt::format("{}: {}", where, e.what()));
       }
-      kernels::Result<kernels::DramImage> expected = problem->reference();
-      if (!expected) fail(expected.errors());
-      const report::VerifyResult v = problem->verify(r.dram, expected.value());
-      if (!v.ok)
-        throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v.mismatches,
-                                   v.first_mismatch),
-                       1);
+      if (!c.run.timing_only) {
+        kernels::Result<kernels::DramImage> expected = problem->reference();
+        if (!expected) fail(expected.errors());
+        const report::VerifyResult v = problem->verify(r.dram, expected.value());
+        if (!v.ok)
+          throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v.mismatches,
+                                     v.first_mismatch),
+                         1);
+      }
       const report::Report rep = report::make_report(machine, r.stats);
       LayerTotals& t = totals[l];
       t.cycles += rep.cycles;
@@ -124,8 +183,11 @@ void run_mlp(const MlpCommand& c) {
       for (std::size_t i = 0; i < rep.levels.size(); ++i)
         t.down_sent[i] += rep.levels[i].traffic.down_sent_bytes;
       if (rep.energy_pj) t.energy_pj += rep.energy_pj->total, t.has_energy = true;
-      act = r.dram.at(problem->outputs().front().tensor);
+      // Timing only: the next layer's input is only its size (its values are never read).
+      act = c.run.timing_only ? std::vector<std::uint8_t>(rows * layer.n)
+                              : r.dram.at(problem->outputs().front().tensor);
     }
+    if (c.run.timing_only) continue;
     // The simulated logits against the host reference's, computed from the pixels alone.
     std::vector<std::int32_t> logits(act.size());
     for (std::size_t i = 0; i < act.size(); ++i) logits[i] = static_cast<std::int8_t>(act[i]);
@@ -137,9 +199,10 @@ void run_mlp(const MlpCommand& c) {
       correct += got[i] == label;
       reference_correct += want[i] == label;
       agree += got[i] == want[i];
+      predicted.push_back(static_cast<std::uint8_t>(got[i]));
     }
   }
-  if (agree != c.images)
+  if (!c.run.timing_only && agree != c.images)
     throw CliError(fmt::format("predictions differ from the host reference's on {} of {} images",
                                c.images - agree, c.images),
                    1);
@@ -151,13 +214,17 @@ void run_mlp(const MlpCommand& c) {
   const double per_batch = static_cast<double>(cycles) / static_cast<double>(batches);
   std::string out = fmt::format("mlp {} on {}: {} images in {} batch{} of {}\n", model.name, machine.name,
                                 c.images, batches, batches == 1 ? "" : "es", batch);
-  out += fmt::format(
-      "  accuracy {:.2f}% ({} of {}); the float model: {:.2f}% (train.py, all 10,000 test images)\n",
-      100.0 * static_cast<double>(correct) / static_cast<double>(c.images), correct, c.images,
-      100.0 * model.float_accuracy);
-  out += fmt::format(
-      "  every layer's output bit-exact; predictions equal the host reference's on {} of {} images\n", agree,
-      c.images);
+  if (c.run.timing_only) {
+    out += "  timing only: no values computed, so no accuracy and no check\n";
+  } else {
+    out += fmt::format(
+        "  accuracy {:.2f}% ({} of {}); the float model: {:.2f}% (train.py, all 10,000 test images)\n",
+        100.0 * static_cast<double>(correct) / static_cast<double>(c.images), correct, c.images,
+        100.0 * model.float_accuracy);
+    out += fmt::format(
+        "  every layer's output bit-exact; predictions equal the host reference's on {} of {} images\n",
+        agree, c.images);
+  }
   out += fmt::format("  cycles {} ({:.1f} per image, {:.0f} per batch: {:.3e} s per batch at {:g} GHz)\n",
                      cycles, per_image, per_batch, per_batch / (machine.clock_ghz * 1e9), machine.clock_ghz);
   const bool has_energy = !totals.empty() && totals.front().has_energy;
@@ -184,17 +251,22 @@ void run_mlp(const MlpCommand& c) {
   if (has_energy)
     out += fmt::format("  energy {:.4g} pJ ({:.4g} pJ per image)\n", energy,
                        energy / static_cast<double>(c.images));
-  std::cout << out;
-  if (!c.report_path.empty()) {
+  if (!c.run.quiet) std::cout << out;
+  // A count a timing-only run does not compute is null in the report.
+  auto computed = [&](std::uint64_t count) { return c.run.timing_only ? "null" : std::to_string(count); };
+  if (!c.run.report_path.empty()) {
     std::string json = fmt::format(
-        "{{\n  \"model\": \"{}\", \"machine\": \"{}\", \"images\": {}, \"batch\": {}, \"batches\": {},\n"
-        "  \"correct\": {}, \"accuracy\": {:.6f}, \"float_accuracy\": {:.6f}, \"reference_agrees\": {},\n"
+        "{{\n  \"model\": \"{}\", \"machine\": \"{}\", \"functional\": {}, \"images\": {}, \"batch\": {}, "
+        "\"batches\": {},\n"
+        "  \"correct\": {}, \"accuracy\": {}, \"float_accuracy\": {:.6f}, \"reference_agrees\": {},\n"
         "  \"cycles\": {}, \"cycles_per_image\": {:.3f}, \"cycles_per_batch\": {:.3f}, \"energy_pj\": "
         "{:.6g},\n"
         "  \"layers\": [",
-        model.name, machine.name, c.images, batch, batches, correct,
-        static_cast<double>(correct) / static_cast<double>(c.images), model.float_accuracy, agree, cycles,
-        per_image, per_batch, energy);
+        model.name, machine.name, !c.run.timing_only, c.images, batch, batches, computed(correct),
+        c.run.timing_only
+            ? "null"
+            : fmt::format("{:.6f}", static_cast<double>(correct) / static_cast<double>(c.images)),
+        model.float_accuracy, computed(agree), cycles, per_image, per_batch, energy);
     for (std::size_t l = 0; l < layers; ++l) {
       const LayerTotals& t = totals[l];
       json += fmt::format(
@@ -204,7 +276,14 @@ void run_mlp(const MlpCommand& c) {
           t.cycles, t.macs, t.dram_read, t.dram_written, t.energy_pj);
     }
     json += "\n  ]\n}\n";
-    files.write(c.report_path, json, "--report");
+    files.write(c.run.report_path, json, "--report");
+  }
+  if (!c.out_path.empty()) {
+    try {
+      io::write_npy(files.stage(c.out_path, "--out"), io::make_npy({c.images}, predicted));
+    } catch (const std::runtime_error& e) {
+      throw CliError(e.what());
+    }
   }
   files.commit();
 }
@@ -225,8 +304,12 @@ void add_mlp_command(CLI::App& run) {
       ->capture_default_str();
   cmd->add_option(
       "--plan-file", c->plan_file,
-      "Layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); default: each kernel's planner");
-  cmd->add_option("--report", c->report_path, "Write the run's figures as JSON");
+      "A chain plan (treesim tune chain), or layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); "
+      "default: each kernel's planner");
+  cmd->add_flag("--chain-plan", c->chain_plan,
+                "Lay the layers out as the chain planner's best path, planned here (once per batch size)");
+  cmd->add_option("--out", c->out_path, "Write the predicted classes as .npy (uint8, one per image)");
+  add_run_options(*cmd, c->run);
   cmd->callback([c] { run_mlp(*c); });
 }
 

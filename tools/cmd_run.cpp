@@ -11,6 +11,7 @@
 #include "kernels/registry.h"
 #include "sim/io/npy.h"
 #include "sim/layout/diagnostic.h"
+#include "sim/numeric/quantize.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/kernel_options.h"
@@ -40,12 +41,26 @@ T take(kernels::Result<T> r) {
   return std::move(r.value());
 }
 
+// --out-dtype f32: scale · (q − zero_point) of each code, computed in double and rounded to f32 once
+// (exact for 8-bit codes up to that rounding, as oneDNN's f32 multiply).
+std::vector<float> dequantize_codes(const std::vector<std::uint8_t>& bytes, core::DType dtype,
+                                    const kernels::OutputArray::Dequantize& d) {
+  std::vector<float> out(bytes.size());
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const std::int32_t q = dtype == core::DType::kInt8 ? static_cast<std::int8_t>(bytes[i]) : bytes[i];
+    out[i] = static_cast<float>(numeric::dequantize(q, {d.scale, d.zero_point, dtype}));
+  }
+  return out;
+}
+
 void write_output(const kernels::OutputArray& array, const std::vector<std::uint8_t>& bytes,
                   const std::string& path) {
   io::NpyArray out;
   out.dtype = array.dtype;
   out.shape = array.shape;
   out.bytes = bytes;
+  if (array.dequantize)
+    out = io::make_npy(array.shape, dequantize_codes(bytes, array.dtype, *array.dequantize));
   try {
     io::write_npy(path, out);
   } catch (const std::runtime_error& e) {

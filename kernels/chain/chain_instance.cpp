@@ -113,7 +113,7 @@ class ChainInstance : public Problem {
   }
 
   std::vector<OutputArray> outputs() const override {
-    return {{fmt::format("X{}", spec_.layers()), core::DType::kInt8, {spec_.m, spec_.widths.back()}}};
+    return {{fmt::format("X{}", spec_.layers()), core::DType::kInt8, {spec_.m, spec_.widths.back()}, {}}};
   }
 
  private:

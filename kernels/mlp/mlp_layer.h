@@ -19,9 +19,9 @@ struct LayerLayouts {
   std::string a, b, c;
 };
 
-// This is the seam where a network plan (a chain planner's choice of every layer's layouts, so
-// that one layer's C is laid out as the next layer's A) plugs in: today the layouts come from a
-// plan file (load_plan_file) or the kernels' own planners.
+// The layouts come from a plan file (load_plan_file), the chain planner (mlp_chain.h: a chain
+// plan file of `treesim tune chain`, or the plan computed in the run), or none: the kernels' own
+// planners.
 using NetworkPlan = std::map<std::string, LayerLayouts>;  // by layer name
 
 // Reads a plan file (YAML): `layers: { fc1: { a: LAYOUT, b: LAYOUT, c: LAYOUT }, ... }`, any of a, b

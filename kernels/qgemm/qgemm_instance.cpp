@@ -233,6 +233,8 @@ void QgemmInstance::add_report_fields(const Plan& plan, const machine::MachineCo
     stats.extra[key] = value;
 }
 
-std::vector<OutputArray> QgemmInstance::outputs() const { return {{"C", p_.out_dtype(), {p_.m, p_.n}}}; }
+std::vector<OutputArray> QgemmInstance::outputs() const {
+  return {{"C", p_.out_dtype(), {p_.m, p_.n}, dequantize_}};
+}
 
 }  // namespace treesim::kernels

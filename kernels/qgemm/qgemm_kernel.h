@@ -59,6 +59,8 @@ class QgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
+  // --out-dtype f32: outputs() asks the driver to write C dequantized.
+  void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
   Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
@@ -73,6 +75,7 @@ class QgemmInstance : public Problem {
   std::optional<QgemmSeed> seed_;
   mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
   std::string layout_a_, layout_b_, layout_c_;
+  std::optional<OutputArray::Dequantize> dequantize_;
 };
 
 // DRAM bytes of every tensor of the problem, or an error naming the option that makes it too

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include "kernels/float_operands.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
@@ -35,8 +36,8 @@ std::vector<OptionSpec> qgemm_options() {
       size("m", "Rows of A and C"),
       size("n", "Columns of B and C"),
       size("k", "Columns of A, rows of B"),
-      dtype("dtype-a", "A's type with --seed: u8 or s8"),
-      dtype("dtype-b", "B's type with --seed: u8 or s8"),
+      dtype("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
+      dtype("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
       dtype("dtype-out", "C's type with --seed: u8 or s8"),
       zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
       zero("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
@@ -57,13 +58,16 @@ std::vector<OptionSpec> qgemm_options() {
        {},
        {},
        {}},
-      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K)"),
-      plain("b", OptionKind::kPath, "B as .npy (int8/uint8, K×N)"),
+      plain("a", OptionKind::kPath,
+            "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
+      plain("b", OptionKind::kPath,
+            "B as .npy (int8/uint8, K×N; float32/float16/bfloat16: quantized on load)"),
       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b"),
       plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
       plain("layout-b", OptionKind::kText, "Layout of the whole B (K×N): which levels split K and N"),
       plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
+      out_dtype_option(),
   };
 }
 
@@ -90,15 +94,20 @@ Result<numeric::QuantFile> read_quant(const std::string& path) {
   }
 }
 
-// An int8/uint8 matrix from .npy, its shape checked against what the other inputs say.
+// An int8/uint8 matrix from .npy (or an f32/f16/bf16 one quantized on load to `float_dtype` with
+// q's scales), its shape checked against what the other inputs say.
 Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DType& dtype,
                                                std::uint64_t& rows, std::uint64_t& cols,
-                                               const char* rows_name, const char* cols_name) {
+                                               const char* rows_name, const char* cols_name, Operand which,
+                                               core::DType float_dtype, numeric::QuantFile& q,
+                                               const std::string& quant_path) {
   Result<io::NpyArray> read = read_npy(path);
   if (!read) return read.errors();
   io::NpyArray& a = read.value();
-  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
-    return core::Error{path, fmt::format("expected int8 or uint8 values, got {}", core::dtype_name(a.dtype))};
+  const bool is_float = is_float_operand(a.dtype);
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8 && !is_float)
+    return core::Error{path, fmt::format("expected int8, uint8, float32, float16 or bfloat16 values, got {}",
+                                         core::dtype_name(a.dtype))};
   if (a.shape.size() != 2)
     return core::Error{
         path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
@@ -107,6 +116,10 @@ Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DT
       return core::Error{path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
                                            io::shape_string(a.shape), name, got, name, *want)};
     *want = got;
+  }
+  if (is_float) {
+    dtype = float_dtype;
+    return quantize_operand(a, path, which, float_dtype, q, quant_path);
   }
   dtype = a.dtype;
   return std::move(a.bytes);
@@ -121,17 +134,22 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   QgemmProblem p;
   p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
   p.k = o.unsigned_int("k").value_or(0);
+  Result<numeric::QuantFile> read_q = read_quant(quant);
+  if (!read_q) return read_q.errors();
+  numeric::QuantFile& q = read_q.value();
   QgemmOperands ops;
-  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K");
+  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", Operand::kA, operand_dtype(o.text("dtype-a")),
+                        q, quant);
   if (!a) return a.errors();
   ops.a = std::move(a.value());
   std::uint64_t k2 = p.k;
-  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N");
+  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", Operand::kB, operand_dtype(o.text("dtype-b")),
+                        q, quant);
   if (!b) return b.errors();
   ops.b = std::move(b.value());
-  Result<numeric::QuantFile> read_q = read_quant(quant);
-  if (!read_q) return read_q.errors();
-  const numeric::QuantFile& q = read_q.value();
+  if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
+  auto dequantize = output_dequantize(o, &q);
+  if (!dequantize) return dequantize.errors();
   p.a_zero = q.a_zero_point, p.b_zero = q.b_zero_point;
   p.out = q.out;
   if (!bias_path.empty()) {
@@ -146,14 +164,17 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   }
   core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, true);
   if (!size.empty()) return size;
-  return std::unique_ptr<Problem>(new QgemmInstance(std::move(p), std::move(ops), o.text("layout-a"),
-                                                    o.text("layout-b"), o.text("layout-c")));
+  auto instance = std::make_unique<QgemmInstance>(std::move(p), std::move(ops), o.text("layout-a"),
+                                                  o.text("layout-b"), o.text("layout-c"));
+  instance->dequantize_output(dequantize.value());
+  return std::unique_ptr<Problem>(std::move(instance));
 }
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
   const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
   if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
     return core::Error{"", "give --m, --n and --k (or --a/--b/--quant files)"};
+  if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
   const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
   // Refuse what the DRAM cannot hold before allocating any of it.
   core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);

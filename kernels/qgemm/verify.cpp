@@ -14,7 +14,7 @@ report::VerifyResult compare_outputs(const std::vector<std::int32_t>& got,
     return b;
   };
   const std::uint64_t rows = cols ? expected.size() / cols : 0;
-  return compare_arrays({{"C", core::DType::kInt32, {rows, cols}}}, {{"C", bytes(got)}},
+  return compare_arrays({{"C", core::DType::kInt32, {rows, cols}, {}}}, {{"C", bytes(got)}},
                         {{"C", bytes(expected)}});
 }
 

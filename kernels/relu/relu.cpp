@@ -147,7 +147,7 @@ class Relu : public Problem {
     stats.extra["passes"] = p->passes;
   }
 
-  std::vector<OutputArray> outputs() const override { return {{"Y", core::DType::kInt8, {n_}}}; }
+  std::vector<OutputArray> outputs() const override { return {{"Y", core::DType::kInt8, {n_}, {}}}; }
 
  private:
   std::uint64_t n_;

@@ -270,6 +270,8 @@ void TgemmInstance::add_report_fields(const Plan& plan, const machine::MachineCo
     stats.extra[key] = value;
 }
 
-std::vector<OutputArray> TgemmInstance::outputs() const { return {{"C", p_.out_dtype(), {p_.m, p_.n}}}; }
+std::vector<OutputArray> TgemmInstance::outputs() const {
+  return {{"C", p_.out_dtype(), {p_.m, p_.n}, dequantize_}};
+}
 
 }  // namespace treesim::kernels

@@ -45,6 +45,8 @@ class TgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
+  // --out-dtype f32: outputs() asks the driver to write C dequantized.
+  void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
   Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
@@ -63,6 +65,7 @@ class TgemmInstance : public Problem {
   mutable std::optional<TgemmOperands> ops_;
   mutable std::vector<std::uint8_t> w_bytes_;  // W packed, made with the operands
   Layouts layouts_;
+  std::optional<OutputArray::Dequantize> dequantize_;
 };
 
 }  // namespace treesim::kernels

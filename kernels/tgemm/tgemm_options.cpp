@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/float_operands.h"
 #include "kernels/tgemm/tgemm_kernel.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/dpt_file.h"
@@ -44,7 +45,7 @@ std::vector<OptionSpec> tgemm_options() {
        {"dpt", "bct", "base3", "int8", "all"},
        {},
        {}},
-      dtype("dtype-a", "A's type with --seed: u8 or s8"),
+      dtype("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
       dtype("dtype-out", "C's type with --seed: u8 or s8"),
       zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
       zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
@@ -57,13 +58,17 @@ std::vector<OptionSpec> tgemm_options() {
        {},
        {},
        {}},
-      plain("a", OptionKind::kPath, "A as .npy (int8/uint8, M×K)"),
-      plain("w", OptionKind::kPath, "W as .npy (int8 −1/0/1, K×N) or .dpt (treesim dpt pack)"),
+      plain("a", OptionKind::kPath,
+            "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
+      plain("w", OptionKind::kPath,
+            "W as .npy (int8 −1/0/1, K×N; float32/float16/bfloat16: ternarized on load) or .dpt (treesim dpt "
+            "pack)"),
       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--w; b_scale is W's scale"),
       plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
       plain("layout-w", OptionKind::kText, "Layout of the whole W (K×N): which levels split K and N"),
       plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
+      out_dtype_option(),
   };
 }
 
@@ -87,8 +92,10 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// W's weights from an int8 .npy of −1/0/1 or a .dpt file; K and N from its shape.
-Result<std::vector<std::int8_t>> read_weights(const std::string& path, std::uint64_t& k, std::uint64_t& n) {
+// W's weights from an int8 .npy of −1/0/1, a float .npy ternarized with q's b_scale (or absmean),
+// or a .dpt file; K and N from its shape.
+Result<std::vector<std::int8_t>> read_weights(const std::string& path, std::uint64_t& k, std::uint64_t& n,
+                                              numeric::QuantFile& q, const std::string& quant_path) {
   std::vector<std::uint64_t> shape;
   std::vector<std::int8_t> w;
   if (ends_with(path, ".dpt")) {
@@ -104,11 +111,19 @@ Result<std::vector<std::int8_t>> read_weights(const std::string& path, std::uint
   } else {
     try {
       io::NpyArray a = io::read_npy(path);
-      if (a.dtype != core::DType::kInt8)
-        return core::Error{
-            path, fmt::format("expected int8 weights −1, 0 or 1, got {}", core::dtype_name(a.dtype))};
+      if (a.dtype != core::DType::kInt8 && !is_float_operand(a.dtype))
+        return core::Error{path,
+                           fmt::format("expected int8 weights −1, 0 or 1 (or float32, float16, bfloat16 "
+                                       "ones to ternarize), got {}",
+                                       core::dtype_name(a.dtype))};
       shape = a.shape;
-      w.assign(a.bytes.begin(), a.bytes.end());
+      if (!is_float_operand(a.dtype)) {
+        w.assign(a.bytes.begin(), a.bytes.end());
+      } else if (shape.size() == 2) {
+        auto t = ternarize_operand(a, path, q, quant_path);
+        if (!t) return t.errors();
+        w = std::move(t.value());
+      }
     } catch (const std::runtime_error& e) {
       return core::Error{"", e.what()};
     }
@@ -138,6 +153,12 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   QgemmProblem p;
   p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
   p.k = o.unsigned_int("k").value_or(0);
+  numeric::QuantFile q;
+  try {
+    q = numeric::load_quant_file(quant);
+  } catch (const std::runtime_error& e) {
+    return core::Error{"", e.what()};
+  }
   TgemmOperands ops;
   io::NpyArray a;
   try {
@@ -145,9 +166,10 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   } catch (const std::runtime_error& e) {
     return core::Error{"", e.what()};
   }
-  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8)
+  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8 && !is_float_operand(a.dtype))
     return core::Error{a_path,
-                       fmt::format("expected int8 or uint8 values, got {}", core::dtype_name(a.dtype))};
+                       fmt::format("expected int8, uint8, float32, float16 or bfloat16 values, got {}",
+                                   core::dtype_name(a.dtype))};
   if (a.shape.size() != 2)
     return core::Error{
         a_path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
@@ -157,17 +179,21 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
                                              io::shape_string(a.shape), name, got, name, *want)};
     *want = got;
   }
-  p.a_dtype = a.dtype;
-  ops.a = std::move(a.bytes);
-  auto w = read_weights(w_path, p.k, p.n);
+  if (is_float_operand(a.dtype)) {
+    p.a_dtype = operand_dtype(o.text("dtype-a"));
+    auto codes = quantize_operand(a, a_path, Operand::kA, p.a_dtype, q, quant);
+    if (!codes) return codes.errors();
+    ops.a = std::move(codes.value());
+  } else {
+    p.a_dtype = a.dtype;
+    ops.a = std::move(a.bytes);
+  }
+  auto w = read_weights(w_path, p.k, p.n, q, quant);
   if (!w) return w.errors();
   ops.w = std::move(w.value());
-  numeric::QuantFile q;
-  try {
-    q = numeric::load_quant_file(quant);
-  } catch (const std::runtime_error& e) {
-    return core::Error{"", e.what()};
-  }
+  if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
+  auto dequantize = output_dequantize(o, &q);
+  if (!dequantize) return dequantize.errors();
   if (q.b_zero_point != 0)
     return core::Error{quant, fmt::format("field 'b_zero_point': ternary weights have zero point 0, got {}",
                                           q.b_zero_point)};
@@ -190,14 +216,17 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   for (auto& e : size)
     if (e.where == "--b") e.where = "--w";
   if (!size.empty()) return size;
-  return std::unique_ptr<Problem>(
-      new TgemmInstance(std::move(p), encoding_of(o.text("weight-encoding")), std::move(ops), layouts_of(o)));
+  auto instance = std::make_unique<TgemmInstance>(std::move(p), encoding_of(o.text("weight-encoding")),
+                                                  std::move(ops), layouts_of(o));
+  instance->dequantize_output(dequantize.value());
+  return std::unique_ptr<Problem>(std::move(instance));
 }
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
   const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
   if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
     return core::Error{"", "give --m, --n and --k (or --a/--w/--quant files)"};
+  if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
   const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
   core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
   if (!size.empty()) return size;

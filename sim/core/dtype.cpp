@@ -18,6 +18,8 @@ constexpr Info kInfo[] = {
     {DType::kInt32, 4, "int32", "i32", INT32_MIN, INT32_MAX},
     {DType::kFloat32, 4, "float32", "f32", 0, 0},
     {DType::kFloat64, 8, "float64", "f64", 0, 0},
+    {DType::kFloat16, 2, "float16", "f16", 0, 0},
+    {DType::kBFloat16, 2, "bfloat16", "bf16", 0, 0},
 };
 
 const Info& info(DType t) { return kInfo[static_cast<std::size_t>(t)]; }
@@ -30,11 +32,14 @@ const char* dtype_short_name(DType t) { return info(t).short_name; }
 
 std::optional<DType> parse_dtype(std::string_view text) {
   for (const Info& i : kInfo)
-    if (text == i.name) return i.type;
+    // float16 and bfloat16 are .npy input types only: no program, layout or option declares them.
+    if (text == i.name && i.type != DType::kFloat16 && i.type != DType::kBFloat16) return i.type;
   return std::nullopt;
 }
 
-bool is_integer(DType t) { return t != DType::kFloat32 && t != DType::kFloat64; }
+bool is_integer(DType t) {
+  return t != DType::kFloat32 && t != DType::kFloat64 && t != DType::kFloat16 && t != DType::kBFloat16;
+}
 std::int64_t dtype_min(DType t) { return info(t).min; }
 std::int64_t dtype_max(DType t) { return info(t).max; }
 

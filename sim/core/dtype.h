@@ -9,13 +9,15 @@
 
 namespace treesim::core {
 
-enum class DType { kInt8, kUInt8, kInt16, kInt32, kFloat32, kFloat64 };
+// kFloat16 (IEEE half) and kBFloat16 (bfloat16) are input types only: .npy files quantized on load
+// (sim/numeric/float_quant.h).
+enum class DType { kInt8, kUInt8, kInt16, kInt32, kFloat32, kFloat64, kFloat16, kBFloat16 };
 
 // Bytes per element.
 std::size_t dtype_bytes(DType t);
 // The canonical name, as program text, reports and messages write it: "int8", "uint8", ...
 const char* dtype_name(DType t);
-// The short name of layout summaries: "i8", "u8", "i16", "i32", "f32", "f64".
+// The short name of layout summaries: "i8", "u8", "i16", "i32", "f32", "f64", "f16", "bf16".
 const char* dtype_short_name(DType t);
 // The canonical names only; nullopt for any other text.
 std::optional<DType> parse_dtype(std::string_view text);

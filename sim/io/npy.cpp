@@ -1,6 +1,7 @@
 #include "sim/io/npy.h"
 
 #include <cctype>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -22,10 +23,13 @@ struct DescrName {
   core::DType dtype;
 };
 // The descr strings NumPy writes ('|' for one-byte types), plus the equivalent '<' spellings.
-constexpr DescrName kDescrs[] = {{"|i1", core::DType::kInt8},   {"<i1", core::DType::kInt8},
-                                 {"|u1", core::DType::kUInt8},  {"<u1", core::DType::kUInt8},
-                                 {"<i4", core::DType::kInt32},  {"<f4", core::DType::kFloat32},
-                                 {"<f8", core::DType::kFloat64}};
+// NumPy has no bfloat16: ml_dtypes' np.save writes it as a 2-byte void ('<V2'), which JAX's and
+// Keras' loaders read as bfloat16 too; a header written by hand may say 'bfloat16'.
+constexpr DescrName kDescrs[] = {
+    {"|i1", core::DType::kInt8},     {"<i1", core::DType::kInt8},         {"|u1", core::DType::kUInt8},
+    {"<u1", core::DType::kUInt8},    {"<i4", core::DType::kInt32},        {"<f4", core::DType::kFloat32},
+    {"<f8", core::DType::kFloat64},  {"<f2", core::DType::kFloat16},      {"<V2", core::DType::kBFloat16},
+    {"|V2", core::DType::kBFloat16}, {"bfloat16", core::DType::kBFloat16}};
 
 const char* descr_of(core::DType t) {
   switch (t) {
@@ -41,6 +45,10 @@ const char* descr_of(core::DType t) {
       return "<f4";
     case core::DType::kFloat64:
       return "<f8";
+    case core::DType::kFloat16:
+      return "<f2";
+    case core::DType::kBFloat16:
+      return "<V2";
   }
   return "?";
 }
@@ -177,7 +185,8 @@ NpyArray parse_npy(std::string_view data, const std::string& name) {
       if (!dtype) {
         const bool big = !descr.empty() && descr[0] == '>';
         throw NpyError(name +
-                       ": expected dtype int8, uint8, int32, float32 or float64 (little-endian), got '" +
+                       ": expected dtype int8, uint8, int32, float16, bfloat16, float32 or float64 "
+                       "(little-endian), got '" +
                        core::echo(descr) + "'" + (big ? " (big-endian)" : ""));
       }
     } else if (key == "fortran_order") {
@@ -249,6 +258,56 @@ std::string to_npy_bytes(const NpyArray& a) {
 
 void write_npy(const std::string& path, const NpyArray& array) {
   write_file_atomically(path, to_npy_bytes(array));
+}
+
+namespace {
+
+// IEEE binary16 → binary32: exact (every half is a float).
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu, bits = 0;
+  if (exponent == 0x1F) {
+    bits = sign | 0x7F800000u | (mantissa << 13);  // inf, NaN
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa != 0) {  // subnormal: normalize
+    exponent = 113;
+    while ((mantissa & 0x400u) == 0) mantissa <<= 1, --exponent;
+    bits = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
+  } else {
+    bits = sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace
+
+std::vector<float> npy_floats(const NpyArray& a, const std::string& name) {
+  switch (a.dtype) {
+    case core::DType::kFloat32:
+      return npy_values<float>(a, name);
+    case core::DType::kFloat16: {
+      std::vector<float> out(a.size());
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = half_to_float(static_cast<std::uint16_t>(a.bytes[2 * i] | (a.bytes[2 * i + 1] << 8)));
+      return out;
+    }
+    case core::DType::kBFloat16: {
+      // bfloat16 is the top half of a float32: exact.
+      std::vector<float> out(a.size());
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::uint32_t bits = static_cast<std::uint32_t>(a.bytes[2 * i] | (a.bytes[2 * i + 1] << 8))
+                                   << 16;
+        std::memcpy(&out[i], &bits, 4);
+      }
+      return out;
+    }
+    default:
+      throw NpyError(name + ": expected a float dtype (float16, bfloat16 or float32), got " +
+                     core::dtype_name(a.dtype));
+  }
 }
 
 std::vector<std::int32_t> npy_integers(const NpyArray& a, const std::string& name) {

@@ -1,7 +1,7 @@
 // NumPy .npy files (format versions 1.0, 2.0 and 3.0; little-endian, C order) for int8, uint8,
-// int32, float32 and float64 arrays: the exchange format for tensors given to and produced by
-// treesim. A file is read whole and checked (magic, header, dtype, order, length); every problem is
-// an NpyError whose one-line message names the file and what was expected.
+// int32, float16, bfloat16, float32 and float64 arrays: the exchange format for tensors given to and produced
+// by treesim. A file is read whole and checked (magic, header, dtype, order, length); every problem is an
+// NpyError whose one-line message names the file and what was expected.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +90,9 @@ std::vector<T> npy_values(const NpyArray& a, const std::string& name) {
   if (!v.empty()) std::memcpy(v.data(), a.bytes.data(), v.size() * sizeof(T));
   return v;
 }
+
+// float16, bfloat16 or float32 elements as float (exact); other dtypes: NpyError.
+std::vector<float> npy_floats(const NpyArray& a, const std::string& name);
 
 // Integer elements widened to int32, for any of int8, uint8 and int32 (float arrays: NpyError).
 std::vector<std::int32_t> npy_integers(const NpyArray& a, const std::string& name);

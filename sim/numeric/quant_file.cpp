@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,12 +21,33 @@ QuantFileError::QuantFileError(const std::string& file, int line, int column, co
 
 std::vector<double> real_multipliers(const QuantFile::Scales& s) {
   std::vector<double> m;
+  const float a = s.a.value_or(1.0f);
   for (float b : s.b) {
     const double product =
-        s.float32_product ? static_cast<double>(s.a * b) : static_cast<double>(s.a) * static_cast<double>(b);
+        s.float32_product ? static_cast<double>(a * b) : static_cast<double>(a) * static_cast<double>(b);
     m.push_back(product / static_cast<double>(s.out));
   }
   return m;
+}
+
+void derive_multipliers(QuantFile& q, const std::function<void(std::size_t, const std::string&)>& fail) {
+  const QuantFile::Scales& s = *q.scales;
+  // Shifts that some accumulator can use: the single-rounding build allows [-31, 30].
+  const int max_shift = q.out.rounding == Rounding::kSingle ? 30 : 31;
+  const std::vector<double> reals = real_multipliers(s);
+  q.out.multipliers.clear();
+  for (std::size_t c = 0; c < reals.size(); ++c) {
+    if (!std::isfinite(reals[c]))
+      fail(c, fmt::format("the multiplier a_scale·b_scale/out_scale is {} (expected a finite number; the "
+                          "scales overflow {})",
+                          reals[c], s.float32_product ? "float32" : "double"));
+    const QuantizedMultiplier m = quantize_multiplier(reals[c], q.out.rounding);
+    if (m.shift > max_shift)
+      fail(c,
+           fmt::format("the multiplier a_scale·b_scale/out_scale = {} needs a left shift of {}, more than {}",
+                       reals[c], m.shift, max_shift));
+    q.out.multipliers.push_back(m);
+  }
 }
 
 namespace {
@@ -37,9 +59,10 @@ std::string describe(const YAML::Node& node) {
   return fmt::format("'{}'", core::echo(node.Scalar()));
 }
 
-const std::set<std::string> kKeys = {"a_zero_point", "b_zero_point", "out_zero_point", "out_dtype", "act_min",
-                                     "act_max",      "rounding",     "multiplier",     "shift",     "a_scale",
-                                     "b_scale",      "out_scale",    "scale_product"};
+const std::set<std::string> kKeys = {"a_zero_point",  "b_zero_point", "out_zero_point", "out_dtype",
+                                     "act_min",       "act_max",      "rounding",       "multiplier",
+                                     "shift",         "a_scale",      "b_scale",        "out_scale",
+                                     "scale_product", "b_scale_mask"};
 
 // Reads one document with the file name at hand, so every error can say where it is.
 class Reader {
@@ -202,38 +225,33 @@ QuantFile read_quant(Reader& r, const YAML::Node& root) {
     return q;
   }
 
-  require("a_scale");
-  require("b_scale");
   require("out_scale");
   QuantFile::Scales s;
-  s.a = r.scale(root["a_scale"], "a_scale", false);
+  // A missing a_scale or b_scale is calibrated from a float operand on load (float_quant.h).
+  if (root["a_scale"]) s.a = r.scale(root["a_scale"], "a_scale", false);
   // A zero weight scale is a dead channel: its multiplier is (0, 0) and every output is the zero point.
-  s.b = r.one_or_list<float>(root["b_scale"], "b_scale",
-                             [&](const YAML::Node& n, const std::string& f) { return r.scale(n, f, true); });
+  if (root["b_scale"])
+    s.b = r.one_or_list<float>(root["b_scale"], "b_scale", [&](const YAML::Node& n, const std::string& f) {
+      return r.scale(n, f, true);
+    });
+  if (root["b_scale_mask"]) {
+    s.b_mask = static_cast<int>(r.integer(root["b_scale_mask"], "b_scale_mask", 0, 2));
+    if (*s.b_mask == 1)
+      r.fail_field(root["b_scale_mask"], "b_scale_mask", "0 (per tensor) or 2 (per column)");
+    if (*s.b_mask == 0 && s.b.size() > 1)
+      r.fail_field(root["b_scale"], "b_scale", "one value (b_scale_mask is 0: per tensor)");
+  }
   s.out = r.scale(root["out_scale"], "out_scale", false);
   s.float32_product = root["scale_product"] ? r.choice(root["scale_product"], "scale_product",
                                                        {"double", "float32"}) == "float32"
                                             : out.out_dtype == DType::kUInt8;
-  const std::vector<double> reals = real_multipliers(s);
-  for (std::size_t c = 0; c < reals.size(); ++c) {
-    const YAML::Node& node = root["b_scale"].IsSequence() ? root["b_scale"][c] : root["b_scale"];
-    if (!std::isfinite(reals[c]))
-      r.fail(node.Mark(),
-             fmt::format("field 'b_scale{}': the multiplier a_scale·b_scale/out_scale is {} (expected a "
-                         "finite number; the scales overflow {})",
-                         root["b_scale"].IsSequence() ? fmt::format("[{}]", c) : "", reals[c],
-                         s.float32_product ? "float32" : "double"));
-    const QuantizedMultiplier m = quantize_multiplier(reals[c], out.rounding);
-    if (m.shift > max_shift) {
-      r.fail(node.Mark(),
-             fmt::format("field 'b_scale{}': the multiplier a_scale·b_scale/out_scale = {} needs a "
-                         "left shift of {}, more than {}",
-                         root["b_scale"].IsSequence() ? fmt::format("[{}]", c) : "", reals[c], m.shift,
-                         max_shift));
-    }
-    out.multipliers.push_back(m);
-  }
   q.scales = std::move(s);
+  if (!q.scales->a || q.scales->b.empty()) return q;  // multipliers follow the calibration
+  derive_multipliers(q, [&](std::size_t c, const std::string& message) {
+    const YAML::Node& node = root["b_scale"].IsSequence() ? root["b_scale"][c] : root["b_scale"];
+    r.fail(node.Mark(), fmt::format("field 'b_scale{}': {}",
+                                    root["b_scale"].IsSequence() ? fmt::format("[{}]", c) : "", message));
+  });
   return q;
 }
 

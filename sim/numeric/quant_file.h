@@ -14,6 +14,11 @@
 //   b_scale: [0.0219, 0.0131]  # multiplier[c] = a_scale·b_scale[c]/out_scale is derived
 //   out_scale: 0.205           # with QuantizeMultiplier (b_scale: one or N values)
 //   scale_product: double      # double | float32: how a_scale·b_scale is formed (see below)
+//   b_scale_mask: 2            # oneDNN's mask for K×N weights: 0 per tensor, 2 per output column
+//
+// With out_scale given, a_scale and b_scale may be left out: a float operand (.npy f32/f16/bf16) is
+// then calibrated on load from its min/max (sim/numeric/float_quant.h; B per column when
+// b_scale_mask is 2) and the multipliers are derived after that (derive_multipliers).
 //
 // Scales are f32 (as TFLite stores them): each is rounded to f32 first. With scale_product double
 // (the TFLite int8 path) m = (double)a·(double)b/(double)out; with float32 (the legacy uint8 path)
@@ -22,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -37,16 +43,23 @@ struct QuantFile {
   OutputStage out;  // multipliers given, or derived from the scales below
 
   struct Scales {
-    float a = 1.0f;
-    std::vector<float> b;  // one or N
+    std::optional<float> a;  // none: calibrated from a float A
+    std::vector<float> b;    // one or N; empty: calibrated from a float B
     float out = 1.0f;
     bool float32_product = false;
+    std::optional<int> b_mask;  // 0 or 2 when given
+
+    bool complete() const { return a.has_value() && !b.empty(); }
   };
   std::optional<Scales> scales;  // set when the file gave scales instead of multipliers
 };
 
 // The real multipliers a·b[c]/out of `scales`, formed as the file's scale_product says.
 std::vector<double> real_multipliers(const QuantFile::Scales& scales);
+
+// Sets q.out.multipliers from q.scales (complete) with QuantizeMultiplier; `fail(channel, message)`
+// is called (and must throw) for a multiplier that is not finite or needs too large a left shift.
+void derive_multipliers(QuantFile& q, const std::function<void(std::size_t, const std::string&)>& fail);
 
 // A quantization file that cannot be used. what() is the one-line message
 // `FILE:LINE:COL: field 'shift[1]': expected an integer in [-31, 31], got '40'` (1-based).

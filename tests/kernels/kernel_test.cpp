@@ -73,7 +73,7 @@ TEST(KernelOptions, CheckRefusesAValueOfTheWrongKind) {
 }
 
 TEST(KernelVerify, FirstMismatchIsNamedByItsIndex) {
-  std::vector<OutputArray> arrays{{"C", core::DType::kInt8, {2, 3}}};
+  std::vector<OutputArray> arrays{{"C", core::DType::kInt8, {2, 3}, {}}};
   DramImage got{{"C", {1, 2, 3, 4, 5, 6}}}, want{{"C", {1, 2, 3, 4, 0, 7}}};
   report::VerifyResult v = compare_arrays(arrays, got, want);
   EXPECT_FALSE(v.ok);
@@ -82,19 +82,19 @@ TEST(KernelVerify, FirstMismatchIsNamedByItsIndex) {
 }
 
 TEST(KernelVerify, ElementsAreComparedAsTheirType) {
-  std::vector<OutputArray> arrays{{"Y", core::DType::kInt8, {1}}};
+  std::vector<OutputArray> arrays{{"Y", core::DType::kInt8, {1}, {}}};
   report::VerifyResult v = compare_arrays(arrays, {{"Y", {0xff}}}, {{"Y", {0xfe}}});
   EXPECT_EQ(v.first_mismatch, "Y[0]: got -1, expected -2");
 }
 
 TEST(KernelVerify, EqualOutputsAreOk) {
-  std::vector<OutputArray> arrays{{"Y", core::DType::kInt32, {2}}};
+  std::vector<OutputArray> arrays{{"Y", core::DType::kInt32, {2}, {}}};
   DramImage same{{"Y", std::vector<std::uint8_t>(8, 7)}};
   EXPECT_TRUE(compare_arrays(arrays, same, same).ok);
 }
 
 TEST(KernelVerify, AMissingOutputIsAMismatch) {
-  std::vector<OutputArray> arrays{{"Y", core::DType::kInt8, {2}}};
+  std::vector<OutputArray> arrays{{"Y", core::DType::kInt8, {2}, {}}};
   report::VerifyResult v = compare_arrays(arrays, {}, {{"Y", {1, 2}}});
   EXPECT_FALSE(v.ok);
   EXPECT_EQ(v.first_mismatch, "0 elements, expected 2");

@@ -67,6 +67,79 @@ TEST(MlpCli, SummaryStatesBitExactnessAndAccuracy) {
   EXPECT_NE(r.out.find("accuracy 100.00% (4 of 4)"), std::string::npos) << r.out;
 }
 
+TEST(MlpCli, QuietPrintsNothing) {
+  const auto r = run_treesim(mlp_args("int8", {"--images", "4", "-q"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(MlpCli, TimingOnlyGivesTheFullRunsCyclesAndNoAccuracy) {
+  const nlohmann::json full = run_report("ternary", {"--images", "10", "--batch", "4"});
+  const nlohmann::json timing = run_report("ternary", {"--images", "10", "--batch", "4", "--timing-only"});
+  EXPECT_EQ(timing["functional"], false);
+  EXPECT_EQ(full["functional"], true);
+  EXPECT_EQ(timing["cycles"], full["cycles"]);
+  for (std::size_t l = 0; l < full["layers"].size(); ++l)
+    EXPECT_EQ(timing["layers"][l]["cycles"], full["layers"][l]["cycles"]);
+  EXPECT_TRUE(timing["accuracy"].is_null());
+  EXPECT_TRUE(timing["correct"].is_null());
+}
+
+TEST(MlpCli, TraceFileIsOneLineError) {
+  const auto r = run_treesim(mlp_args("int8", {"--images", "4", "--vcd", testing::temp_path("mlp.vcd")}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(
+      r.err,
+      "treesim: --vcd: run mlp simulates every layer of every batch as its own program; trace one layer "
+      "with run qgemm or run tgemm\n");
+}
+
+TEST(MlpCli, OutWritesThePredictedClasses) {
+  const std::string out = testing::temp_path("mlp-classes.npy");
+  const auto r = run_treesim(mlp_args("int8", {"--images", "4", "-q", "--out", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string bytes = testing::read_text(out);
+  // A uint8 .npy of shape (4,): the header, then the classes. The model gets these 4 images right
+  // (SummaryStatesBitExactnessAndAccuracy), so they are the labels: 9, 2, 1, 1.
+  EXPECT_NE(bytes.find("'descr': '|u1'"), std::string::npos);
+  EXPECT_NE(bytes.find("'shape': (4,)"), std::string::npos);
+  ASSERT_GE(bytes.size(), 4u);
+  EXPECT_EQ(bytes.substr(bytes.size() - 4), std::string("\x09\x02\x01\x01", 4));
+}
+
+// A chain plan of `treesim tune chain` for the network's shapes on 16 images.
+std::string chain_plan_file() {
+  const std::string spec = testing::write_temp_file("mlp16.yaml", "m: 16\nwidths: [784, 256, 128, 10]\n");
+  const std::string plan = testing::temp_path("chain16.yaml");
+  const auto r =
+      run_treesim({"tune", "chain", spec, "--machine", source_path("configs/mini.yaml"), "--out", plan});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return plan;
+}
+
+TEST(MlpCli, ChainPlanFileRunsEveryLayerBitExactAsTheInProcessChainPlan) {
+  const nlohmann::json file = run_report("ternary", {"--images", "16", "--plan-file", chain_plan_file()});
+  const nlohmann::json here = run_report("ternary", {"--images", "16", "--chain-plan"});
+  EXPECT_EQ(file["reference_agrees"], 16);
+  EXPECT_EQ(file["cycles"], here["cycles"]);
+  for (std::size_t l = 0; l < 3; ++l) EXPECT_EQ(file["layers"][l]["cycles"], here["layers"][l]["cycles"]);
+}
+
+TEST(MlpCli, ChainPlanForAnotherBatchIsOneLineError) {
+  const std::string plan = chain_plan_file();
+  const auto r = run_treesim(mlp_args("int8", {"--images", "8", "--plan-file", plan}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treesim: " + plan + ": layer 0: the plan is for m = 16, the problem has 8\n");
+}
+
+TEST(MlpCli, ChainPlanAndPlanFileTogetherAreRefused) {
+  const auto r = run_treesim(mlp_args("int8", {"--images", "4", "--chain-plan", "--plan-file", "x.yaml"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "treesim: --chain-plan: give it or --plan-file, not both (a chain plan file is already a chain "
+            "plan)\n");
+}
+
 TEST(MlpCli, PlanFileLayoutsReplaceThePlannersChoice) {
   // fc3 on 4 images with every N column in one PE: not what the planner picks (it spreads N over
   // L1B and MAB), so the layer takes other cycles, and stays bit-exact.

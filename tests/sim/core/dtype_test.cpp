@@ -13,7 +13,7 @@ TEST(DType, EveryNameParsesBackToItsType) {
 }
 
 TEST(DType, OnlyCanonicalNamesParse) {
-  for (const char* text : {"s8", "u8", "i8", "INT8", "int8 ", "", "int64", "float16"})
+  for (const char* text : {"s8", "u8", "i8", "INT8", "int8 ", "", "int64", "float16", "bfloat16"})
     EXPECT_FALSE(parse_dtype(text).has_value()) << text;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -77,6 +78,32 @@ TEST(Npy, ReadsVersion2HeadersAndOtherKeyOrders) {
   EXPECT_EQ(npy_values<std::uint8_t>(a, "x.npy"), (std::vector<std::uint8_t>{1, 2, 3}));
 }
 
+TEST(Npy, Float16ReadsExactlyAsFloat) {
+  // 1.0, −2.0, the smallest subnormal 2^−24, the largest half 65504, +inf.
+  const NpyArray a = parse_npy(handmade("{'descr': '<f2', 'fortran_order': False, 'shape': (5,), }",
+                                        std::string("\x00\x3c\x00\xc0\x01\x00\xff\x7b\x00\x7c", 10)),
+                               "x.npy");
+  EXPECT_EQ(a.dtype, core::DType::kFloat16);
+  EXPECT_EQ(npy_floats(a, "x.npy"), (std::vector<float>{1.0f, -2.0f, std::ldexp(1.0f, -24), 65504.0f,
+                                                        std::numeric_limits<float>::infinity()}));
+}
+
+TEST(Npy, BFloat16ReadsExactlyAsFloat) {
+  // bfloat16 is a float32's top half: 0x3F80 = 1.0, 0xC040 = −3.0, 0x3F81 = 1 + 2^−7; ml_dtypes writes '<V2'.
+  for (const char* descr : {"'<V2'", "'bfloat16'"}) {
+    const NpyArray a =
+        parse_npy(handmade(std::string("{'descr': ") + descr + ", 'fortran_order': False, 'shape': (3,), }",
+                           std::string("\x80\x3f\x40\xc0\x81\x3f", 6)),
+                  "x.npy");
+    EXPECT_EQ(a.dtype, core::DType::kBFloat16);
+    EXPECT_EQ(npy_floats(a, "x.npy"), (std::vector<float>{1.0f, -3.0f, 1.0f + std::ldexp(1.0f, -7)}));
+  }
+}
+
+TEST(Npy, FloatsOfAnIntegerArrayAreRefused) {
+  EXPECT_THROW(npy_floats(make_npy<std::int8_t>({1}, {1}), "x.npy"), NpyError);
+}
+
 TEST(Npy, IntegersWidenFromEveryIntegerDtype) {
   EXPECT_EQ(npy_integers(make_npy<std::int8_t>({2}, {-5, 5}), "a"), (std::vector<std::int32_t>{-5, 5}));
   EXPECT_EQ(npy_integers(make_npy<std::uint8_t>({2}, {200, 5}), "a"), (std::vector<std::int32_t>{200, 5}));
@@ -104,10 +131,13 @@ TEST(Npy, BadFilesGiveOneLineErrors) {
             "x.npy: truncated .npy file: expected 16 data bytes for int32 (2, 2), got 10");
   EXPECT_EQ(
       error_of(handmade("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'))),
-      "x.npy: expected dtype int8, uint8, int32, float32 or float64 (little-endian), got '>i4' (big-endian)");
+      "x.npy: expected dtype int8, uint8, int32, float16, bfloat16, float32 or float64 (little-endian), got "
+      "'>i4' "
+      "(big-endian)");
   EXPECT_EQ(
       error_of(handmade("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), }", std::string(2, '\0'))),
-      "x.npy: expected dtype int8, uint8, int32, float32 or float64 (little-endian), got '<i2'");
+      "x.npy: expected dtype int8, uint8, int32, float16, bfloat16, float32 or float64 (little-endian), got "
+      "'<i2'");
   const std::string good = to_npy_bytes(make_npy<std::int8_t>({1}, {1}));
   EXPECT_EQ(error_of(good.substr(0, 40)).rfind("x.npy: truncated .npy file (header of", 0), 0u);
   EXPECT_EQ(error_of(std::string("\x93NUMPY\x04\x00", 8)),
