@@ -25,7 +25,8 @@ const SparsePlacement* placement_of(const Plan& plan) {
 
 }  // namespace
 
-SparseInstance::SparseInstance(SparseProblem p) : p_(std::move(p)) {}
+SparseInstance::SparseInstance(SparseProblem p, machine::MachineConfig machine)
+    : p_(std::move(p)), machine_(std::move(machine)) {}
 
 Result<std::shared_ptr<const SparsePlacement>> SparseInstance::placement(
     const machine::MachineConfig& m) const {
@@ -37,6 +38,11 @@ Result<std::shared_ptr<const SparsePlacement>> SparseInstance::placement(
     }
   }
   return placement_;
+}
+
+core::Errors SparseInstance::placement_errors() const {
+  auto s = placement(machine_);
+  return s ? core::Errors{} : s.errors();
 }
 
 core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
@@ -118,8 +124,9 @@ Result<program::Program> SparseInstance::program(const Plan& plan, const machine
 }
 
 DramImage SparseInstance::inputs() const {
-  // inputs() follows plan(), which placed the matrix.
-  return sparse_inputs(p_, *placement_);
+  // make_problem placed A once already (its errors are values there), so this cannot fail.
+  auto s = placement(machine_);
+  return s ? sparse_inputs(p_, *s.value()) : DramImage{};
 }
 
 std::vector<std::string> SparseInstance::input_tensors() const {

@@ -12,7 +12,7 @@ namespace treesim::kernels {
 
 class SparseInstance : public Problem {
  public:
-  explicit SparseInstance(SparseProblem p);
+  SparseInstance(SparseProblem p, machine::MachineConfig machine);
 
   core::Errors check(const machine::MachineConfig& machine) const override;
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
@@ -26,6 +26,8 @@ class SparseInstance : public Problem {
   std::vector<OutputArray> outputs() const override;
 
   const SparseProblem& problem() const { return p_; }
+  // Why A cannot be split and stored on the machine (an encoding that cannot hold a PE's share).
+  core::Errors placement_errors() const;
 
  private:
   // The split over the machine's PEs, made once (the machine of a run does not change).
@@ -33,6 +35,7 @@ class SparseInstance : public Problem {
   std::string output_name() const;
 
   SparseProblem p_;
+  machine::MachineConfig machine_;  // the machine it was made for: inputs() place A on it
   mutable std::shared_ptr<const SparsePlacement> placement_;
 };
 

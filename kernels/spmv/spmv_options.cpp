@@ -81,7 +81,8 @@ Result<io::NpyArray> read_npy_file(const std::string& option, const std::string&
   }
 }
 
-Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::MachineConfig&, bool spmm) {
+Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::MachineConfig& machine,
+                                             bool spmm) {
   SparseProblem p;
   p.spmm = spmm;
   p.encoding_name = o.text("encoding");
@@ -109,9 +110,15 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
     const std::uint64_t cols = o.unsigned_int("cols").value_or(*rows);
     const std::uint64_t k = per_row.value_or(std::min<std::uint64_t>(4, cols));
     // Refused before anything is allocated: the entries must stay small enough to simulate.
-    const auto entries = checked_mul(*rows, std::min(k, cols));
-    if (!entries || *entries > sparse::kMaxMatrixEntries || cols > sparse::kMaxMatrixDim)
-      return core::Error{"--rows", fmt::format("{} rows of {} entries are more than the {} supported", *rows,
+    if (cols > sparse::kMaxMatrixDim || *rows > sparse::kMaxMatrixDim)
+      return core::Error{cols > sparse::kMaxMatrixDim ? "--cols" : "--rows",
+                         fmt::format("{}x{} is larger than the {} rows and columns supported", *rows, cols,
+                                     sparse::kMaxMatrixDim)};
+    if (k > cols)
+      return core::Error{"--nnz-per-row", fmt::format("{} nonzeros per row do not fit {} columns", k, cols)};
+    const auto entries = checked_mul(*rows, k);
+    if (!entries || *entries > sparse::kMaxMatrixEntries)
+      return core::Error{"--rows", fmt::format("{} rows of {} nonzeros are more than the {} supported", *rows,
                                                k, sparse::kMaxMatrixEntries)};
     p.a = random_matrix(*rows, cols, k, p.encoding, gen);
     p.matrix = fmt::format("random {}x{}, {} per row", *rows, cols, k);
@@ -120,6 +127,11 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
   const std::string b_option = spmm ? "b" : "x";
   const std::string b_path = o.text(b_option);
   if (spmm && p.n == 0 && b_path.empty()) return core::Error{"--n", "give B's columns (--n) or B (--b)"};
+  // B and C (cols × n and rows × n bytes) must fit the DRAM; refused before either is allocated.
+  const auto b_bytes = checked_mul(std::max(p.a.cols, p.a.rows), p.n);
+  if (!b_bytes || *b_bytes > machine.dram.bytes)
+    return core::Error{"--n", fmt::format("{} columns of B and C need more than the machine's {}-byte DRAM",
+                                          p.n, machine.dram.bytes)};
   if (!b_path.empty()) {
     auto b = read_npy_file("--" + b_option, b_path);
     if (!b) return b.errors();
@@ -179,7 +191,10 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
     for (const sparse::Triple& t : p.a.entries) most = std::max(most, ++per[t.row]);
     p.out.multipliers = {numeric::quantize_multiplier(1.0 / (16.0 * static_cast<double>(most)))};
   }
-  return std::unique_ptr<Problem>(new SparseInstance(std::move(p)));
+  auto problem = std::make_unique<SparseInstance>(std::move(p), machine);
+  // A is placed now, so that an encoding that cannot store a PE's share is an error of the options.
+  if (core::Errors e = problem->placement_errors(); !e.empty()) return e;
+  return std::unique_ptr<Problem>(std::move(problem));
 }
 
 Result<std::unique_ptr<Problem>> make_spmv(const Options& o, const machine::MachineConfig& m) {
