@@ -116,8 +116,8 @@ SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfi
     try {
       share.local = sparse::build(part, p.encoding);
     } catch (const sparse::SparseError& e) {
-      throw sparse::SparseError(
-          fmt::format("PE {}'s share (rows {} to {}): {}", pe, share.row_begin, share.row_end, e.what()));
+      throw sparse::SparseError(fmt::format("PE {}'s share (rows {} to {}, numbered from 0 below): {}", pe,
+                                            share.row_begin, share.row_end - 1, e.what()));
     }
     share.work = sparse::walk_work(share.local);
     s.block_bytes = std::max(s.block_bytes, sparse::block_bytes(share.local));

@@ -74,6 +74,13 @@ TEST(Spmv, RealMatricesAreBitExactInEveryEncodingThatHoldsThemOnMini) {
       run_sparse("spmv", "mini", {"--matrix", data(file), "--encoding", encoding, "--partition", "nnz"});
 }
 
+TEST(Spmm, RealMatricesAreBitExactOnMini) {
+  for (const char* file : {"jgl009.mtx", "pores_1.mtx", "lund_a.mtx", "utm300.rua", "g20.rua", "test.mgraph"})
+    for (const char* encoding : {"csr", "dcsc", "bsr2x2"})
+      run_sparse("spmm", "mini",
+                 {"--matrix", data(file), "--encoding", encoding, "--n", "3", "--partition", "2d"});
+}
+
 TEST(Spmv, RealAndRandomMatricesAreBitExactOnTheBoard) {
   run_sparse("spmv", "mncore-board", {"--matrix", data("utm300.rua"), "--encoding", "csr"});
   run_sparse("spmv", "mncore-board",
