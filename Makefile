@@ -53,6 +53,7 @@ bench: configure
 	@echo "== bench/qgemm_roofline.sh"; bench/qgemm_roofline.sh $(BUILD)/tools/treesim
 	@echo "== bench/sweep_wall_time.sh"; bench/sweep_wall_time.sh $(BUILD)/tools/treesim
 	@echo "== bench/tgemm_vs_qgemm.sh"; bench/tgemm_vs_qgemm.sh $(BUILD)/tools/treesim
+	@echo "== bench/spmv_board.sh"; bench/spmv_board.sh $(BUILD)/tools/treesim $(BUILD)/bench/bench_spmv_native
 
 # Sanitizers plus libFuzzer need clang; the harnesses and the sim libraries they link only.
 fuzz: deps

@@ -11,6 +11,7 @@
 //   plan     Problem::plan(machine): the mapping, with an analytic cycle estimate and a description
 //   build    Problem::program(plan, machine) and Problem::inputs() (the DRAM image by tensor name;
 //            a timing-only run asks only for Problem::input_tensors(), the names)
+//   collect  Problem::host_outputs(plan, dram): the host's part after the run (by default none)
 //   verify   Problem::reference() and Problem::verify(gathered, expected)
 //   report   Problem::add_report_fields(plan, machine, stats); Problem::outputs() names the arrays
 //            a driver may write out (--out)
@@ -149,6 +150,10 @@ class Problem {
   // tensors hold data). By default inputs()' names; a kernel whose operands are costly to make
   // overrides it.
   virtual std::vector<std::string> input_tensors() const;
+  // The outputs from the DRAM after the run, as verify() and --out read them: by default the DRAM
+  // as it is. A kernel whose PEs leave results in per-PE slices takes each value from its slice
+  // here (host work after the run: it moves no simulated bytes and costs no cycles).
+  virtual DramImage host_outputs(const Plan& plan, DramImage dram) const;
   // The expected outputs by tensor name, computed on the host.
   virtual Result<DramImage> reference() const = 0;
   // By default every element of every output, in outputs()' order.

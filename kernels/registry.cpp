@@ -8,6 +8,8 @@
   X(tgemm)                 \
   X(relu)                  \
   X(chain)                 \
+  X(spmv)                  \
+  X(spmm)                  \
   /* one line per kernel, above this one */
 // clang-format on
 

@@ -7,6 +7,7 @@
 
 #include "models/mac_kernel.h"
 #include "sim/numeric/ternary_lut.h"
+#include "sim/sparse/sparse_error.h"
 
 namespace treesim::models {
 namespace {
@@ -112,6 +113,18 @@ void Pe::requant(const program::Requant& op, const numeric::OutputStage& stage) 
   numeric::requantize_block(acc.data(), op.rows, op.cols, stage, out.data());
   std::uint8_t* dst = lm() + op.dst;
   for (std::size_t i = 0; i < count; ++i) dst[i] = static_cast<std::uint8_t>(out[i] & 0xff);
+}
+
+sparse::WalkWork Pe::sparse_mac(const program::SparseMac& op) {
+  const sparse::SparseMatrix a = sparse::unpack_block(lm() + op.a, op.a_bytes, op.encoding);
+  if (a.rows > op.c_rows || a.cols > op.b_rows)
+    throw sparse::SparseError(fmt::format("its {}x{} block does not fit B's {} rows and C's {} rows", a.rows,
+                                          a.cols, op.b_rows, op.c_rows));
+  std::vector<std::int32_t> c(op.c_rows * op.n, 0);
+  const sparse::WalkWork w =
+      sparse::multiply_block(a, reinterpret_cast<const std::int8_t*>(lm() + op.b), op.n, op.b_zero, c.data());
+  if (!c.empty()) std::memcpy(lm() + op.c, c.data(), c.size() * 4);
+  return w;
 }
 
 void Pe::copy(const program::Copy& op) { std::memmove(lm() + op.dst, lm() + op.src, op.bytes); }

@@ -15,6 +15,7 @@
 #include "models/timeline.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/instruction.h"
+#include "sim/sparse/pe_block.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::models {
@@ -50,6 +51,9 @@ class Pe : public sc_core::sc_module {
   std::optional<std::uint64_t> dpt_decode(const program::DptDecode& op);
   void requant(const program::Requant& op, const numeric::OutputStage& stage);
   void copy(const program::Copy& op);
+  // Walks this PE's sparse block (C = A·(B − b_zero)); its work. Throws sparse::SparseError for a
+  // block that is malformed or does not fit B and C.
+  sparse::WalkWork sparse_mac(const program::SparseMac& op);
 
  private:
   const std::uint64_t id_;

@@ -259,6 +259,8 @@ report::RunStats collect_stats(const machine::MachineConfig& m, const program::P
     s.macs += r.macs;
     s.dpt_bytes += r.dpt_bytes;
     s.ternary_macs += r.ternary_macs;
+    s.sparse_macs += r.sparse_macs;
+    s.sparse_items += r.sparse_items;
     s.base3_bytes += r.base3_bytes;
     s.requant_values += r.requant_values;
     s.copy_bytes += r.copy_bytes;

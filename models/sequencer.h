@@ -48,6 +48,7 @@ struct InstrRecord {
   std::uint64_t dram_read = 0, dram_write = 0;
   std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0, lm_bytes = 0, lm_peak = 0;
   std::uint64_t ternary_macs = 0, base3_bytes = 0;          // of macs and dpt_bytes: on their own datapaths
+  std::uint64_t sparse_macs = 0, sparse_items = 0;          // of macs: by sparse walks, and their items
   std::vector<std::pair<std::size_t, std::uint64_t>> busy;  // (resource id, cycles)
 };
 

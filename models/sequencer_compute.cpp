@@ -8,6 +8,7 @@
 
 #include "models/board.h"
 #include "models/sequencer.h"
+#include "sim/sparse/sparse_error.h"
 
 namespace treesim::models {
 
@@ -150,6 +151,26 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             }
           }
           r.requant_values = op.rows * op.cols * n;
+        } else if constexpr (std::is_same_v<T, program::SparseMac>) {
+          path = timing::Path::kSparse;
+          for (std::size_t p = 0; p < n; ++p) {
+            work[p] = cost_.sparse_items(op.entries[p], op.segments[p], op.n);
+            r.macs += op.entries[p] * op.n;
+            r.sparse_items += work[p];
+            if (!functional_) continue;
+            sparse::WalkWork w;
+            try {
+              w = pes[p]->sparse_mac(op);
+            } catch (const sparse::SparseError& e) {
+              fail(i, fmt::format("PE {}: {}", pes[p]->id(), e.what()));
+            }
+            if (w.entries != op.entries[p] || w.segments != op.segments[p])
+              fail(i, fmt::format(
+                          "PE {}: its walk visits {} entries and {} segments; the instruction declares {} "
+                          "and {}",
+                          pes[p]->id(), w.entries, w.segments, op.entries[p], op.segments[p]));
+          }
+          r.sparse_macs = r.macs;
         } else if constexpr (std::is_same_v<T, program::Copy>) {
           unit = timing::Unit::kCopy;
           for (std::size_t p = 0; p < n; ++p) {

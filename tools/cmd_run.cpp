@@ -124,6 +124,7 @@ ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
   out.stats = std::move(r.stats);
   out.stats.kernel = kernel.name;
   problem->add_report_fields(plan, machine, out.stats);
+  if (out.stats.functional) r.dram = problem->host_outputs(plan, std::move(r.dram));
   if (c.verify) out.stats.verify = problem->verify(r.dram, take(problem->reference()));
   out.outputs = problem->outputs();
   out.dram = std::move(r.dram);
@@ -173,6 +174,14 @@ std::string comparison_table(const machine::MachineConfig& machine, const std::s
         if (u.name == name) return busy_text(u.busy_cycles, u.utilization);
       return std::string("0");
     });
+  if (reports.front().sparse) {
+    auto sparse = [](const report::Report& r) { return r.sparse ? *r.sparse : report::SparseReport{}; };
+    row("entries walked", [&](const report::Report& r) { return std::to_string(sparse(r).stored_entries); });
+    row("PE nnz max", [&](const report::Report& r) { return std::to_string(sparse(r).pe_nnz_max); });
+    row("imbalance", [&](const report::Report& r) { return fmt::format("{:.3f}", sparse(r).imbalance); });
+    row("wasted MAC slots",
+        [&](const report::Report& r) { return std::to_string(sparse(r).wasted_mac_slots); });
+  }
   std::set<std::string> fields;
   for (const report::Report& r : reports)
     for (const auto& [key, value] : r.fields)

@@ -45,6 +45,14 @@ struct TernaryMacConfig {
   std::uint64_t latency_cycles = 0;
 };
 
+// The sparse walk (`sparse_mv`): items are stored entries and position reads; each entry gathers
+// its x value by coordinate, so it runs far below the dense MAC array's rate. Absent: the cost
+// model's default (sim/timing/cost_model.h).
+struct SparseMacConfig {
+  std::uint64_t items_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+};
+
 struct RequantConfig {
   std::uint64_t values_per_cycle = 0;
   std::uint64_t latency_cycles = 0;
@@ -64,6 +72,7 @@ struct PeConfig {
   // the DPT decoder (sim/timing/cost_model.h).
   std::optional<DptDecoderConfig> base3_decoder;
   std::optional<TernaryMacConfig> ternary_mac;
+  std::optional<SparseMacConfig> sparse_mac;
   RequantConfig requant;
   std::uint64_t words_per_address = 1;  // elements per LM address (`_W` lanes); 1 = no lanes
 };

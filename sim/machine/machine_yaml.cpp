@@ -251,7 +251,8 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
 
   const YAML::Node pe = root["pe"];
   r.expect_map(pe, m, "pe",
-               {"mac", "dpt_decoder", "base3_decoder", "ternary_mac", "requant", "copy", "words_per_address"},
+               {"mac", "dpt_decoder", "base3_decoder", "ternary_mac", "sparse_mac", "requant", "copy",
+                "words_per_address"},
                {"mac", "dpt_decoder", "requant"});
   std::tie(c.pe.mac.int8_macs_per_cycle, c.pe.mac.latency_cycles) =
       read_unit(r, pe["mac"], pe.Mark(), "pe.mac", "int8_macs_per_cycle");
@@ -268,6 +269,12 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
     std::tie(t.macs_per_cycle, t.latency_cycles) =
         read_unit(r, pe["ternary_mac"], pe.Mark(), "pe.ternary_mac", "macs_per_cycle");
     c.pe.ternary_mac = t;
+  }
+  if (pe["sparse_mac"].IsDefined()) {
+    machine::SparseMacConfig t;
+    std::tie(t.items_per_cycle, t.latency_cycles) =
+        read_unit(r, pe["sparse_mac"], pe.Mark(), "pe.sparse_mac", "items_per_cycle");
+    c.pe.sparse_mac = t;
   }
   std::tie(c.pe.requant.values_per_cycle, c.pe.requant.latency_cycles) =
       read_unit(r, pe["requant"], pe.Mark(), "pe.requant", "values_per_cycle");

@@ -150,6 +150,10 @@ std::vector<core::Error> validate(const MachineConfig& c) {
     k.rate("pe.ternary_mac.macs_per_cycle", c.pe.ternary_mac->macs_per_cycle);
     k.latency("pe.ternary_mac.latency_cycles", c.pe.ternary_mac->latency_cycles);
   }
+  if (c.pe.sparse_mac) {
+    k.rate("pe.sparse_mac.items_per_cycle", c.pe.sparse_mac->items_per_cycle);
+    k.latency("pe.sparse_mac.latency_cycles", c.pe.sparse_mac->latency_cycles);
+  }
   k.rate("pe.requant.values_per_cycle", c.pe.requant.values_per_cycle);
   k.latency("pe.requant.latency_cycles", c.pe.requant.latency_cycles);
   k.rate("pe.copy.bytes_per_cycle", c.pe.copy.bytes_per_cycle);

@@ -251,67 +251,79 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
   for (std::size_t i = 0; i < p.instrs.size(); ++i) {
     PreparedInstr& pi = out.instrs[i];
     InstrChecker c(p, m, i, out.errors, bound_cache);
-    std::visit(Overloaded{
-                   [&](const Load& op) {
-                     pi.transfer = c.transfer(op, true);
-                     if (!pi.transfer) return;
-                     const TensorDecl& t = p.tensors[pi.transfer->tensor];
-                     pi.reads.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
-                     c.lm(pi.writes, op.lm, {pi.transfer->footprint_bytes});
-                   },
-                   [&](const Store& op) {
-                     pi.transfer = c.transfer(op, false);
-                     if (!pi.transfer) return;
-                     const TensorDecl& t = p.tensors[pi.transfer->tensor];
-                     c.lm(pi.reads, op.lm, {pi.transfer->footprint_bytes});
-                     pi.writes.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
-                   },
-                   [&](const Mac& op) {
-                     if (!core::is_8bit(op.a_dtype) || !core::is_8bit(op.b_dtype))
-                       return c.fail("MAC operands must be int8 or uint8");
-                     if (!zero_point_fits(op.a_zero, op.a_dtype, "a_zero", c)) return;
-                     if (!zero_point_fits(op.b_zero, op.b_dtype, "b_zero", c)) return;
-                     check_mac(op, op.b, c, pi, pes);
-                   },
-                   [&](const TernaryMac& op) {
-                     if (!core::is_8bit(op.a_dtype)) return c.fail("the A operand must be int8 or uint8");
-                     if (!zero_point_fits(op.a_zero, op.a_dtype, "a_zero", c)) return;
-                     check_mac(op, op.w, c, pi, pes);
-                   },
-                   [&](const DptDecode& op) {
-                     if (op.codec == numeric::TernaryCodec::kBase243PreDiv)
-                       return c.fail("codec must be dpt, bct or base3");
-                     if (op.cols == 0 || op.bytes % op.cols != 0)
-                       return c.fail(fmt::format("bytes={} is not a whole number of rows of cols={}",
-                                                 op.bytes, op.cols));
-                     c.lm(pi.reads, op.src, {op.bytes});
-                     c.lm(pi.writes, op.dst,
-                          {op.bytes, static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec))});
-                   },
-                   [&](const Requant& op) {
-                     check_requant(op, c, pi);
-                     c.lm(pi.reads, op.src, {op.rows, op.cols, 4});
-                     if (op.has_bias) c.lm(pi.reads, op.bias, {op.cols, 4});
-                     if (op.params_in_lm) {
-                       c.lm(pi.reads, op.multiplier_lm, {op.cols, 4});
-                       c.lm(pi.reads, op.shift_lm, {op.cols, 4});
-                     }
-                     c.lm(pi.writes, op.dst, {op.rows, op.cols});
-                   },
-                   [&](const Copy& op) {
-                     c.lm(pi.reads, op.src, {op.bytes});
-                     c.lm(pi.writes, op.dst, {op.bytes});
-                   },
-                   [&](const Broadcast& op) { check_collective(op, op.bytes, m, c, pi); },
-                   [&](const Scatter& op) { check_collective(op, op.bytes, m, c, pi); },
-                   [&](const Gather& op) { check_collective(op, op.bytes, m, c, pi); },
-                   [&](const Reduce& op) {
-                     std::optional<std::uint64_t> bytes = core::checked_product({op.count, 4});
-                     if (!bytes) return c.fail("count·4 overflows 64 bits");
-                     check_collective(op, *bytes, m, c, pi);
-                   },
-               },
-               p.instrs[i]);
+    std::visit(
+        Overloaded{
+            [&](const Load& op) {
+              pi.transfer = c.transfer(op, true);
+              if (!pi.transfer) return;
+              const TensorDecl& t = p.tensors[pi.transfer->tensor];
+              pi.reads.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
+              c.lm(pi.writes, op.lm, {pi.transfer->footprint_bytes});
+            },
+            [&](const Store& op) {
+              pi.transfer = c.transfer(op, false);
+              if (!pi.transfer) return;
+              const TensorDecl& t = p.tensors[pi.transfer->tensor];
+              c.lm(pi.reads, op.lm, {pi.transfer->footprint_bytes});
+              pi.writes.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
+            },
+            [&](const Mac& op) {
+              if (!core::is_8bit(op.a_dtype) || !core::is_8bit(op.b_dtype))
+                return c.fail("MAC operands must be int8 or uint8");
+              if (!zero_point_fits(op.a_zero, op.a_dtype, "a_zero", c)) return;
+              if (!zero_point_fits(op.b_zero, op.b_dtype, "b_zero", c)) return;
+              check_mac(op, op.b, c, pi, pes);
+            },
+            [&](const TernaryMac& op) {
+              if (!core::is_8bit(op.a_dtype)) return c.fail("the A operand must be int8 or uint8");
+              if (!zero_point_fits(op.a_zero, op.a_dtype, "a_zero", c)) return;
+              check_mac(op, op.w, c, pi, pes);
+            },
+            [&](const DptDecode& op) {
+              if (op.codec == numeric::TernaryCodec::kBase243PreDiv)
+                return c.fail("codec must be dpt, bct or base3");
+              if (op.cols == 0 || op.bytes % op.cols != 0)
+                return c.fail(
+                    fmt::format("bytes={} is not a whole number of rows of cols={}", op.bytes, op.cols));
+              c.lm(pi.reads, op.src, {op.bytes});
+              c.lm(pi.writes, op.dst,
+                   {op.bytes, static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec))});
+            },
+            [&](const Requant& op) {
+              check_requant(op, c, pi);
+              c.lm(pi.reads, op.src, {op.rows, op.cols, 4});
+              if (op.has_bias) c.lm(pi.reads, op.bias, {op.cols, 4});
+              if (op.params_in_lm) {
+                c.lm(pi.reads, op.multiplier_lm, {op.cols, 4});
+                c.lm(pi.reads, op.shift_lm, {op.cols, 4});
+              }
+              c.lm(pi.writes, op.dst, {op.rows, op.cols});
+            },
+            [&](const SparseMac& op) {
+              if (op.entries.size() != pes || op.segments.size() != pes)
+                return c.fail(fmt::format("entries and segments have {} and {} numbers; give one per PE ({})",
+                                          op.entries.size(), op.segments.size(), pes));
+              if (op.n == 0) return c.fail("n must be at least 1");
+              if (op.a_bytes == 0) return c.fail("a_bytes must be at least 1");
+              if (!zero_point_fits(op.b_zero, core::DType::kInt8, "b_zero", c)) return;
+              c.lm(pi.reads, op.a, {op.a_bytes});
+              if (op.b_rows > 0) c.lm(pi.reads, op.b, {op.b_rows, op.n});
+              if (op.c_rows > 0) c.lm(pi.writes, op.c, {op.c_rows, op.n, 4});
+            },
+            [&](const Copy& op) {
+              c.lm(pi.reads, op.src, {op.bytes});
+              c.lm(pi.writes, op.dst, {op.bytes});
+            },
+            [&](const Broadcast& op) { check_collective(op, op.bytes, m, c, pi); },
+            [&](const Scatter& op) { check_collective(op, op.bytes, m, c, pi); },
+            [&](const Gather& op) { check_collective(op, op.bytes, m, c, pi); },
+            [&](const Reduce& op) {
+              std::optional<std::uint64_t> bytes = core::checked_product({op.count, 4});
+              if (!bytes) return c.fail("count·4 overflows 64 bits");
+              check_collective(op, *bytes, m, c, pi);
+            },
+        },
+        p.instrs[i]);
   }
   return out;
 }

@@ -37,6 +37,8 @@ std::string instr_label(const Program& program, std::size_t index,
                         return block_text(program, op.tensor, op.offset, op.shape);
                       else if constexpr (std::is_same_v<T, Mac> || std::is_same_v<T, TernaryMac>)
                         return fmt::format("{}x{}x{}", op.m, op.n, op.k);
+                      else if constexpr (std::is_same_v<T, SparseMac>)
+                        return fmt::format("{}x{}", op.c_rows, op.n);
                       else if constexpr (std::is_same_v<T, Requant>)
                         return fmt::format("{}x{}", op.rows, op.cols);
                       else if constexpr (std::is_same_v<T, DptDecode> || std::is_same_v<T, Copy>)

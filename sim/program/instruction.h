@@ -17,6 +17,7 @@
 #include "sim/layout/tensor_layout.h"
 #include "sim/numeric/fixed_point.h"
 #include "sim/numeric/ternary_codec.h"
+#include "sim/sparse/encoding.h"
 
 namespace treesim::program {
 
@@ -98,6 +99,24 @@ struct TernaryMac {
   auto tie() const { return std::tie(a, w, c, m, n, k, a_dtype, a_zero, accumulate); }
 };
 
+// Sparse × dense in every PE: C[c_rows×n] (int32) = A · (B − b_zero), where each PE walks its own A,
+// a block at LM offset a (at most a_bytes: sim/sparse/pe_block.h, the arrays at the encoding's
+// widths), and B is int8 b_rows×n at b. A's coordinates index B's rows and C's rows. A PE's work
+// depends on its data, which a timing-only run does not have: `entries` and `segments` give each
+// PE's walk (sim/sparse/pe_block.h: WalkWork), as the loader that placed the blocks knows it; a
+// functional run checks them against the walk.
+struct SparseMac {
+  sparse::Encoding encoding;
+  std::uint64_t a = 0, a_bytes = 0;
+  std::uint64_t b = 0, b_rows = 0, n = 1;
+  std::int32_t b_zero = 0;
+  std::uint64_t c = 0, c_rows = 0;
+  std::vector<std::uint64_t> entries, segments;  // per PE, in PE order
+  auto tie() const {
+    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, entries, segments);
+  }
+};
+
 // Requantization in every PE of `rows`×`cols` int32 at src (+ int32 bias per column at `bias`
 // when has_bias) → out_dtype at dst. One multiplier/shift (per tensor) or one per column, given in
 // the instruction, or — per channel with different channels in every PE — read from each PE's LM
@@ -165,8 +184,8 @@ bool operator!=(const T& a, const T& b) {
   return !(a == b);
 }
 
-using Instr =
-    std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather, Reduce>;
+using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
+                           Reduce, SparseMac>;
 
 // The instruction's kind as written in program text and in reports ("load", "mac", ...).
 const char* kind_name(const Instr& instr);

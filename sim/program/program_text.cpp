@@ -10,6 +10,7 @@
 #include "sim/core/checked.h"
 #include "sim/core/echo.h"
 #include "sim/layout/parse.h"
+#include "sim/sparse/sparse_error.h"
 
 namespace treesim::program {
 namespace {
@@ -282,6 +283,21 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     if (f.has("rounding")) r.rounding = f.rounding("rounding");
     return r;
   }
+  if (kind == "sparse_mac") {
+    SparseMac s;
+    try {
+      s.encoding = sparse::parse_encoding(f.raw("encoding"));
+    } catch (const sparse::SparseError& e) {
+      f.fail(fmt::format("field 'encoding': {}", e.what()));
+    }
+    s.a = f.u64("a"), s.a_bytes = f.u64("a_bytes");
+    s.b = f.u64("b"), s.b_rows = f.u64("b_rows"), s.n = f.u64_or("n", 1);
+    s.b_zero = f.i32_or("b_zero", 0);
+    s.c = f.u64("c"), s.c_rows = f.u64("c_rows");
+    s.entries = f.indices("entries");
+    s.segments = f.indices("segments");
+    return s;
+  }
   if (kind == "copy") return Copy{f.u64("src"), f.u64("dst"), f.u64("bytes")};
   if (kind == "broadcast")
     return Broadcast{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
@@ -339,6 +355,13 @@ struct Printer {
         "rounding={}",
         r.src, r.dst, r.rows, r.cols, bias, params, r.out_zero, core::dtype_name(r.out_dtype), r.act_min,
         r.act_max, numeric::to_string(r.rounding));
+  }
+  std::string operator()(const SparseMac& s) const {
+    return fmt::format(
+        "sparse_mac encoding=\"{}\" a={} a_bytes={} b={} b_rows={} n={} b_zero={} c={} c_rows={} entries={} "
+        "segments={}",
+        sparse::print_encoding(s.encoding), s.a, s.a_bytes, s.b, s.b_rows, s.n, s.b_zero, s.c, s.c_rows,
+        join_u64(s.entries), join_u64(s.segments));
   }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);

@@ -43,6 +43,8 @@ Roofline roofline(const machine::MachineConfig& m, const RunStats& s) {
   w.macs = s.macs;
   w.dpt_bytes = s.dpt_bytes;
   w.ternary_macs = s.ternary_macs;
+  w.sparse_macs = s.sparse_macs;
+  w.sparse_items = s.sparse_items;
   w.base3_bytes = s.base3_bytes;
   w.requant_values = s.requant_values;
   w.copy_bytes = s.copy_bytes;
@@ -59,6 +61,31 @@ Roofline roofline(const machine::MachineConfig& m, const RunStats& s) {
   r.fraction_of_run = ratio(r.cycles, s.cycles);
   return r;
 }
+
+namespace {
+
+SparseReport sparse_report(const SparseStats& s) {
+  SparseReport r;
+  r.nnz = s.nnz;
+  r.pes = s.pes, r.grid_rows = s.grid_rows, r.grid_cols = s.grid_cols;
+  std::uint64_t max_entries = 0;
+  for (std::uint64_t e : s.pe_entries) r.stored_entries += e, max_entries = std::max(max_entries, e);
+  if (!s.pe_nnz.empty()) {
+    r.pe_nnz_min = *std::min_element(s.pe_nnz.begin(), s.pe_nnz.end());
+    r.pe_nnz_max = *std::max_element(s.pe_nnz.begin(), s.pe_nnz.end());
+    std::uint64_t total = 0;
+    for (std::uint64_t n : s.pe_nnz) total += n;
+    r.pe_nnz_mean = static_cast<double>(total) / static_cast<double>(s.pe_nnz.size());
+    r.pe_items_mean = static_cast<double>(s.pe_items_total) / static_cast<double>(s.pe_nnz.size());
+  }
+  r.imbalance = r.pe_nnz_mean == 0 ? 0.0 : static_cast<double>(r.pe_nnz_max) / r.pe_nnz_mean;
+  r.wasted_mac_slots = s.pes * max_entries - std::min(s.nnz, s.pes * max_entries);
+  r.pe_items_max = s.pe_items_max;
+  r.storage_bytes = s.storage_bytes;
+  return r;
+}
+
+}  // namespace
 
 Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   Report r;
@@ -89,6 +116,7 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   r.verify = s.verify;
   for (const auto& [name, p] : s.phases)
     r.phases.push_back({name, p.cycles, p.dram_read_bytes, p.dram_write_bytes, level_reports(m, p.levels)});
+  if (s.sparse) r.sparse = sparse_report(*s.sparse);
   r.info = s.info;
   r.fields = s.extra;
   return r;

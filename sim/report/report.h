@@ -62,6 +62,22 @@ struct EnergyReport {
   double total = 0;
 };
 
+// A sparse kernel's split of A over the PEs (docs/reports.md §9.5).
+struct SparseReport {
+  std::uint64_t nnz = 0;             // A's nonzeros
+  std::uint64_t stored_entries = 0;  // Σ over PEs of the entries walked (padding, stored zeros included)
+  std::uint64_t pes = 0, grid_rows = 1, grid_cols = 1;
+  std::uint64_t pe_nnz_min = 0, pe_nnz_max = 0;
+  double pe_nnz_mean = 0;
+  double imbalance = 0;  // pe_nnz_max / pe_nnz_mean (1: balanced; 0: no nonzeros)
+  // Lock-step MAC slots of the walk that made no useful product: pes × the most entries a PE walks
+  // − nnz (PEs idle while the busiest works, and padding or stored zeros walked).
+  std::uint64_t wasted_mac_slots = 0;
+  std::uint64_t pe_items_max = 0;  // the busiest PE's walk items (entries and segments)
+  double pe_items_mean = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> storage_bytes;  // per level array, Σ over PEs
+};
+
 struct PhaseReport {
   std::string name;
   std::uint64_t cycles = 0;
@@ -89,6 +105,7 @@ struct Report {
   std::optional<EnergyReport> energy_pj;  // only when the machine has an energy section
   std::optional<VerifyResult> verify;
   std::vector<PhaseReport> phases;              // name order
+  std::optional<SparseReport> sparse;           // sparse kernels
   std::map<std::string, std::string> info;      // kernel descriptions (plan, layouts)
   std::map<std::string, std::uint64_t> fields;  // kernel-specific counts (m, n, gather_cycles, ...)
 };

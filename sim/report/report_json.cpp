@@ -81,6 +81,20 @@ std::string to_json(const Report& r) {
                         {"levels", levels_json(p.levels)}};
     j["phases"] = phases;
   }
+  if (r.sparse) {
+    const SparseReport& sp = *r.sparse;
+    json storage = json::object();
+    for (const auto& [name, bytes] : sp.storage_bytes) storage[name] = bytes;
+    j["sparse"] = {{"nnz", sp.nnz},
+                   {"stored_entries", sp.stored_entries},
+                   {"pes", sp.pes},
+                   {"grid", {sp.grid_rows, sp.grid_cols}},
+                   {"pe_nnz", {{"min", sp.pe_nnz_min}, {"mean", sp.pe_nnz_mean}, {"max", sp.pe_nnz_max}}},
+                   {"imbalance", sp.imbalance},
+                   {"wasted_mac_slots", sp.wasted_mac_slots},
+                   {"pe_walk_items", {{"mean", sp.pe_items_mean}, {"max", sp.pe_items_max}}},
+                   {"storage_bytes", storage}};
+  }
   if (!r.info.empty()) j["info"] = r.info;
   // Kernel-specific counts (e.g. place's gather_cycles) sit at the top level beside the common keys,
   // which they never replace.

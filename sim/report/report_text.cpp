@@ -28,6 +28,18 @@ std::string to_text(const Report& r) {
                          k.count == 1 ? "" : "s", k.busy_cycles, k.busy_cycles == 1 ? "" : "s", k.span_cycles,
                          k.span_cycles == 1 ? "" : "s");
   out += fmt::format("  LM peak {} B per PE\n", r.lm_peak_bytes_per_pe);
+  if (r.sparse) {
+    const SparseReport& sp = *r.sparse;
+    out += fmt::format(
+        "  sparse: {} nonzeros, {} stored entries walked; per PE nnz min {} mean {:.1f} max {} (imbalance "
+        "{:.2f}); {} wasted MAC slots\n",
+        sp.nnz, sp.stored_entries, sp.pe_nnz_min, sp.pe_nnz_mean, sp.pe_nnz_max, sp.imbalance,
+        sp.wasted_mac_slots);
+    std::string storage;
+    for (const auto& [name, bytes] : sp.storage_bytes)
+      storage += fmt::format("{}{} {}", storage.empty() ? "" : ", ", name, bytes);
+    out += fmt::format("  sparse storage (B, all PEs): {}\n", storage);
+  }
   if (r.verify) {
     if (r.verify->ok)
       out += "  verify: ok (bit-exact)\n";

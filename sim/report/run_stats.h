@@ -56,6 +56,17 @@ struct PhaseStats {
   std::vector<LinkStats> levels;
 };
 
+// A sparse kernel's raw figures: how A's entries fell on the PEs (the report derives the rest).
+struct SparseStats {
+  std::uint64_t nnz = 0;  // A's nonzeros
+  std::uint64_t pes = 0, grid_rows = 1, grid_cols = 1;
+  std::vector<std::uint64_t> pe_nnz;      // per PE: its nonzeros
+  std::vector<std::uint64_t> pe_entries;  // per PE: the stored entries its walk visits (padding included)
+  std::uint64_t pe_items_max = 0, pe_items_total = 0;  // walk items (entries and segments)
+  // Σ over PEs of each level array's bytes at its width ("pos[1]", "crd[1]", ..., "values").
+  std::vector<std::pair<std::string, std::uint64_t>> storage_bytes;
+};
+
 struct RunStats {
   std::string kernel;
   bool functional = true;  // false: a timing-only run (no bytes moved, nothing computed)
@@ -71,6 +82,8 @@ struct RunStats {
   std::uint64_t macs = 0;            // all PEs
   std::uint64_t dpt_bytes = 0;       // all PEs
   std::uint64_t ternary_macs = 0;    // of macs: on the ternary MAC path
+  std::uint64_t sparse_macs = 0;     // of macs: by sparse walks (sparse_mv)
+  std::uint64_t sparse_items = 0;    // entries and position reads of the sparse walks, all PEs
   std::uint64_t base3_bytes = 0;     // of dpt_bytes: on the base-3 decoder
   std::uint64_t requant_values = 0;  // all PEs
   std::uint64_t copy_bytes = 0;      // all PEs
@@ -79,6 +92,7 @@ struct RunStats {
   std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, top-level keys of the report
   std::map<std::string, PhaseStats> phases;    // reported under "phases"
   std::map<std::string, std::string> info;     // kernel-specific text (plan, layouts), under "info"
+  std::optional<SparseStats> sparse;           // sparse kernels
 };
 
 }  // namespace treesim::report

@@ -62,7 +62,7 @@ SparseMatrix build_ell(const Coo& coo, const Encoding& e) {
   const std::size_t rdim = e.levels[0].expr.dim;
   const std::uint64_t k = e.levels[0].expr.k;
   const std::uint64_t outer = rdim == 0 ? coo.rows : coo.cols, inner = rdim == 0 ? coo.cols : coo.rows;
-  m.level_sizes = {k * outer, outer, inner};
+  m.level_sizes = level_sizes(e, coo.rows, coo.cols);
   if (k > kMaxStoredEntries / std::max<std::uint64_t>(outer, 1))
     throw SparseError(
         fmt::format("ELL with {} slots per row over {} rows is more than the {} entries supported", k, outer,
@@ -93,12 +93,23 @@ SparseMatrix build_ell(const Coo& coo, const Encoding& e) {
 
 }  // namespace
 
+std::vector<std::uint64_t> level_sizes(const Encoding& e, std::uint64_t rows, std::uint64_t cols) {
+  if (e.is_ell()) {
+    const bool by_rows = e.levels[0].expr.dim == 0;
+    const std::uint64_t outer = by_rows ? rows : cols, inner = by_rows ? cols : rows;
+    return {e.levels[0].expr.k * outer, outer, inner};
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const Level& l : e.levels) sizes.push_back(level_size(l.expr, rows, cols));
+  return sizes;
+}
+
 SparseMatrix build(const Coo& coo, const Encoding& e) {
   check_entries(coo);
   if (e.is_ell()) return build_ell(coo, e);
   const std::size_t nlev = e.levels.size();
   SparseMatrix m{coo.rows, coo.cols, e, {}, std::vector<LevelArrays>(nlev), {}};
-  for (const Level& l : e.levels) m.level_sizes.push_back(level_size(l.expr, coo.rows, coo.cols));
+  m.level_sizes = level_sizes(e, coo.rows, coo.cols);
 
   // Level coordinates of every entry, sorted; duplicates add up.
   std::map<std::vector<std::uint64_t>, double> by_level;

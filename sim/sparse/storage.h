@@ -44,6 +44,10 @@ struct SparseMatrix {
   std::vector<double> values;  // nse entries: every stored value, padding and in-block zeros included
 };
 
+// The size of each storage level of a rows × cols matrix in `e` (MLIR's lvl sizes; ELL: K·outer,
+// outer, inner).
+std::vector<std::uint64_t> level_sizes(const Encoding& e, std::uint64_t rows, std::uint64_t cols);
+
 // Stores `coo` in `e`. Throws SparseError when it cannot: an n_out_of_m block or an ELL row holding
 // more nonzeros than the encoding allows, a position or coordinate past its width, an entry outside
 // the matrix.

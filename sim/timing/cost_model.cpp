@@ -32,6 +32,9 @@ std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const
     case Unit::kMac:
       if (path == Path::kTernaryMac && pe.ternary_mac)
         return {pe.ternary_mac->macs_per_cycle, pe.ternary_mac->latency_cycles};
+      if (path == Path::kSparse)
+        return pe.sparse_mac ? std::pair{pe.sparse_mac->items_per_cycle, pe.sparse_mac->latency_cycles}
+                             : std::pair{std::uint64_t{1}, pe.mac.latency_cycles};
       return {pe.mac.int8_macs_per_cycle, pe.mac.latency_cycles};
     case Unit::kDptDecoder:
       if (path == Path::kBase3) {
@@ -51,6 +54,10 @@ std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const
 UnitTime CostModel::unit(Unit u, std::uint64_t work, Path path) const {
   const auto [per_cycle, latency] = rate(u, path);
   return {ceil_div(work, per_cycle), latency};
+}
+
+std::uint64_t CostModel::sparse_items(std::uint64_t entries, std::uint64_t segments, std::uint64_t n) const {
+  return segments + entries * std::max<std::uint64_t>(1, ceil_div(n, m_.pe.mac.int8_macs_per_cycle));
 }
 
 UnitTime CostModel::dram(std::uint64_t bytes) const {
@@ -183,8 +190,9 @@ Roofline CostModel::roofline(const Work& w) const {
   Roofline r;
   const std::uint64_t pes = m_.pe_count();
   const machine::PeConfig& pe = m_.pe;
-  r.bounds["mac"] = ceil_div(w.macs - w.ternary_macs, pes * pe.mac.int8_macs_per_cycle) +
-                    ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first);
+  r.bounds["mac"] = ceil_div(w.macs - w.ternary_macs - w.sparse_macs, pes * pe.mac.int8_macs_per_cycle) +
+                    ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first) +
+                    ceil_div(w.sparse_items, pes * rate(Unit::kMac, Path::kSparse).first);
   r.bounds["dpt_decoder"] = ceil_div(w.dpt_bytes - w.base3_bytes, pes * pe.dpt_decoder.bytes_per_cycle) +
                             ceil_div(w.base3_bytes, pes * rate(Unit::kDptDecoder, Path::kBase3).first);
   r.bounds["requant"] = ceil_div(w.requant_values, pes * pe.requant.values_per_cycle);

@@ -33,8 +33,10 @@ inline constexpr Unit kUnits[] = {Unit::kMac, Unit::kDptDecoder, Unit::kRequant,
 // its ternary path (pe.ternary_mac; absent: the int8 array's rate), the decoder's DPT datapath
 // (which also decodes BCT, 4 trits per byte) or its base-3 datapath (pe.base3_decoder; absent: a
 // quarter of the DPT decoder's byte rate, at least 1, and 4 more cycles of latency, for the four
-// sequential divisions by 3 a byte needs).
-enum class Path { kDefault, kTernaryMac, kBase3 };
+// sequential divisions by 3 a byte needs), or the MAC unit's sparse walk (pe.sparse_mac; absent: one
+// item per cycle — a stored entry or a position read, each an LM access the walk waits on — at the
+// int8 array's latency).
+enum class Path { kDefault, kTernaryMac, kBase3, kSparse };
 
 // One use of a unit or port: held `busy` cycles, the result ready `latency` cycles after that.
 struct UnitTime {
@@ -73,6 +75,9 @@ struct Work {
   std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0;  // all PEs
   // Of those, MACs on the ternary path and bytes on the base-3 decoder (their own rates).
   std::uint64_t ternary_macs = 0, base3_bytes = 0;
+  // Of macs, those of sparse walks, whose pace is their items (entries and position reads, all PEs)
+  // on the sparse path's rate.
+  std::uint64_t sparse_macs = 0, sparse_items = 0;
   std::uint64_t dram_bytes = 0;                                     // read + written
   std::vector<std::uint64_t> busiest_down_bytes, busiest_up_bytes;  // per level, Σ over instructions
 };
@@ -91,6 +96,10 @@ class CostModel {
   UnitTime unit(Unit u, std::uint64_t work_per_pe, Path path = Path::kDefault) const;
   // The rate and latency of a unit's datapath (items per cycle, cycles).
   std::pair<std::uint64_t, std::uint64_t> rate(Unit u, Path path = Path::kDefault) const;
+  // A sparse walk's work in items (the sparse path's unit of work): one per segment whose positions
+  // it reads, and per stored entry one per pass of the int8 MAC array over B's n columns
+  // (ceil(n / pe.mac.int8_macs_per_cycle); 1 for a vector).
+  std::uint64_t sparse_items(std::uint64_t entries, std::uint64_t segments, std::uint64_t n) const;
   // DRAM's port streaming `bytes`, and its access latency.
   UnitTime dram(std::uint64_t bytes) const;
   // One port of `level`'s links carrying `bytes` in `direction`, and the level's link latency.

@@ -93,7 +93,22 @@ INSTANTIATE_TEST_SUITE_P(
              {"place", "--machine", cfg("mncore-board.yaml"), "--shape", "1024,512", "--layout",
               "((8_L2B, 8_L1B, 16:8), (16_MAB, 8:1, 4_PE))"}},
         Case{"exec_gemm", {"exec", source_path("docs/examples/gemm.prog"), "--machine", cfg("mini.yaml")}},
-        Case{"exec_sum", {"exec", source_path("docs/examples/sum.prog"), "--machine", cfg("mini.yaml")}}),
+        Case{"exec_sum", {"exec", source_path("docs/examples/sum.prog"), "--machine", cfg("mini.yaml")}},
+        Case{"spmv_mini_csr_rows",
+             {"run", "spmv", "--machine", cfg("mini.yaml"), "--matrix",
+              source_path("tests/data/sparse/pores_1.mtx")}},
+        Case{"spmv_mini_dcsc_nnz",
+             {"run", "spmv", "--machine", cfg("mini.yaml"), "--matrix",
+              source_path("tests/data/sparse/g20.rua"), "--encoding", "dcsc", "--partition", "nnz"}},
+        Case{"spmv_mini_bsr_2d",
+             {"run", "spmv", "--machine", cfg("mini.yaml"), "--rows", "90", "--cols", "70", "--encoding",
+              "bsr2x2", "--partition", "2d"}},
+        Case{"spmv_board_ell_2d",
+             {"run", "spmv", "--machine", cfg("mncore-board.yaml"), "--rows", "5000", "--nnz-per-row", "3",
+              "--encoding", "ell4", "--partition", "2d"}},
+        Case{"spmm_mini_24_nnz",
+             {"run", "spmm", "--machine", cfg("mini.yaml"), "--rows", "50", "--cols", "64", "--encoding",
+              "2:4", "--n", "6", "--partition", "nnz"}}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace

@@ -1,0 +1,86 @@
+// Sparse × dense on the tree: y = requant(A·x + bias) (SpMV) and C = requant(A·B + bias) (SpMM), A
+// sparse int8 in an MLIR sparse_tensor encoding, x / B dense int8, int32 accumulation.
+//
+// The loader splits A's entries over the PEs (--partition rows | nnz | 2d), stores each PE's part
+// as its own small matrix in the encoding (its rows and the columns it touches, renumbered from 0)
+// and places those arrays as bytes in the PE's LM (sim/sparse/pe_block.h); each PE also receives
+// the x / B rows of its columns. One `sparse_mac` instruction then has every PE walk its arrays;
+// PEs run in lock step, so the step lasts as long as the busiest PE's walk. With 2d, the PEs of one
+// tree unit share a block of rows and a reduce sums their partial rows into the unit's first PE.
+// The requant unit turns each PE's int32 rows into int8 and a store writes every PE's rows back;
+// the host then takes each row from the PE that owns it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine_config.h"
+#include "sim/numeric/requant.h"
+#include "sim/program/instruction.h"
+#include "sim/sparse/encoding.h"
+#include "sim/sparse/partition.h"
+#include "sim/sparse/pe_block.h"
+#include "sim/sparse/storage.h"
+
+namespace treesim::kernels {
+
+// A with int8 values, the dense operand and the output stage.
+struct SparseProblem {
+  std::string matrix;          // where A came from, for the report ("pores_1.mtx", "random 40x30")
+  sparse::Coo a;               // values are int8 codes, one triple per (row, col)
+  std::uint64_t nonzeros = 0;  // triples whose value is not 0
+  sparse::Encoding encoding;
+  std::string encoding_name;  // as given ("csr", a map, ...)
+  sparse::Partition partition = sparse::Partition::kRows;
+  bool spmm = false;
+  std::uint64_t n = 1;             // columns of B (1: x)
+  std::vector<std::int8_t> b;      // cols × n, row-major
+  std::int32_t b_zero = 0;         // x's / B's zero point
+  std::vector<std::int32_t> bias;  // SpMV: one per row; SpMM: one per column; empty: none
+  numeric::OutputStage out;        // one multiplier (per tensor)
+};
+
+// One PE's share: its rows (a range of global rows; local row i is row_begin + i), its columns
+// (global indices, increasing; local column j is cols[j]) and its matrix over them.
+struct PeShare {
+  std::uint64_t row_begin = 0, row_end = 0;
+  std::vector<std::uint64_t> cols;
+  sparse::SparseMatrix local;
+  sparse::WalkWork work;
+  std::uint64_t nonzeros = 0;
+};
+
+// Where the loader puts everything: the shares, the grid (2d: grid_cols PEs of one unit of
+// `reduce_level` share a row block) and the LM offsets, the same in every PE.
+struct SparsePlacement {
+  std::uint64_t pes = 0;
+  std::vector<PeShare> shares;
+  std::uint64_t grid_rows = 1, grid_cols = 1;
+  int reduce_level = -1;          // 2d: the level whose units' PEs share a row block; else -1
+  std::uint64_t block_bytes = 0;  // A's bytes per PE (the largest share's, padded)
+  std::uint64_t x_rows = 1;       // x / B rows per PE (the most columns any share touches)
+  std::uint64_t c_rows = 1;       // output rows per PE
+  std::uint64_t lm_a = 0, lm_x = 0, lm_bias = 0, lm_c = 0, lm_sum = 0, lm_y = 0, lm_end = 0;
+  std::vector<std::uint64_t> storage_bytes;  // Σ over PEs, per level: positions, coordinates; then values
+};
+
+// Splits and stores A over the machine's PEs. Throws sparse::SparseError when a share cannot be
+// stored in the encoding (an ELL row or an n:m block with too many nonzeros).
+SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m);
+
+// The program: DRAM tensors A_pe (uint8, every PE's block), X_pe (int8, every PE's x / B rows),
+// bias_pe (SpMV, int32 per PE row) or bias (SpMM, int32 N), and Y_pe (int8, every PE's output rows).
+program::Program build_sparse_program(const SparseProblem& p, const SparsePlacement& s,
+                                      const machine::MachineConfig& m);
+// The DRAM image of those inputs.
+std::map<std::string, std::vector<std::uint8_t>> sparse_inputs(const SparseProblem& p,
+                                                               const SparsePlacement& s);
+// y / C (rows × n int8) from Y_pe: each row from the PE that owns it (the first PE of its unit with 2d).
+std::vector<std::uint8_t> collect_rows(const SparseProblem& p, const SparsePlacement& s,
+                                       const std::vector<std::uint8_t>& y_pe);
+// The host reference from the dense matrix (a plain loop, independent of the storage).
+std::vector<std::uint8_t> sparse_reference(const SparseProblem& p);
+
+}  // namespace treesim::kernels

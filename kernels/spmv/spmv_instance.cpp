@@ -1,0 +1,189 @@
+// SpMV / SpMM under the kernel contract (kernels/kernel.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "kernels/kernel.h"
+#include "kernels/spmv/spmv.h"
+#include "kernels/spmv/spmv_kernel.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/loader_plan.h"
+#include "sim/layout/parse.h"
+#include "sim/sparse/sparse_error.h"
+#include "sim/timing/cost_model.h"
+
+namespace treesim::kernels {
+namespace {
+
+using Placement = std::shared_ptr<const SparsePlacement>;
+
+const SparsePlacement* placement_of(const Plan& plan) {
+  const auto* p = std::any_cast<Placement>(&plan.mapping);
+  return p ? p->get() : nullptr;
+}
+
+}  // namespace
+
+SparseInstance::SparseInstance(SparseProblem p, machine::MachineConfig machine)
+    : p_(std::move(p)), machine_(std::move(machine)) {}
+
+Result<std::shared_ptr<const SparsePlacement>> SparseInstance::placement(
+    const machine::MachineConfig& m) const {
+  if (!placement_) {
+    try {
+      placement_ = std::make_shared<const SparsePlacement>(place_sparse(p_, m));
+    } catch (const sparse::SparseError& e) {
+      return core::Error{"--encoding", fmt::format("{}: {}", p_.encoding_name, e.what())};
+    }
+  }
+  return placement_;
+}
+
+core::Errors SparseInstance::placement_errors() const {
+  auto s = placement(machine_);
+  return s ? core::Errors{} : s.errors();
+}
+
+core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
+  if (m.pe.words_per_address != 1)
+    return {{"--machine", fmt::format("{}: the sparse kernels need pe.words_per_address = 1, got {}", m.name,
+                                      m.pe.words_per_address)}};
+  auto s = placement(m);
+  if (!s) return s.errors();
+  const SparsePlacement& pl = *s.value();
+  if (pl.lm_end > m.lm_bytes()) {
+    std::uint64_t worst = 0;
+    for (std::uint64_t pe = 1; pe < pl.pes; ++pe)
+      if (sparse::block_bytes(pl.shares[pe].local) > sparse::block_bytes(pl.shares[worst].local)) worst = pe;
+    return {{"--matrix",
+             fmt::format("{}: a PE's share needs {} bytes of LM (A's arrays {} bytes, at PE {}; x rows {}, "
+                         "output rows {}), the LM holds {}; use a machine with more PEs or LM",
+                         p_.matrix, pl.lm_end, pl.block_bytes, worst, pl.x_rows, pl.c_rows, m.lm_bytes())}};
+  }
+  return {};
+}
+
+Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
+  auto got = placement(m);
+  if (!got) return got.errors();
+  const SparsePlacement& s = *got.value();
+  // Estimate: the steps one after another, each alone (the cost model's closed forms); the walk
+  // lasts as long as the busiest PE's.
+  const timing::CostModel cost(m);
+  double cycles = 0;
+  std::uint64_t busiest = 0;
+  try {
+    program::Program prog = build_sparse_program(p_, s, m);
+    for (const program::Instr& instr : prog.instrs) {
+      if (const auto* l = std::get_if<program::Load>(&instr)) {
+        const program::TensorDecl* t = prog.find_tensor(l->tensor);
+        cycles += static_cast<double>(cost.load(layout::plan_load(layout::bind_or_throw(
+                                                    l->layout, t->shape, m, core::dtype_bytes(t->dtype))))
+                                          .duration());
+      } else if (const auto* st = std::get_if<program::Store>(&instr)) {
+        const program::TensorDecl* t = prog.find_tensor(st->tensor);
+        cycles += static_cast<double>(
+            cost.store(layout::plan_gather(layout::bind_or_throw(st->layout, t->shape, m, 1))).duration());
+      }
+    }
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", e.what()};
+  }
+  for (const PeShare& share : s.shares)
+    busiest = std::max(busiest, cost.sparse_items(share.work.entries, share.work.segments, p_.n));
+  cycles += static_cast<double>(cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse).duration());
+  if (s.reduce_level >= 0)
+    cycles += static_cast<double>(
+        cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n).duration());
+  cycles += static_cast<double>(cost.unit(timing::Unit::kRequant, s.c_rows * p_.n).duration());
+  Plan out;
+  out.estimated_cycles = cycles;
+  std::string grid = s.reduce_level >= 0
+                         ? fmt::format(" ({}x{} grid, rows summed over each {})", s.grid_rows, s.grid_cols,
+                                       m.levels[static_cast<std::size_t>(s.reduce_level)].name)
+                         : "";
+  out.description = fmt::format(
+      "plan: {} {}x{} ({} nonzeros) in {} split by {} over {} PEs{}; per PE: A {} B, x {} rows, {} output "
+      "rows; LM {} of {} bytes",
+      p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, p_.encoding_name,
+      sparse::partition_name(p_.partition), s.pes, grid, s.block_bytes, s.x_rows, s.c_rows, s.lm_end,
+      m.lm_bytes());
+  out.mapping = got.value();
+  return out;
+}
+
+Result<program::Program> SparseInstance::program(const Plan& plan, const machine::MachineConfig& m) const {
+  const SparsePlacement* s = placement_of(plan);
+  if (!s) return core::Error{"", "spmv: the plan was not made by spmv"};
+  try {
+    return build_sparse_program(p_, *s, m);
+  } catch (const layout::LayoutError& e) {
+    return core::Error{"", e.what()};
+  }
+}
+
+DramImage SparseInstance::inputs() const {
+  // make_problem placed A once already (its errors are values there), so this cannot fail.
+  auto s = placement(machine_);
+  return s ? sparse_inputs(p_, *s.value()) : DramImage{};
+}
+
+std::vector<std::string> SparseInstance::input_tensors() const {
+  std::vector<std::string> names{"A_pe", "X_pe"};
+  if (!p_.bias.empty()) names.push_back("bias_pe");
+  return names;
+}
+
+DramImage SparseInstance::host_outputs(const Plan& plan, DramImage dram) const {
+  const SparsePlacement* s = placement_of(plan);
+  auto it = dram.find("Y_pe");
+  if (s && it != dram.end()) dram[output_name()] = collect_rows(p_, *s, it->second);
+  return dram;
+}
+
+Result<DramImage> SparseInstance::reference() const {
+  return DramImage{{output_name(), sparse_reference(p_)}};
+}
+
+std::vector<OutputArray> SparseInstance::outputs() const {
+  if (p_.spmm) return {{"C", core::DType::kInt8, {p_.a.rows, p_.n}}};
+  return {{"y", core::DType::kInt8, {p_.a.rows}}};
+}
+
+std::string SparseInstance::output_name() const { return p_.spmm ? "C" : "y"; }
+
+void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineConfig& m,
+                                       report::RunStats& stats) const {
+  const SparsePlacement* s = placement_of(plan);
+  if (!s) return;
+  stats.info["plan"] = plan.description;
+  stats.info["matrix"] = p_.matrix;
+  stats.info["encoding"] = sparse::print_encoding(p_.encoding);
+  stats.info["partition"] = sparse::partition_name(p_.partition);
+  stats.extra["rows"] = p_.a.rows;
+  stats.extra["cols"] = p_.a.cols;
+  stats.extra["n"] = p_.n;
+  report::SparseStats sp;
+  sp.nnz = p_.nonzeros;
+  sp.pes = s->pes;
+  sp.grid_rows = s->grid_rows, sp.grid_cols = s->grid_cols;
+  std::uint64_t total_items = 0;
+  const timing::CostModel cost(m);
+  for (const PeShare& share : s->shares) {
+    sp.pe_nnz.push_back(share.nonzeros);
+    sp.pe_entries.push_back(share.work.entries);
+    const std::uint64_t items = cost.sparse_items(share.work.entries, share.work.segments, p_.n);
+    sp.pe_items_max = std::max(sp.pe_items_max, items);
+    total_items += items;
+  }
+  sp.pe_items_total = total_items;
+  for (std::size_t l = 0; l < p_.encoding.levels.size(); ++l) {
+    sp.storage_bytes.emplace_back(fmt::format("pos[{}]", l), s->storage_bytes[2 * l]);
+    sp.storage_bytes.emplace_back(fmt::format("crd[{}]", l), s->storage_bytes[2 * l + 1]);
+  }
+  sp.storage_bytes.emplace_back("values", s->storage_bytes.back());
+  stats.sparse = std::move(sp);
+}
+
+}  // namespace treesim::kernels

@@ -1,0 +1,42 @@
+// spmv and spmm under the kernel contract (kernels/kernel.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.h"
+#include "kernels/spmv/spmv.h"
+
+namespace treesim::kernels {
+
+class SparseInstance : public Problem {
+ public:
+  SparseInstance(SparseProblem p, machine::MachineConfig machine);
+
+  core::Errors check(const machine::MachineConfig& machine) const override;
+  Result<Plan> plan(const machine::MachineConfig& machine) const override;
+  Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
+  DramImage inputs() const override;
+  std::vector<std::string> input_tensors() const override;
+  DramImage host_outputs(const Plan& plan, DramImage dram) const override;
+  Result<DramImage> reference() const override;
+  void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
+                         report::RunStats& stats) const override;
+  std::vector<OutputArray> outputs() const override;
+
+  const SparseProblem& problem() const { return p_; }
+  // Why A cannot be split and stored on the machine (an encoding that cannot hold a PE's share).
+  core::Errors placement_errors() const;
+
+ private:
+  // The split over the machine's PEs, made once (the machine of a run does not change).
+  Result<std::shared_ptr<const SparsePlacement>> placement(const machine::MachineConfig& machine) const;
+  std::string output_name() const;
+
+  SparseProblem p_;
+  machine::MachineConfig machine_;  // the machine it was made for: inputs() place A on it
+  mutable std::shared_ptr<const SparsePlacement> placement_;
+};
+
+}  // namespace treesim::kernels

@@ -1,0 +1,190 @@
+// `treesim run spmv|spmm`: bit-exact against the host reference (a plain loop over A's triples) for
+// every encoding and partition on random matrices and the real ones of tests/data/sparse, on mini
+// and on the board; partitions that differ in balance differ in cycles and in the report's sparse
+// section; bad options give one line and exit 2.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "sim/io/npy.h"
+#include "tests/test_support.h"
+
+namespace treesim {
+namespace {
+
+using testing::run_treesim;
+using testing::source_path;
+
+const char* const kEncodings[] = {"csr", "csc", "coo", "dcsr", "dcsc", "bsr2x2", "ell8", "2:4"};
+const char* const kPartitions[] = {"rows", "nnz", "2d"};
+
+nlohmann::json run_sparse(const std::string& kernel, const std::string& machine,
+                          std::vector<std::string> extra) {
+  static int n = 0;
+  std::string report = testing::temp_path(kernel + "-" + std::to_string(n++) + ".json");
+  std::vector<std::string> args{
+      "run",      kernel,    "--machine", source_path("configs/" + machine + ".yaml"),
+      "--verify", "--quiet", "--report",  report};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_treesim(args);
+  std::string all;
+  for (const auto& a : extra) all += a + " ";
+  EXPECT_EQ(r.exit_code, 0) << machine << " " << all << "\n" << r.err;
+  if (r.exit_code != 0) return {};
+  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
+  EXPECT_EQ(j["verify"]["ok"], true) << all << j["verify"].dump();
+  return j;
+}
+
+std::string data(const std::string& name) { return source_path("tests/data/sparse/" + name); }
+
+class SpmvEncoding : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SpmvEncoding, RandomMatricesAreBitExactUnderEveryPartitionOnMini) {
+  for (const char* partition : kPartitions)
+    for (const char* seed : {"1", "2"})
+      run_sparse("spmv", "mini",
+                 {"--rows", "45", "--cols", "38", "--nnz-per-row", "5", "--encoding", GetParam(),
+                  "--partition", partition, "--seed", seed});
+}
+
+TEST_P(SpmvEncoding, SpmmIsBitExactUnderEveryPartitionOnMini) {
+  for (const char* partition : kPartitions)
+    run_sparse("spmm", "mini",
+               {"--rows", "33", "--cols", "41", "--nnz-per-row", "3", "--n", "5", "--encoding", GetParam(),
+                "--partition", partition});
+}
+
+INSTANTIATE_TEST_SUITE_P(Encodings, SpmvEncoding, ::testing::ValuesIn(kEncodings), [](const auto& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+});
+
+TEST(Spmv, RealMatricesAreBitExactInEveryEncodingThatHoldsThemOnMini) {
+  // ELL with as many slots as the longest row; 2:4 holds none of them (a clean error, tested below).
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"jgl009.mtx", "ell9"},  {"pores_1.mtx", "ell9"}, {"lund_a.mtx", "ell21"},
+      {"utm300.rua", "ell40"}, {"g20.rua", "ell5"},     {"test.mgraph", "ell5"}};
+  for (const auto& [file, ell] : files)
+    for (const char* encoding : {"csr", "csc", "coo", "dcsr", "bsr2x2", ell.c_str()})
+      run_sparse("spmv", "mini", {"--matrix", data(file), "--encoding", encoding, "--partition", "nnz"});
+}
+
+TEST(Spmm, RealMatricesAreBitExactOnMini) {
+  for (const char* file : {"jgl009.mtx", "pores_1.mtx", "lund_a.mtx", "utm300.rua", "g20.rua", "test.mgraph"})
+    for (const char* encoding : {"csr", "dcsc", "bsr2x2"})
+      run_sparse("spmm", "mini",
+                 {"--matrix", data(file), "--encoding", encoding, "--n", "3", "--partition", "2d"});
+}
+
+TEST(Spmv, RealAndRandomMatricesAreBitExactOnTheBoard) {
+  run_sparse("spmv", "mncore-board", {"--matrix", data("utm300.rua"), "--encoding", "csr"});
+  run_sparse("spmv", "mncore-board",
+             {"--matrix", data("g20.rua"), "--encoding", "bsr2x2", "--partition", "2d"});
+  run_sparse(
+      "spmv", "mncore-board",
+      {"--rows", "3000", "--cols", "2000", "--nnz-per-row", "6", "--encoding", "2:4", "--partition", "nnz"});
+  run_sparse("spmm", "mncore-board",
+             {"--matrix", data("lund_a.mtx"), "--encoding", "ell21", "--n", "3", "--partition", "2d"});
+}
+
+TEST(Spmv, FilesForXBiasAndQuantAreUsedAndVerify) {
+  // 3×3 A = [[1 0 2] [0 0 0] [0 −3 0]] as reals; quantized: max 3 → scale 3/127.
+  const std::string a = testing::temp_path("a.mtx");
+  std::ofstream(a) << "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n1 3 2\n3 2 -3\n";
+  const std::string x = testing::temp_path("x.npy"), bias = testing::temp_path("bias.npy");
+  io::write_npy(x, io::NpyArray{core::DType::kInt8, {3}, {5, 0xfe, 7}});
+  io::write_npy(bias,
+                io::NpyArray{core::DType::kInt32, {3}, {1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}});
+  const std::string q = testing::temp_path("q.yaml");
+  std::ofstream(q) << "b_zero_point: 1\nmultiplier: 1073741824\nshift: -6\n";
+  const std::string out = testing::temp_path("y.npy");
+  auto r = run_treesim({"run", "spmv", "--machine", source_path("configs/mini.yaml"), "--matrix", a, "--x", x,
+                        "--bias", bias, "--quant", q, "--out", out, "--verify", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const io::NpyArray y = io::read_npy(out);
+  ASSERT_EQ(y.shape, std::vector<std::uint64_t>{3});
+  // A's codes: 42, 85 (row 0), −127 (row 2). Row 0: 42·(5−1) + 85·(7−1) + 1 = 679; row 1: 0;
+  // row 2: −127·(−2−1) − 1 = 380; × 1/128 (multiplier 2^30 / 2^31, shift −6), rounded: 5, 0, 3.
+  EXPECT_EQ(static_cast<std::int8_t>(y.bytes[0]), 5);
+  EXPECT_EQ(static_cast<std::int8_t>(y.bytes[1]), 0);
+  EXPECT_EQ(static_cast<std::int8_t>(y.bytes[2]), 3);
+}
+
+TEST(Spmv, NnzPartitionBalancesASkewedMatrixAndTheReportSaysSo) {
+  // Rows 0-7 hold 30 entries each, the other 120 rows 1: split by rows, the first PEs hold the
+  // heavy rows; by nonzeros the PEs are near even, and the walk (and the run) is shorter.
+  const std::string a = testing::temp_path("skewed.mtx");
+  {
+    std::ofstream f(a);
+    f << "%%MatrixMarket matrix coordinate integer general\n128 128 " << 8 * 30 + 120 << "\n";
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 30; ++c) f << r + 1 << " " << c * 4 + 1 << " " << (c % 5) + 1 << "\n";
+    for (int r = 8; r < 128; ++r) f << r + 1 << " " << r + 1 << " 3\n";
+  }
+  auto rows = run_sparse("spmv", "mini", {"--matrix", a, "--partition", "rows"});
+  auto nnz = run_sparse("spmv", "mini", {"--matrix", a, "--partition", "nnz"});
+  ASSERT_FALSE(rows.is_null());
+  ASSERT_FALSE(nnz.is_null());
+  EXPECT_EQ(rows["sparse"]["nnz"], 360);
+  EXPECT_EQ(rows["sparse"]["pe_nnz"]["max"], 120);  // 4 rows of 30 on PE 0 and PE 1
+  EXPECT_GT(rows["sparse"]["imbalance"].get<double>(), 10.0);
+  EXPECT_LT(nnz["sparse"]["imbalance"].get<double>(), rows["sparse"]["imbalance"].get<double>());
+  EXPECT_LT(nnz["sparse"]["wasted_mac_slots"].get<std::uint64_t>(),
+            rows["sparse"]["wasted_mac_slots"].get<std::uint64_t>());
+  EXPECT_LT(nnz["instructions"]["sparse_mac"]["busy_cycles"].get<std::uint64_t>(),
+            rows["instructions"]["sparse_mac"]["busy_cycles"].get<std::uint64_t>());
+}
+
+TEST(Spmv, EncodingsDifferInStorageAndWalk) {
+  auto csr = run_sparse("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "csr"});
+  auto bsr = run_sparse("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "bsr2x2"});
+  ASSERT_FALSE(csr.is_null());
+  ASSERT_FALSE(bsr.is_null());
+  EXPECT_EQ(csr["sparse"]["nnz"], bsr["sparse"]["nnz"]);
+  // BSR walks in-block zeros: more entries than nonzeros; CSR walks exactly the nonzeros.
+  EXPECT_EQ(csr["sparse"]["stored_entries"], csr["sparse"]["nnz"]);
+  EXPECT_GT(bsr["sparse"]["stored_entries"].get<std::uint64_t>(), bsr["sparse"]["nnz"].get<std::uint64_t>());
+  EXPECT_TRUE(csr["sparse"]["storage_bytes"].contains("crd[1]"));
+  EXPECT_TRUE(bsr["sparse"]["storage_bytes"].contains("crd[1]"));
+  EXPECT_NE(csr["cycles"], bsr["cycles"]);
+}
+
+struct Bad {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+TEST(Spmv, BadOptionsGiveOneLineAndExit2) {
+  const std::string mini = source_path("configs/mini.yaml");
+  const std::string x_wrong = testing::temp_path("x-wrong.npy");
+  io::write_npy(x_wrong, io::NpyArray{core::DType::kInt8, {4}, {1, 2, 3, 4}});
+  const std::string q_zero = testing::temp_path("q-zero.yaml");
+  std::ofstream(q_zero) << "a_zero_point: 3\nmultiplier: 1073741824\nshift: -6\n";
+  const std::vector<Bad> cases = {
+      {{"--rows", "10", "--encoding", "(i, j) -> (i : sparse)"}, "--encoding"},
+      {{"--rows", "10", "--partition", "diagonal"}, "--partition"},
+      {{}, "--matrix"},
+      {{"--matrix", data("wrong.mtx")}, "wrong.mtx"},
+      {{"--matrix", data("pores_1.mtx"), "--encoding", "2:4"}, "--encoding"},
+      {{"--matrix", data("pores_1.mtx"), "--encoding", "ell2"}, "--encoding"},
+      {{"--matrix", data("pores_1.mtx"), "--x", x_wrong}, "--x"},
+      {{"--matrix", data("pores_1.mtx"), "--quant", q_zero}, "a_zero_point"},
+      {{"--rows", "8000", "--nnz-per-row", "30"}, "LM"},
+  };
+  for (const Bad& c : cases) {
+    std::vector<std::string> args{"run", "spmv", "--machine", mini};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = run_treesim(args);
+    EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace treesim
