@@ -147,8 +147,8 @@ Result<DramImage> SparseInstance::reference() const {
 }
 
 std::vector<OutputArray> SparseInstance::outputs() const {
-  if (p_.spmm) return {{"C", core::DType::kInt8, {p_.a.rows, p_.n}}};
-  return {{"y", core::DType::kInt8, {p_.a.rows}}};
+  if (p_.spmm) return {{"C", core::DType::kInt8, {p_.a.rows, p_.n}, std::nullopt}};
+  return {{"y", core::DType::kInt8, {p_.a.rows}, std::nullopt}};
 }
 
 std::string SparseInstance::output_name() const { return p_.spmm ? "C" : "y"; }
