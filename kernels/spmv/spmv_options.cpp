@@ -15,6 +15,7 @@
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
 #include "sim/sparse/matrix_file.h"
+#include "sim/sparse/prune.h"
 #include "sim/sparse/quantized.h"
 #include "sim/sparse/sparse_error.h"
 
@@ -106,6 +107,12 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
       return core::Error{"--matrix", e.what()};
     }
     p.matrix = matrix.substr(matrix.find_last_of('/') + 1);
+    if (o.flag("prune")) {
+      const auto [n, m] = n_of_m(p.encoding);
+      if (!n) return core::Error{"--prune", "needs an n:m encoding (2:4, ...) to prune to"};
+      const std::uint64_t dropped = sparse::prune_n_of_m(p.a, n, m);
+      p.matrix += fmt::format(", pruned to {}:{} ({} entries dropped)", n, m, dropped);
+    }
   } else {
     const std::uint64_t cols = o.unsigned_int("cols").value_or(*rows);
     const std::uint64_t k = per_row.value_or(std::min<std::uint64_t>(4, cols));
@@ -191,9 +198,15 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
     for (const sparse::Triple& t : p.a.entries) most = std::max(most, ++per[t.row]);
     p.out.multipliers = {numeric::quantize_multiplier(1.0 / (16.0 * static_cast<double>(most)))};
   }
+  const auto [nm_n, nm_m] = n_of_m(p.encoding);
   auto problem = std::make_unique<SparseInstance>(std::move(p), machine);
   // A is placed now, so that an encoding that cannot store a PE's share is an error of the options.
-  if (core::Errors e = problem->placement_errors(); !e.empty()) return e;
+  if (core::Errors e = problem->placement_errors(); !e.empty()) {
+    // A file's matrix rarely is n:m as stored: say how to make it so.
+    if (nm_n && !matrix.empty() && !o.flag("prune"))
+      e.front().what += fmt::format(" (--prune keeps the {} largest of every {} columns)", nm_n, nm_m);
+    return e;
+  }
   return std::unique_ptr<Problem>(std::move(problem));
 }
 
@@ -216,6 +229,8 @@ std::vector<OptionSpec> sparse_options(bool spmm) {
       count("rows", "Without --matrix: a random A with this many rows"),
       count("cols", "Random A's columns (default: --rows)"),
       count("nnz-per-row", "Random A's nonzeros per row (default 4)"),
+      plain("prune", OptionKind::kFlag,
+            "With --matrix and an n:m encoding: keep the n largest magnitudes of every m columns"),
       {"encoding",
        OptionKind::kText,
        "A's sparse_tensor encoding: a map or csr, csc, coo, dcsr, dcsc, bsr2x2, ell4, 2:4, ...",

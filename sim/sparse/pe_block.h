@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/sparse/storage.h"
+#include "sim/sparse/walk.h"
 
 namespace treesim::sparse {
 
@@ -23,13 +24,7 @@ std::uint64_t block_bytes(const SparseMatrix& m);
 // Throws SparseError naming what is wrong.
 SparseMatrix unpack_block(const std::uint8_t* bytes, std::uint64_t size, const Encoding& e);
 
-// A sparse walk's work: every stored entry it visits (padding, in-block zeros and n_out_of_m slots
-// included: a lock-step PE walks them) and every segment whose positions it reads (one per parent
-// of a compressed or loose_compressed level).
-struct WalkWork {
-  std::uint64_t entries = 0, segments = 0;
-  std::uint64_t items() const { return entries + segments; }
-};
+// The work of walking `m` (walk.h).
 WalkWork walk_work(const SparseMatrix& m);
 
 }  // namespace treesim::sparse

@@ -65,13 +65,30 @@ INSTANTIATE_TEST_SUITE_P(Encodings, SpmvEncoding, ::testing::ValuesIn(kEncodings
 });
 
 TEST(Spmv, RealMatricesAreBitExactInEveryEncodingThatHoldsThemOnMini) {
-  // ELL with as many slots as the longest row; 2:4 holds none of them (a clean error, tested below).
+  // ELL with as many slots as the longest row; none of them is 2:4 as stored (pruned to it below).
   const std::vector<std::pair<std::string, std::string>> files = {
       {"jgl009.mtx", "ell9"},  {"pores_1.mtx", "ell9"}, {"lund_a.mtx", "ell21"},
       {"utm300.rua", "ell40"}, {"g20.rua", "ell5"},     {"test.mgraph", "ell5"}};
   for (const auto& [file, ell] : files)
     for (const char* encoding : {"csr", "csc", "coo", "dcsr", "bsr2x2", ell.c_str()})
       run_sparse("spmv", "mini", {"--matrix", data(file), "--encoding", encoding, "--partition", "nnz"});
+}
+
+TEST(Spmv, RealMatricesPrunedToTwoOfFourAreBitExactOnMini) {
+  // None of them is 2:4 as stored; --prune keeps the two largest of every four columns.
+  for (const char* file :
+       {"jgl009.mtx", "pores_1.mtx", "lund_a.mtx", "utm300.rua", "g20.rua", "test.mgraph"}) {
+    nlohmann::json j = run_sparse("spmv", "mini", {"--matrix", data(file), "--encoding", "2:4", "--prune"});
+    EXPECT_NE(j.dump().find("pruned to 2:4"), std::string::npos) << file;
+    run_sparse("spmm", "mini", {"--matrix", data(file), "--encoding", "2:4", "--prune", "--n", "2"});
+  }
+}
+
+TEST(Spmv, PruneWithoutAnNOfMEncodingIsAOneLineError) {
+  auto r = run_treesim({"run", "spmv", "--machine", source_path("configs/mini.yaml"), "--matrix",
+                        data("g20.rua"), "--encoding", "csr", "--prune"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--prune"), std::string::npos) << r.err;
 }
 
 TEST(Spmm, RealMatricesAreBitExactOnMini) {
