@@ -10,33 +10,17 @@
 
 #include "sim/io/npy.h"
 #include "tests/test_support.h"
+#include "tests/tools/verified_run.h"
 
 namespace treesim {
 namespace {
 
 using testing::run_treesim;
+using testing::run_verified;
 using testing::source_path;
 
 const char* const kEncodings[] = {"csr", "csc", "coo", "dcsr", "dcsc", "bsr2x2", "ell8", "2:4"};
 const char* const kPartitions[] = {"rows", "nnz", "2d"};
-
-nlohmann::json run_sparse(const std::string& kernel, const std::string& machine,
-                          std::vector<std::string> extra) {
-  static int n = 0;
-  std::string report = testing::temp_path(kernel + "-" + std::to_string(n++) + ".json");
-  std::vector<std::string> args{
-      "run",      kernel,    "--machine", source_path("configs/" + machine + ".yaml"),
-      "--verify", "--quiet", "--report",  report};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = run_treesim(args);
-  std::string all;
-  for (const auto& a : extra) all += a + " ";
-  EXPECT_EQ(r.exit_code, 0) << machine << " " << all << "\n" << r.err;
-  if (r.exit_code != 0) return {};
-  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
-  EXPECT_EQ(j["verify"]["ok"], true) << all << j["verify"].dump();
-  return j;
-}
 
 std::string data(const std::string& name) { return source_path("tests/data/sparse/" + name); }
 
@@ -45,16 +29,16 @@ class SpmvEncoding : public ::testing::TestWithParam<const char*> {};
 TEST_P(SpmvEncoding, RandomMatricesAreBitExactUnderEveryPartitionOnMini) {
   for (const char* partition : kPartitions)
     for (const char* seed : {"1", "2"})
-      run_sparse("spmv", "mini",
-                 {"--rows", "45", "--cols", "38", "--nnz-per-row", "5", "--encoding", GetParam(),
-                  "--partition", partition, "--seed", seed});
+      run_verified("spmv", "mini",
+                   {"--rows", "45", "--cols", "38", "--nnz-per-row", "5", "--encoding", GetParam(),
+                    "--partition", partition, "--seed", seed});
 }
 
 TEST_P(SpmvEncoding, SpmmIsBitExactUnderEveryPartitionOnMini) {
   for (const char* partition : kPartitions)
-    run_sparse("spmm", "mini",
-               {"--rows", "33", "--cols", "41", "--nnz-per-row", "3", "--n", "5", "--encoding", GetParam(),
-                "--partition", partition});
+    run_verified("spmm", "mini",
+                 {"--rows", "33", "--cols", "41", "--nnz-per-row", "3", "--n", "5", "--encoding", GetParam(),
+                  "--partition", partition});
 }
 
 INSTANTIATE_TEST_SUITE_P(Encodings, SpmvEncoding, ::testing::ValuesIn(kEncodings), [](const auto& info) {
@@ -71,16 +55,16 @@ TEST(Spmv, RealMatricesAreBitExactInEveryEncodingThatHoldsThemOnMini) {
       {"utm300.rua", "ell40"}, {"g20.rua", "ell5"},     {"test.mgraph", "ell5"}};
   for (const auto& [file, ell] : files)
     for (const char* encoding : {"csr", "csc", "coo", "dcsr", "bsr2x2", ell.c_str()})
-      run_sparse("spmv", "mini", {"--matrix", data(file), "--encoding", encoding, "--partition", "nnz"});
+      run_verified("spmv", "mini", {"--matrix", data(file), "--encoding", encoding, "--partition", "nnz"});
 }
 
 TEST(Spmv, RealMatricesPrunedToTwoOfFourAreBitExactOnMini) {
   // None of them is 2:4 as stored; --prune keeps the two largest of every four columns.
   for (const char* file :
        {"jgl009.mtx", "pores_1.mtx", "lund_a.mtx", "utm300.rua", "g20.rua", "test.mgraph"}) {
-    nlohmann::json j = run_sparse("spmv", "mini", {"--matrix", data(file), "--encoding", "2:4", "--prune"});
+    nlohmann::json j = run_verified("spmv", "mini", {"--matrix", data(file), "--encoding", "2:4", "--prune"});
     EXPECT_NE(j.dump().find("pruned to 2:4"), std::string::npos) << file;
-    run_sparse("spmm", "mini", {"--matrix", data(file), "--encoding", "2:4", "--prune", "--n", "2"});
+    run_verified("spmm", "mini", {"--matrix", data(file), "--encoding", "2:4", "--prune", "--n", "2"});
   }
 }
 
@@ -94,19 +78,19 @@ TEST(Spmv, PruneWithoutAnNOfMEncodingIsAOneLineError) {
 TEST(Spmm, RealMatricesAreBitExactOnMini) {
   for (const char* file : {"jgl009.mtx", "pores_1.mtx", "lund_a.mtx", "utm300.rua", "g20.rua", "test.mgraph"})
     for (const char* encoding : {"csr", "dcsc", "bsr2x2"})
-      run_sparse("spmm", "mini",
-                 {"--matrix", data(file), "--encoding", encoding, "--n", "3", "--partition", "2d"});
+      run_verified("spmm", "mini",
+                   {"--matrix", data(file), "--encoding", encoding, "--n", "3", "--partition", "2d"});
 }
 
 TEST(Spmv, RealAndRandomMatricesAreBitExactOnTheBoard) {
-  run_sparse("spmv", "mncore-board", {"--matrix", data("utm300.rua"), "--encoding", "csr"});
-  run_sparse("spmv", "mncore-board",
-             {"--matrix", data("g20.rua"), "--encoding", "bsr2x2", "--partition", "2d"});
-  run_sparse(
+  run_verified("spmv", "mncore-board", {"--matrix", data("utm300.rua"), "--encoding", "csr"});
+  run_verified("spmv", "mncore-board",
+               {"--matrix", data("g20.rua"), "--encoding", "bsr2x2", "--partition", "2d"});
+  run_verified(
       "spmv", "mncore-board",
       {"--rows", "3000", "--cols", "2000", "--nnz-per-row", "6", "--encoding", "2:4", "--partition", "nnz"});
-  run_sparse("spmm", "mncore-board",
-             {"--matrix", data("lund_a.mtx"), "--encoding", "ell21", "--n", "3", "--partition", "2d"});
+  run_verified("spmm", "mncore-board",
+               {"--matrix", data("lund_a.mtx"), "--encoding", "ell21", "--n", "3", "--partition", "2d"});
 }
 
 TEST(Spmv, FilesForXBiasAndQuantAreUsedAndVerify) {
@@ -143,8 +127,8 @@ TEST(Spmv, NnzPartitionBalancesASkewedMatrixAndTheReportSaysSo) {
       for (int c = 0; c < 30; ++c) f << r + 1 << " " << c * 4 + 1 << " " << (c % 5) + 1 << "\n";
     for (int r = 8; r < 128; ++r) f << r + 1 << " " << r + 1 << " 3\n";
   }
-  auto rows = run_sparse("spmv", "mini", {"--matrix", a, "--partition", "rows"});
-  auto nnz = run_sparse("spmv", "mini", {"--matrix", a, "--partition", "nnz"});
+  auto rows = run_verified("spmv", "mini", {"--matrix", a, "--partition", "rows"});
+  auto nnz = run_verified("spmv", "mini", {"--matrix", a, "--partition", "nnz"});
   ASSERT_FALSE(rows.is_null());
   ASSERT_FALSE(nnz.is_null());
   EXPECT_EQ(rows["sparse"]["nnz"], 360);
@@ -158,8 +142,8 @@ TEST(Spmv, NnzPartitionBalancesASkewedMatrixAndTheReportSaysSo) {
 }
 
 TEST(Spmv, EncodingsDifferInStorageAndWalk) {
-  auto csr = run_sparse("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "csr"});
-  auto bsr = run_sparse("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "bsr2x2"});
+  auto csr = run_verified("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "csr"});
+  auto bsr = run_verified("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "bsr2x2"});
   ASSERT_FALSE(csr.is_null());
   ASSERT_FALSE(bsr.is_null());
   EXPECT_EQ(csr["sparse"]["nnz"], bsr["sparse"]["nnz"]);

@@ -14,6 +14,7 @@
 #include "sim/numeric/qgemm_reference.h"
 #include "sim/numeric/ternary_tensor.h"
 #include "tests/test_support.h"
+#include "tests/tools/verified_run.h"
 
 namespace treesim {
 namespace {
@@ -24,19 +25,9 @@ using testing::source_path;
 const char* const kEncodings[] = {"dpt", "bct", "base3", "int8"};
 
 nlohmann::json run_tgemm(const std::string& machine, std::vector<std::string> extra) {
-  static int n = 0;
-  std::string report = testing::temp_path("tgemm-" + std::to_string(n++) + ".json");
-  std::vector<std::string> args{
-      "run",      "tgemm",   "--machine", source_path("configs/" + machine + ".yaml"),
-      "--verify", "--quiet", "--report",  report};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = run_treesim(args);
-  std::string all;
-  for (const auto& a : extra) all += a + " ";
-  EXPECT_EQ(r.exit_code, 0) << machine << " " << all << "\n" << r.err;
-  if (r.exit_code != 0) return {};
-  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
-  EXPECT_EQ(j["verify"]["ok"], true) << all;
+  nlohmann::json j = testing::run_verified("tgemm", machine, extra);
+  if (j.is_null()) return j;
+  const std::string all = testing::joined(extra);
   EXPECT_EQ(j["verify"]["mismatches"], 0) << all;
   EXPECT_GE(j["cycles"].get<std::uint64_t>(), j["roofline"]["cycles"].get<std::uint64_t>()) << all;
   return j;
