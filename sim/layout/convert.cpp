@@ -163,23 +163,24 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
   };
   Location src_loc;
   const std::uint64_t logical = from.logical_elements();
-  if (!group_alike) {
+  if (group_alike) {
+    for (std::uint64_t e = 0; e < logical; ++e) {
+      unflatten(e);
+      from.locate_into(index.data(), src_loc, 0);
+      to.locate_into(index.data(), loc, 0);
+      Class c{from.pe_id(src_loc.units), to.pe_id(loc.units), loc.addr - src_loc.addr,
+              loc.lane - src_loc.lane};
+      ++classes.try_emplace(c, Members{e, 0}).first->second.count;
+    }
+    for (const auto& [c, m] : classes) {
+      unflatten(m.first);
+      account(index, m.count);
+    }
+  } else {
     for (std::uint64_t e = 0; e < logical; ++e) {
       unflatten(e);
       account(index, 1);
     }
-  }
-  for (std::uint64_t e = 0; e < logical && group_alike; ++e) {
-    unflatten(e);
-    from.locate_into(index.data(), src_loc, 0);
-    to.locate_into(index.data(), loc, 0);
-    Class c{from.pe_id(src_loc.units), to.pe_id(loc.units), loc.addr - src_loc.addr, loc.lane - src_loc.lane};
-    Members& m = classes.try_emplace(c, Members{e, 0}).first->second;
-    ++m.count;
-  }
-  for (const auto& [c, m] : classes) {
-    unflatten(m.first);
-    account(index, m.count);
   }
   for (std::size_t lv = 0; lv < levels; ++lv) {
     plan.levels[lv].busiest_down_port_bytes = *std::max_element(down_port[lv].begin(), down_port[lv].end());
