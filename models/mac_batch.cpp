@@ -10,16 +10,18 @@ namespace treesim::models {
 namespace {
 
 // The cache entry packed from PE `source`'s bytes, packing them into the oldest entry when none is.
+// Neighbouring PEs mostly share a source: the last entry found is tried first.
 template <typename Cache, typename Pack>
 const auto& lookup(Cache& cache, std::uint32_t source, Pack pack) {
+  if (cache.valid[cache.last] && cache.source[cache.last] == source) return cache.packed[cache.last];
   for (std::size_t e = 0; e < Cache::kEntries; ++e)
-    if (cache.valid[e] && cache.source[e] == source) return cache.packed[e];
+    if (cache.valid[e] && cache.source[e] == source) return cache.packed[cache.last = e];
   const std::size_t e = cache.next;
   cache.next = (cache.next + 1) % Cache::kEntries;
   cache.source[e] = source;
   pack(cache.packed[e]);
   cache.valid[e] = true;
-  return cache.packed[e];
+  return cache.packed[cache.last = e];
 }
 
 }  // namespace

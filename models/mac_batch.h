@@ -36,14 +36,16 @@ class MacBatch {
   void run(const MacShape& op, const std::vector<Pe*>& pes, const LmReplicas& shared);
 
  private:
-  // A few packings of an operand, with the PE whose bytes each was packed from.
+  // Packings of an operand, with the PE whose bytes each was packed from. A board-sized qgemm
+  // shares each B among PEs spread over 16 MABs and each A over 32 PEs, visited in turn: room for
+  // 32 packings keeps every one until its PEs are done.
   template <typename Packed>
   struct Cache {
-    static constexpr std::size_t kEntries = 8;
+    static constexpr std::size_t kEntries = 32;
     std::array<std::uint32_t, kEntries> source{};
     std::array<Packed, kEntries> packed;
     std::array<bool, kEntries> valid{};
-    std::size_t next = 0;
+    std::size_t next = 0, last = 0;  // the entry to replace next, the last one found
   };
   struct Worker {
     Cache<PackedA> a;

@@ -17,12 +17,14 @@ struct Case {
   bool a_signed, b_signed;
   std::int32_t za, zb;
   bool accumulate;
+  int b_fill = -1;  // every B byte, or -1 for varied bytes
 };
 
 void check_on(MacIsa isa, const Case& t) {
   std::vector<std::uint8_t> a(t.m * t.k), b(t.k * t.n);
   for (std::uint64_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i * 37 % 251 + (i % 3) * 2);
-  for (std::uint64_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(i * 91 % 253 + (i % 5));
+  for (std::uint64_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<std::uint8_t>(t.b_fill >= 0 ? t.b_fill : i * 91 % 253 + (i % 5));
   auto value = [](std::uint8_t v, bool s) {
     return s ? std::int64_t{static_cast<std::int8_t>(v)} : std::int64_t{v};
   };
@@ -67,6 +69,13 @@ TEST_P(MacInt8, BothSignedWithZeroPointsMatchesPlainProduct) {
 }
 TEST_P(MacInt8, BothUnsignedMatchesPlainProduct) { check({1, 1, 1, false, false, 255, 255, false}); }
 TEST_P(MacInt8, LongKWrapsLikeAnInt32Accumulator) { check({2, 3, 70001, false, false, 0, 0, true}); }
+// The VNNI packing sums B's columns in int16 lanes for 256 rows at a time: the extremes over many
+// rows must not wrap them.
+TEST_P(MacInt8, ExtremeBColumnsOverManyRowsMatchPlainProduct) {
+  check({5, 33, 1001, false, true, 3, 0, false, 0x80});
+  check({5, 33, 1001, false, true, 3, 0, false, 0x7f});
+  check({4, 17, 515, true, false, 0, 255, true, 0xff});
+}
 TEST_P(MacInt8, EmptyKLeavesZeroOrTheAccumulator) {
   check({3, 5, 0, false, true, 7, 3, true});
   check({3, 5, 0, false, true, 7, 3, false});
