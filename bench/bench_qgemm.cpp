@@ -9,6 +9,7 @@
 #include <random>
 
 #include "kernels/qgemm/qgemm.h"
+#include "models/host_pages.h"
 #include "models/simulation.h"
 #include "sim/machine/machine_file.h"
 
@@ -56,6 +57,7 @@ double onednn_seconds(const std::vector<std::uint8_t>& a, const std::vector<std:
 #endif
 
 void BM_QgemmSimulatedVsOneDnn2048(benchmark::State& state) {
+  models::reserve_huge_page_heap();  // the heap the treesim command runs with
   machine::MachineConfig m = machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
   kernels::QgemmProblem p;
   p.m = p.n = p.k = kSize;

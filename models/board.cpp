@@ -1,7 +1,8 @@
 #include "models/board.h"
 
-#include <cstdlib>
-#include <new>
+#include <algorithm>
+
+#include "models/host_pages.h"
 
 namespace treesim::models {
 
@@ -9,9 +10,9 @@ Board::Board(const sc_core::sc_module_name& name, const machine::MachineConfig& 
              const topology::Topology& topo)
     : sc_core::sc_module(name), dram_socket("dram_socket"), config_(config), topo_(topo) {
   const std::uint64_t pes = config.pe_count(), lm = config.lm_bytes();
-  // calloc maps fresh zero pages for large sizes: an LM costs memory only once it is written.
-  arena_ = static_cast<std::uint8_t*>(std::calloc(pes == 0 ? 1 : pes, lm == 0 ? 1 : lm));
-  if (!arena_) throw std::bad_alloc();
+  // Fresh zero pages: an LM costs memory only once it is written (or mapped by map_lms).
+  arena_bytes_ = pes * lm;
+  arena_ = allocate_pages(arena_bytes_);
   index_.lm_arena = arena_;
   index_.pes.assign(pes, nullptr);
   index_.links.resize(config.levels.size());
@@ -35,7 +36,15 @@ Board::~Board() {
   first_pes(nodes_, own_pes_, 8, first);
   for (std::unique_ptr<Pe>* pe : first) pe->reset();
   destroy_children(nodes_, own_pes_);
-  std::free(arena_);
+  free_pages(arena_, arena_bytes_);
+}
+
+void Board::map_lms(std::uint64_t bytes) {
+  const std::uint64_t lm = config_.lm_bytes();
+  if (bytes == 0 || index_.pes.empty()) return;
+  // Nearly all of every LM: one call for the arena; otherwise one per PE.
+  if (bytes >= lm / 8 * 7) return populate_pages(arena_, arena_bytes_);
+  for (std::uint64_t p = 0; p < index_.pes.size(); ++p) populate_pages(arena_ + p * lm, std::min(bytes, lm));
 }
 
 }  // namespace treesim::models

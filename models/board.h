@@ -39,12 +39,16 @@ class Board : public sc_core::sc_module {
   // The links serving `level`'s units: one per parent (the board's for level 0).
   const std::vector<Link*>& links(std::size_t level) const { return index_.links[level]; }
   Sequencer& sequencer() { return *sequencer_; }
+  // Maps the first `bytes` of every PE's LM before a run fills them: one call instead of a page
+  // fault per page (host_pages.h). What the LMs hold does not change.
+  void map_lms(std::uint64_t bytes);
 
  private:
   void invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { sequencer_->invalidate_dmi(); }
   const machine::MachineConfig& config_;
   const topology::Topology& topo_;
   std::uint8_t* arena_ = nullptr;  // every PE's LM at a fixed stride; zero pages until written
+  std::uint64_t arena_bytes_ = 0;
   TreeIndex index_;
   Link link_;
   std::vector<std::unique_ptr<TreeNode>> nodes_;

@@ -1,5 +1,7 @@
 #include "models/dram.h"
 
+#include "models/host_pages.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -20,6 +22,14 @@ void Dram::start_run(std::uint64_t origin, trace::TraceLog* trace) {
   burst_id_ = UINT64_MAX;
   // The port is traced on the board (the unit whose socket reaches it).
   port_.start_run(origin, trace, topology::Unit{0}, topology::kBoardLevel, trace::Resource::kDram);
+}
+
+void Dram::reserve(std::uint64_t bytes) {
+  bytes = std::min(bytes, capacity_);
+  if (bytes_.capacity() >= bytes) return;
+  bytes_.reserve(bytes);
+  populate_pages(bytes_.data() + bytes_.size(), bytes_.capacity() - bytes_.size());
+  socket->invalidate_direct_mem_ptr(0, UINT64_MAX);  // the storage moved
 }
 
 bool Dram::access(tlm::tlm_generic_payload& t) {

@@ -48,6 +48,9 @@ class Dram : public sc_core::sc_module {
   std::uint64_t write_bytes() const { return write_bytes_; }
   // A new run from cycle `origin`: counters restart; the port's trace goes to `trace` when given.
   void start_run(std::uint64_t origin, trace::TraceLog* trace);
+  // Room for the first `bytes` (at most the capacity), its pages mapped in one call before a run
+  // writes them (host_pages.h); what the DRAM holds does not change.
+  void reserve(std::uint64_t bytes);
   void detach_log() { port_.detach_log(); }
 
  private:

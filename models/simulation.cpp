@@ -127,10 +127,27 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   // The DRAM address map: tensors one after another, 64-byte aligned (the checker bounded the total).
   DramMap map;
   std::vector<timing::Range> written;
-  std::uint64_t next = 0;
+  std::uint64_t end = 0;
+  for (const program::TensorDecl& t : program.tensors) {
+    map.base.push_back(end);
+    end += (t.bytes() + 63) / 64 * 64;
+  }
+  if (end > machine_.dram.bytes)
+    throw SimError(fmt::format("the program's tensors need {} bytes of DRAM, the machine has {}", end,
+                               machine_.dram.bytes));
+  if (options.functional) {
+    // The pages this run fills, mapped up front (host_pages.h): the DRAM image, and the LMs up to
+    // the highest byte any instruction writes.
+    if (dram_) dram_->reserve(end);
+    std::uint64_t lm_high = 0;
+    for (const program::PreparedInstr& in : checked.instrs)
+      for (const timing::Range& w : in.writes)
+        if (w.space == program::kLmSpace) lm_high = std::max(lm_high, w.hi);
+    board_->map_lms(lm_high);
+  }
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
     const program::TensorDecl& t = program.tensors[i];
-    map.base.push_back(next);
+    const std::uint64_t next = map.base[i];
     auto in = inputs.find(t.name);
     if (in != inputs.end()) written.push_back({program::dram_space(i), 0, t.bytes()});
     if (!options.functional) {
@@ -144,11 +161,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
         debug_access(*board_, true, next + done, const_cast<std::uint8_t*>(zeros.data()),
                      std::min<std::uint64_t>(zeros.size(), t.bytes() - done));
     }
-    next += (t.bytes() + 63) / 64 * 64;
   }
-  if (next > machine_.dram.bytes)
-    throw SimError(fmt::format("the program's tensors need {} bytes of DRAM, the machine has {}", next,
-                               machine_.dram.bytes));
   std::unique_ptr<trace::TraceLog> vcd;
   if (!options.vcd_path.empty() || !options.json_path.empty()) vcd = std::make_unique<trace::TraceLog>();
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include "models/host_pages.h"
 #include "sim/core/echo.h"
 #include "tools/cli.h"
 #include "tools/options.h"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   // Keep stdout clean for summaries and --json: no SystemC banner and no informational reports.
   // The process's settings, made here once and never by the libraries.
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  treesim::models::reserve_huge_page_heap();
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"treesim: a cycle-approximate simulator of tree-structured deep-learning accelerators"};
   app.set_version_flag("--version", std::string("treesim ") + TREESIM_VERSION);
