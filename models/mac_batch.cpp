@@ -51,7 +51,7 @@ void MacBatch::run_range(const MacShape& op, const std::vector<Pe*>& pes, const 
     const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
     const Int8Operand a{pes[sa]->lm() + op.a, op.a_signed, op.a_zero};
     const Int8Operand b{pes[sb]->lm() + op.b, op.b_signed, op.b_zero};
-    const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(isa_, a, op.m, op.k, zb, out); });
+    const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(isa_, a, op.m, op.k, op.n, zb, out); });
     const PackedB& pb = lookup(w.b, sb, [&](PackedB& out) { pack_b(isa_, b, op.k, op.n, za, out); });
     mac_packed(isa_, pa, pb, pes[q]->lm() + op.c, op.accumulate);
   }

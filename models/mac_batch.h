@@ -47,7 +47,8 @@ class MacBatch {
     std::array<bool, kEntries> valid{};
     std::size_t next = 0, last = 0;  // the entry to replace next, the last one found
   };
-  struct Worker {
+  // Each worker's caches on lines of their own: the threads update them on every PE.
+  struct alignas(64) Worker {
     Cache<PackedA> a;
     Cache<PackedB> b;
   };

@@ -16,7 +16,7 @@ std::uint64_t padded(std::uint64_t k, std::uint64_t g) { return (k + g - 1) / g 
 bool mac_isa_available(MacIsa isa) {
   if (isa == MacIsa::kAvx2) return __builtin_cpu_supports("avx2");
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vnni");
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
 std::optional<MacIsa> fastest_mac_isa() {
@@ -25,16 +25,48 @@ std::optional<MacIsa> fastest_mac_isa() {
   return std::nullopt;
 }
 
-void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::int32_t zb,
-            PackedA& out) {
+namespace {
+
+// One row's bytes flipped (v ^ flip) into `dst`, and their sum, 16 at a time by psadbw (SSE2)
+// against zero.
+std::uint32_t flipped_row(const std::uint8_t* src, std::uint64_t k, std::uint8_t flip, std::uint8_t* dst) {
+  const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i sums = _mm_setzero_si128();
+  std::uint64_t kk = 0;
+  for (; kk + 16 <= k; kk += 16) {
+    const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + kk)), flips);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + kk), v);
+    sums = _mm_add_epi64(sums, _mm_sad_epu8(v, _mm_setzero_si128()));
+  }
+  auto sum = static_cast<std::uint32_t>(_mm_cvtsi128_si64(sums) + _mm_extract_epi16(sums, 4) +
+                                        (_mm_extract_epi16(sums, 5) << 16));
+  for (; kk < k; ++kk) {
+    const auto v = static_cast<std::uint8_t>(src[kk] ^ flip);
+    dst[kk] = v;
+    sum += v;
+  }
+  return sum;
+}
+
+}  // namespace
+
+void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::uint64_t n,
+            std::int32_t zb, PackedA& out) {
   const std::uint64_t kp = padded(k, group(isa));
   const bool wide = isa == MacIsa::kAvx2;
   const std::uint8_t flip = a.is_signed ? 0x80 : 0;  // int8 a → uint8 a + 128
   const auto za = static_cast<std::uint32_t>(folded_zero_a(a)), zbu = static_cast<std::uint32_t>(zb);
   const std::uint32_t kzz = static_cast<std::uint32_t>(k) * za * zbu;
   out.m = m, out.k = k;
-  out.data.assign(m * kp * (wide ? 2 : 1), 0);
+  out.by_row_quads = narrow_c(isa, n);
   out.row_fix.resize(m);
+  if (out.by_row_quads) {
+    out.data.assign((m + 15) / 16 * 16 * kp, 0);
+    pack_a_row_quads(a, m, k, flip, out.data.data(), out.row_fix.data());
+    for (std::uint64_t i = 0; i < m; ++i) out.row_fix[i] = kzz - zbu * out.row_fix[i];
+    return;
+  }
+  out.data.assign(m * kp * (wide ? 2 : 1), 0);
   for (std::uint64_t i = 0; i < m; ++i) {
     const std::uint8_t* src = a.bytes + i * k;
     std::uint32_t sum = 0;
@@ -46,22 +78,7 @@ void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, 
         sum += v;
       }
     } else {
-      std::uint8_t* dst = out.data.data() + i * kp;
-      // 16 bytes at a time, summed by psadbw (SSE2) against zero.
-      const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
-      __m128i sums = _mm_setzero_si128();
-      std::uint64_t kk = 0;
-      for (; kk + 16 <= k; kk += 16) {
-        const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + kk)), flips);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + kk), v);
-        sums = _mm_add_epi64(sums, _mm_sad_epu8(v, _mm_setzero_si128()));
-      }
-      sum = static_cast<std::uint32_t>(_mm_cvtsi128_si64(sums) + _mm_extract_epi16(sums, 4) +
-                                       (_mm_extract_epi16(sums, 5) << 16));
-      for (; kk < k; ++kk) {
-        dst[kk] = static_cast<std::uint8_t>(src[kk] ^ flip);
-        sum += dst[kk];
-      }
+      sum = flipped_row(src, k, flip, out.data.data() + i * kp);
     }
     out.row_fix[i] = kzz - zbu * sum;  // modulo 2^32, as the accumulator wraps
   }
@@ -77,57 +94,6 @@ void column_sums(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::ui
     for (std::uint64_t j = 0; j < n; ++j)
       sums[j] +=
           static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(src[j] ^ flip)));
-  }
-}
-
-// VNNI packing: per block of 16 columns and group of 4 rows, 64 bytes holding column j's 4 values
-// at 4j..4j+3. Four 16-byte rows interleave by bytes then by 16-bit pairs (SSE2: every x86-64 has
-// it); rows past k and columns past n stay zero. The column sums are added up on the way, in int16
-// lanes flushed to `sums` every 256 rows (|v| ≤ 128, so 256 of them fit).
-void pack_b_vnni(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::uint8_t flip, std::uint8_t* out,
-                 std::uint32_t* sums) {
-  const std::uint64_t groups = (k + 3) / 4, blocks = (n + 15) / 16;
-  const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
-  alignas(16) std::uint8_t row[16];
-  alignas(16) std::int16_t lanes[16];
-  for (std::uint64_t jb = 0; jb < blocks; ++jb) {
-    const std::uint64_t col = jb * 16, cols = n - col < 16 ? n - col : 16;
-    __m128i sum_lo = _mm_setzero_si128(), sum_hi = _mm_setzero_si128();
-    auto flush = [&] {
-      _mm_store_si128(reinterpret_cast<__m128i*>(lanes), sum_lo);
-      _mm_store_si128(reinterpret_cast<__m128i*>(lanes + 8), sum_hi);
-      for (std::uint64_t j = 0; j < cols; ++j)
-        sums[col + j] += static_cast<std::uint32_t>(static_cast<std::int32_t>(lanes[j]));
-      sum_lo = sum_hi = _mm_setzero_si128();
-    };
-    for (std::uint64_t q = 0; q < groups; ++q) {
-      __m128i r[4];
-      for (std::uint64_t s = 0; s < 4; ++s) {
-        const std::uint64_t kk = q * 4 + s;
-        if (kk < k && cols == 16) {
-          r[s] =
-              _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.bytes + kk * n + col)), flips);
-        } else {
-          std::memset(row, 0, 16);
-          if (kk < k)
-            for (std::uint64_t j = 0; j < cols; ++j)
-              row[j] = static_cast<std::uint8_t>(b.bytes[kk * n + col + j] ^ flip);
-          r[s] = _mm_load_si128(reinterpret_cast<const __m128i*>(row));
-        }
-        // Sign-extended to int16: the byte in the high half, shifted down arithmetically.
-        sum_lo = _mm_add_epi16(sum_lo, _mm_srai_epi16(_mm_unpacklo_epi8(r[s], r[s]), 8));
-        sum_hi = _mm_add_epi16(sum_hi, _mm_srai_epi16(_mm_unpackhi_epi8(r[s], r[s]), 8));
-      }
-      const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpackhi_epi8(r[0], r[1]);
-      const __m128i t2 = _mm_unpacklo_epi8(r[2], r[3]), t3 = _mm_unpackhi_epi8(r[2], r[3]);
-      __m128i* dst = reinterpret_cast<__m128i*>(out + (jb * groups + q) * 64);
-      _mm_storeu_si128(dst + 0, _mm_unpacklo_epi16(t0, t2));
-      _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(t0, t2));
-      _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(t1, t3));
-      _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(t1, t3));
-      if (q % 64 == 63) flush();
-    }
-    flush();
   }
 }
 

@@ -38,21 +38,28 @@ struct PackedB {
 };
 
 // A as rows (VNNI: uint8 padded to a multiple of 4; AVX2: int16 padded to a multiple of 2), with
-// eq. 7's row term k·Za'·Zb' − Zb'·Σ_k a'.
+// eq. 7's row term k·Za'·Zb' − Zb'·Σ_k a'. For a narrow C (VNNI, N < 16) A is packed as packed B
+// is, rows for columns: per block of 16 rows and group of 4 k, row i's 4 values at 4i..4i+3; the
+// kernel then puts rows, not columns, in the vector lanes, which a narrow C would leave half empty.
 struct PackedA {
   std::vector<std::uint8_t> data;
   std::vector<std::uint32_t> row_fix;
   std::uint64_t m = 0, k = 0;
+  bool by_row_quads = false;
 };
 
-// Whether this CPU runs the kernel for `isa` (AVX-512 F, BW and VNNI; AVX2), and the fastest one
+// Whether a C of `n` columns runs on the narrow VNNI kernel (A packed by row quads).
+inline bool narrow_c(MacIsa isa, std::uint64_t n) { return isa == MacIsa::kAvx512Vnni && n < 16; }
+
+// Whether this CPU runs the kernel for `isa` (AVX-512 F, BW, VL and VNNI; AVX2), and the fastest one
 // it runs (none: callers use mac_int16).
 bool mac_isa_available(MacIsa isa);
 std::optional<MacIsa> fastest_mac_isa();
 
-// `zb` and `za` are the other operand's folded zero point.
-void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::int32_t zb,
-            PackedA& out);
+// `zb` and `za` are the other operand's folded zero point; `n` is the width of the C that A will
+// be multiplied into (it picks A's packing).
+void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::uint64_t n,
+            std::int32_t zb, PackedA& out);
 void pack_b(MacIsa isa, const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::int32_t za,
             PackedB& out);
 
@@ -62,6 +69,13 @@ void mac_packed(MacIsa isa, const PackedA& a, const PackedB& b, std::uint8_t* c,
 
 // The kernels behind mac_packed (mac_vnni.cpp, mac_avx2.cpp).
 void mac_vnni(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumulate);
+// The VNNI packings (mac_vnni.cpp), of values flipped by `flip` (v ^ flip): B's, with its column
+// sums Σ_k v as int8 added to `col_sums`; A's by row quads, with its row sums Σ_k v as uint8 in
+// `row_sums`. `out` is zeroed and of the packed size.
+void pack_b_vnni(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::uint8_t flip, std::uint8_t* out,
+                 std::uint32_t* col_sums);
+void pack_a_row_quads(const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::uint8_t flip,
+                      std::uint8_t* out, std::uint32_t* row_sums);
 void mac_avx2(const PackedA& a, const PackedB& b, std::uint8_t* c, bool accumulate);
 
 }  // namespace treesim::models

@@ -44,7 +44,7 @@ void check_on(MacIsa isa, const Case& t) {
   PackedA pa;
   PackedB pb;
   const Int8Operand ao{a.data(), t.a_signed, t.za}, bo{b.data(), t.b_signed, t.zb};
-  pack_a(isa, ao, t.m, t.k, folded_zero_b(bo), pa);
+  pack_a(isa, ao, t.m, t.k, t.n, folded_zero_b(bo), pa);
   pack_b(isa, bo, t.k, t.n, folded_zero_a(ao), pb);
   mac_packed(isa, pa, pb, c.data() + 1, t.accumulate);
   std::vector<std::int32_t> got(t.m * t.n + 1);
@@ -75,6 +75,13 @@ TEST_P(MacInt8, ExtremeBColumnsOverManyRowsMatchPlainProduct) {
   check({5, 33, 1001, false, true, 3, 0, false, 0x80});
   check({5, 33, 1001, false, true, 3, 0, false, 0x7f});
   check({4, 17, 515, true, false, 0, 255, true, 0xff});
+}
+// Below 16 columns the VNNI kernel puts A's rows in the vector lanes (A packed by row quads).
+TEST_P(MacInt8, NarrowCOfEveryWidthMatchesPlainProduct) {
+  for (std::uint64_t n = 1; n < 16; ++n) {
+    check({33, n, 37, true, false, 3, 200, n % 2 == 0});
+    check({16, n, 8, false, true, 128, 0, n % 2 == 1});
+  }
 }
 TEST_P(MacInt8, EmptyKLeavesZeroOrTheAccumulator) {
   check({3, 5, 0, false, true, 7, 3, true});
