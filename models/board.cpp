@@ -10,7 +10,7 @@ Board::Board(const sc_core::sc_module_name& name, const machine::MachineConfig& 
              const topology::Topology& topo)
     : sc_core::sc_module(name), dram_socket("dram_socket"), config_(config), topo_(topo) {
   const std::uint64_t pes = config.pe_count(), lm = config.lm_bytes();
-  // Fresh zero pages: an LM costs memory only once it is written (or mapped by map_lms).
+  // Fresh zero pages: an LM costs memory only once it is written.
   arena_bytes_ = pes * lm;
   arena_ = allocate_pages(arena_bytes_);
   index_.lm_arena = arena_;
@@ -39,12 +39,27 @@ Board::~Board() {
   free_pages(arena_, arena_bytes_);
 }
 
-void Board::map_lms(std::uint64_t bytes) {
-  const std::uint64_t lm = config_.lm_bytes();
-  if (bytes == 0 || index_.pes.empty()) return;
-  // Nearly all of every LM: one call for the arena; otherwise one per PE.
-  if (bytes >= lm / 8 * 7) return populate_pages(arena_, arena_bytes_);
-  for (std::uint64_t p = 0; p < index_.pes.size(); ++p) populate_pages(arena_ + p * lm, std::min(bytes, lm));
+void Board::map_lms(std::vector<timing::Range> ranges) {
+  const std::uint64_t lm = config_.lm_bytes(), page = 4096;
+  if (index_.pes.empty() || lm == 0) return;
+  // The ranges' pages, merged.
+  for (timing::Range& r : ranges)
+    r.lo = r.lo / page * page, r.hi = std::min(lm, (r.hi + page - 1) / page * page);
+  std::sort(ranges.begin(), ranges.end(),
+            [](const timing::Range& x, const timing::Range& y) { return x.lo < y.lo; });
+  std::vector<timing::Range> pages;
+  std::uint64_t covered = 0;
+  for (const timing::Range& r : ranges) {
+    if (r.lo >= r.hi) continue;
+    if (!pages.empty() && r.lo <= pages.back().hi)
+      pages.back().hi = std::max(pages.back().hi, r.hi);
+    else
+      pages.push_back(r);
+  }
+  for (const timing::Range& r : pages) covered += r.hi - r.lo;
+  if (covered >= lm / 8 * 7) return populate_pages(arena_, arena_bytes_);
+  for (std::uint64_t p = 0; p < index_.pes.size(); ++p)
+    for (const timing::Range& r : pages) populate_pages(arena_ + p * lm + r.lo, r.hi - r.lo);
 }
 
 }  // namespace treesim::models

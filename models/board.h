@@ -18,6 +18,7 @@
 #include "models/sequencer.h"
 #include "models/tree_node.h"
 #include "sim/machine/machine_config.h"
+#include "sim/timing/scoreboard.h"
 #include "sim/topology/topology.h"
 
 namespace treesim::models {
@@ -39,9 +40,10 @@ class Board : public sc_core::sc_module {
   // The links serving `level`'s units: one per parent (the board's for level 0).
   const std::vector<Link*>& links(std::size_t level) const { return index_.links[level]; }
   Sequencer& sequencer() { return *sequencer_; }
-  // Maps the first `bytes` of every PE's LM before a run fills them: one call instead of a page
-  // fault per page (host_pages.h). What the LMs hold does not change.
-  void map_lms(std::uint64_t bytes);
+  // Maps the pages of `ranges` (LM offsets) in every PE's LM before a run writes them: one call per
+  // range and PE, or one for the arena when they cover nearly all of an LM, instead of a page fault
+  // per page (host_pages.h). What the LMs hold does not change.
+  void map_lms(std::vector<timing::Range> ranges);
 
  private:
   void invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { sequencer_->invalidate_dmi(); }

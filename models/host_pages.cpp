@@ -23,10 +23,19 @@ std::uintptr_t page_size() {
 }  // namespace
 
 std::uint8_t* allocate_pages(std::size_t bytes) {
-  void* p = ::mmap(nullptr, bytes == 0 ? 1 : bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // Large blocks start on a 2 MiB boundary, where a huge page can back them from the first byte:
+  // map 2 MiB more and unmap what lies before the boundary and after the block.
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const std::size_t size = bytes == 0 ? 1 : bytes, extra = size >= kHuge ? kHuge : 0;
+  void* p = ::mmap(nullptr, size + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<std::uint8_t*>(p);
+  if (extra == 0) return static_cast<std::uint8_t*>(p);
+  const auto start = reinterpret_cast<std::uintptr_t>(p), aligned = (start + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t page = page_size(), end = (aligned + size + page - 1) & ~(page - 1);
+  if (aligned > start) ::munmap(p, aligned - start);
+  if (start + size + extra > end) ::munmap(reinterpret_cast<void*>(end), start + size + extra - end);
+  return reinterpret_cast<std::uint8_t*>(aligned);
 }
 
 void free_pages(std::uint8_t* pages, std::size_t bytes) {
@@ -40,6 +49,13 @@ void populate_pages(void* p, std::size_t bytes) {
   const std::uintptr_t last = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) & ~(page - 1);
   // Failure (EINVAL on old kernels, ENOMEM) leaves the pages to be mapped on first touch.
   (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+}
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+  const std::uintptr_t page = page_size();
+  const auto first = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const std::uintptr_t last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (first < last) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
 void reserve_huge_page_heap() {
@@ -57,7 +73,7 @@ void reserve_huge_page_heap() {
   const auto end = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   // Only a block just below the break is the grown heap; madvise is ignored where huge pages are off.
   if (first < end && end - first <= 2 * kReserve)
-    (void)::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+    advise_huge_pages(reinterpret_cast<void*>(first), end - first);
   std::free(block);
 }
 

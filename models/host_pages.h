@@ -1,7 +1,8 @@
-// Host memory in pages the operating system maps up front. A page's first touch is a page fault,
-// and on some virtual machines that costs 10 µs or more (measured on this project's machine: 11 µs
-// per 4 KiB page touched, 0.7 µs per page mapped by one madvise call), more than the simulator's
-// own work on the page. Memory a run is about to fill is therefore mapped in one call.
+// Host memory mapped in bulk. A page's first touch is a page fault, and on some virtual machines
+// that costs 10 µs or more (measured on this project's machine: 11 µs per 4 KiB page touched, 0.7 µs
+// per page mapped by one madvise call, one fault per 2 MiB transparent huge page), more than the
+// simulator's own work on the page. Memory a run is about to fill is therefore mapped in one call,
+// or in huge pages.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,8 @@
 
 namespace treesim::models {
 
-// Fresh zero pages the OS maps only when touched or populated (mmap), page-aligned; throws
+// Fresh zero pages the OS maps only when touched or populated (mmap), page-aligned (2 MiB-aligned
+// from 2 MiB); throws
 // std::bad_alloc when the host has none. Freed with free_pages.
 std::uint8_t* allocate_pages(std::size_t bytes);
 void free_pages(std::uint8_t* pages, std::size_t bytes);
@@ -18,6 +20,10 @@ void free_pages(std::uint8_t* pages, std::size_t bytes);
 // their contents do not change. Does nothing on kernels without it (before Linux 5.14): the
 // pages are then mapped on first touch, as before.
 void populate_pages(void* p, std::size_t bytes);
+
+// Asks the kernel to back the whole 2 MiB pages inside [p, p + bytes) with transparent huge pages
+// where the host allows them (madvise mode): one page fault maps 2 MiB. Ignored where it does not.
+void advise_huge_pages(void* p, std::size_t bytes);
 
 // The process's heap (glibc's) reserved as one large region of address space that the kernel backs
 // with 2 MiB transparent huge pages where the host allows them (the `madvise` mode of

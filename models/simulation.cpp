@@ -136,14 +136,15 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     throw SimError(fmt::format("the program's tensors need {} bytes of DRAM, the machine has {}", end,
                                machine_.dram.bytes));
   if (options.functional) {
-    // The pages this run fills, mapped up front (host_pages.h): the DRAM image, and the LMs up to
-    // the highest byte any instruction writes.
+    // The pages this run fills, mapped up front (host_pages.h): the DRAM image, and the LM ranges
+    // that compute instructions write, which every PE runs. Loads map their pages on first write:
+    // a broadcast load writes only one PE of each group that shares its bytes.
     if (dram_) dram_->reserve(end);
-    std::uint64_t lm_high = 0;
+    std::vector<timing::Range> every_pe;
     for (const program::PreparedInstr& in : checked.instrs)
       for (const timing::Range& w : in.writes)
-        if (w.space == program::kLmSpace) lm_high = std::max(lm_high, w.hi);
-    board_->map_lms(lm_high);
+        if (!in.transfer && w.space == program::kLmSpace) every_pe.push_back(w);
+    board_->map_lms(every_pe);
   }
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
     const program::TensorDecl& t = program.tensors[i];

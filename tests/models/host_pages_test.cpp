@@ -26,6 +26,27 @@ TEST(HostPages, FreshPagesAreZeroAndPageAligned) {
   free_pages(p, bytes);
 }
 
+TEST(HostPages, LargeBlocksStartOnAHugePageBoundary) {
+  const std::size_t bytes = (std::size_t{5} << 20) + 4096;
+  std::uint8_t* p = allocate_pages(bytes);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (std::uintptr_t{2} << 20), 0u);
+  p[0] = 1, p[bytes - 1] = 2;  // both ends are mapped
+  EXPECT_EQ(p[0] + p[bytes - 1], 3);
+  free_pages(p, bytes);
+}
+
+TEST(HostPages, AdvisingHugePagesKeepsWhatThePagesHold) {
+  const std::size_t bytes = std::size_t{6} << 20;
+  std::uint8_t* p = allocate_pages(bytes);
+  for (std::size_t i = 0; i < bytes; i += 4093) p[i] = static_cast<std::uint8_t>(i % 253 + 1);
+  const std::vector<std::uint8_t> before(p, p + bytes);
+  advise_huge_pages(p + 100, bytes - 200);
+  for (std::size_t i = 1; i < bytes; i += 4093) p[i] = 9;  // touched after the advice
+  for (std::size_t i = 1; i < bytes; i += 4093) EXPECT_EQ(p[i], 9);
+  for (std::size_t i = 0; i < bytes; i += 4093) EXPECT_EQ(p[i], before[i]);
+  free_pages(p, bytes);
+}
+
 TEST(HostPages, PopulatingAnUnalignedRangeKeepsWhatItHolds) {
   const std::size_t bytes = 9 * 4096;
   std::uint8_t* p = allocate_pages(bytes);
