@@ -11,11 +11,21 @@
 #include "tools/cli.h"
 #include "tools/options.h"
 
+namespace {
+
+// The heap is reserved before any library's static initialisers run (the executable's
+// .preinit_array comes first): SystemC's allocate and clear 3 MiB, which would otherwise take
+// 768 page faults (8 ms on this project's machine) before main.
+void reserve_heap_first(int, char**, char**) { treesim::models::reserve_huge_page_heap(); }
+__attribute__((section(".preinit_array"),
+               used)) void (*const reserve_heap_entry)(int, char**, char**) = &reserve_heap_first;
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Keep stdout clean for summaries and --json: no SystemC banner and no informational reports.
   // The process's settings, made here once and never by the libraries.
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  treesim::models::reserve_huge_page_heap();
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"treesim: a cycle-approximate simulator of tree-structured deep-learning accelerators"};
   app.set_version_flag("--version", std::string("treesim ") + TREESIM_VERSION);
