@@ -1,11 +1,10 @@
 #include "models/dram.h"
 
-#include "models/host_pages.h"
-
 #include <algorithm>
 #include <cstring>
 
 #include "models/clock.h"
+#include "models/host_pages.h"
 #include "sim/topology/topology.h"
 
 namespace treesim::models {
