@@ -68,12 +68,10 @@ void reserve_huge_page_heap() {
   void* block = std::malloc(mallinfo2().keepcost + 4096);
   mallopt(M_TOP_PAD, 128 << 10);  // glibc's default
   if (!block) return;
-  const std::uintptr_t page = page_size();
-  const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(block) + page - 1) & ~(page - 1);
+  const auto start = reinterpret_cast<std::uintptr_t>(block);
   const auto end = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   // Only a block just below the break is the grown heap; madvise is ignored where huge pages are off.
-  if (first < end && end - first <= 2 * kReserve)
-    advise_huge_pages(reinterpret_cast<void*>(first), end - first);
+  if (start < end && end - start <= 2 * kReserve) advise_huge_pages(block, end - start);
   std::free(block);
 }
 

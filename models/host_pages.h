@@ -11,8 +11,7 @@
 namespace treesim::models {
 
 // Fresh zero pages the OS maps only when touched or populated (mmap), page-aligned (2 MiB-aligned
-// from 2 MiB); throws
-// std::bad_alloc when the host has none. Freed with free_pages.
+// from 2 MiB); throws std::bad_alloc when the host has none. Freed with free_pages.
 std::uint8_t* allocate_pages(std::size_t bytes);
 void free_pages(std::uint8_t* pages, std::size_t bytes);
 
@@ -30,8 +29,8 @@ void advise_huge_pages(void* p, std::size_t bytes);
 // /sys/kernel/mm/transparent_hugepage/enabled): elaborating the board's 10,000 modules and filling a
 // run's buffers then take a page fault per 2 MiB instead of per 4 KiB. Memory is still used only as
 // it is touched. Blocks up to 32 MiB come from this heap and are reused when freed. A process
-// setting: a program calls it once at start (treesim's main does), a library never does. Does
-// nothing where the heap is not glibc's break (a sanitizer's allocator).
+// setting: a program calls it once at start (treesim does, from its .preinit_array), a library never does.
+// Does nothing where the heap is not glibc's break (a sanitizer's allocator).
 void reserve_huge_page_heap();
 
 }  // namespace treesim::models

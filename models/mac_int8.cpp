@@ -11,22 +11,6 @@ namespace {
 std::uint64_t group(MacIsa isa) { return isa == MacIsa::kAvx512Vnni ? 4 : 2; }
 std::uint64_t padded(std::uint64_t k, std::uint64_t g) { return (k + g - 1) / g * g; }
 
-}  // namespace
-
-bool mac_isa_available(MacIsa isa) {
-  if (isa == MacIsa::kAvx2) return __builtin_cpu_supports("avx2");
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-}
-
-std::optional<MacIsa> fastest_mac_isa() {
-  for (MacIsa isa : {MacIsa::kAvx512Vnni, MacIsa::kAvx2})
-    if (mac_isa_available(isa)) return isa;
-  return std::nullopt;
-}
-
-namespace {
-
 // One row's bytes flipped (v ^ flip) into `dst`, and their sum, 16 at a time by psadbw (SSE2)
 // against zero.
 std::uint32_t flipped_row(const std::uint8_t* src, std::uint64_t k, std::uint8_t flip, std::uint8_t* dst) {
@@ -48,7 +32,35 @@ std::uint32_t flipped_row(const std::uint8_t* src, std::uint64_t k, std::uint8_t
   return sum;
 }
 
+// AVX2 packing: per block of 8 columns and pair of rows, column j's 2 values as int16 at 2j, 2j+1;
+// their column sums Σ_k v are added to `col_sums`, as pack_b_vnni does.
+void pack_b_avx2(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::uint8_t flip, std::uint8_t* out,
+                 std::uint32_t* col_sums) {
+  const std::uint64_t groups = (k + 1) / 2;
+  for (std::uint64_t kk = 0; kk < k; ++kk) {
+    const std::uint8_t* src = b.bytes + kk * n;
+    for (std::uint64_t j = 0; j < n; ++j) {
+      const auto w = static_cast<std::int16_t>(static_cast<std::int8_t>(src[j] ^ flip));
+      const std::uint64_t at = (((j / 8) * groups + kk / 2) * 8 + j % 8) * 2 + kk % 2;
+      std::memcpy(out + at * 2, &w, 2);
+      col_sums[j] += static_cast<std::uint32_t>(static_cast<std::int32_t>(w));
+    }
+  }
+}
+
 }  // namespace
+
+bool mac_isa_available(MacIsa isa) {
+  if (isa == MacIsa::kAvx2) return __builtin_cpu_supports("avx2");
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+std::optional<MacIsa> fastest_mac_isa() {
+  for (MacIsa isa : {MacIsa::kAvx512Vnni, MacIsa::kAvx2})
+    if (mac_isa_available(isa)) return isa;
+  return std::nullopt;
+}
 
 void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, std::uint64_t n,
             std::int32_t zb, PackedA& out) {
@@ -84,35 +96,6 @@ void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, 
   }
 }
 
-namespace {
-
-// B's column sums Σ_k v of its values as int8 (v ^ flip), which eq. 7's column term needs.
-void column_sums(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::uint8_t flip,
-                 std::uint32_t* sums) {
-  for (std::uint64_t kk = 0; kk < k; ++kk) {
-    const std::uint8_t* src = b.bytes + kk * n;
-    for (std::uint64_t j = 0; j < n; ++j)
-      sums[j] +=
-          static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(src[j] ^ flip)));
-  }
-}
-
-// AVX2 packing: per block of 8 columns and pair of rows, column j's 2 values as int16 at 2j, 2j+1.
-void pack_b_avx2(const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::uint8_t flip,
-                 std::uint8_t* out) {
-  const std::uint64_t groups = (k + 1) / 2;
-  for (std::uint64_t kk = 0; kk < k; ++kk) {
-    const std::uint8_t* src = b.bytes + kk * n;
-    for (std::uint64_t j = 0; j < n; ++j) {
-      const auto w = static_cast<std::int16_t>(static_cast<std::int8_t>(src[j] ^ flip));
-      const std::uint64_t at = (((j / 8) * groups + kk / 2) * 8 + j % 8) * 2 + kk % 2;
-      std::memcpy(out + at * 2, &w, 2);
-    }
-  }
-}
-
-}  // namespace
-
 void pack_b(MacIsa isa, const Int8Operand& b, std::uint64_t k, std::uint64_t n, std::int32_t za,
             PackedB& out) {
   const std::uint64_t g = group(isa), groups = padded(k, g) / g;
@@ -122,12 +105,10 @@ void pack_b(MacIsa isa, const Int8Operand& b, std::uint64_t k, std::uint64_t n, 
   out.k = k, out.n = n;
   out.data.assign(blocks * groups * lanes * g * bytes, 0);
   out.col_fix.assign(n + 16, 0);
-  if (isa == MacIsa::kAvx512Vnni) {
+  if (isa == MacIsa::kAvx512Vnni)
     pack_b_vnni(b, k, n, flip, out.data.data(), out.col_fix.data());
-  } else {
-    pack_b_avx2(b, k, n, flip, out.data.data());
-    column_sums(b, k, n, flip, out.col_fix.data());
-  }
+  else
+    pack_b_avx2(b, k, n, flip, out.data.data(), out.col_fix.data());
   for (std::uint64_t j = 0; j < n; ++j) out.col_fix[j] = 0u - static_cast<std::uint32_t>(za) * out.col_fix[j];
 }
 
