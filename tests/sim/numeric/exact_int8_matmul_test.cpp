@@ -40,5 +40,12 @@ TEST(ExactInt8Matmul, LongestKAtExtremeCodesStaysExact) {
   EXPECT_EQ(c, -255LL * 128 * static_cast<std::int64_t>(k));
 }
 
+// oneDNN is opened at run time, so a build that has it must also find it: else --verify would fall
+// back to the loop without a word.
+TEST(ExactInt8Matmul, BuildWithOneDnnOpensIt) {
+  if (!exact_int8_matmul_built_with_onednn()) GTEST_SKIP() << "built without oneDNN";
+  EXPECT_NE(exact_int8_matmul_path(), ExactInt8MatmulPath::loop_without_onednn);
+}
+
 }  // namespace
 }  // namespace treesim::numeric
