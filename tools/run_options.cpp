@@ -3,6 +3,7 @@
 #include <iostream>
 #include <random>
 
+#include "models/simulation.h"
 #include "sim/layout/diagnostic.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
@@ -65,8 +66,15 @@ models::SimulationResult run_simulation(const machine::MachineConfig& machine,
                                         const program::Program& program,
                                         std::map<std::string, std::vector<std::uint8_t>> inputs,
                                         const models::SimulationOptions& options) {
+  // The command's simulation is left to the process's exit, as clang leaves its AST
+  // (-disable-free): destroying the board's modules only to exit after is work no one sees (8,192
+  // PEs and their units on mncore-board). The pointer keeps it reachable for leak checkers; a
+  // second run in one process (none today) frees the first.
+  static models::Simulation* kept = nullptr;
   try {
-    return models::simulate(machine, program, std::move(inputs), options);
+    delete kept;
+    kept = new models::Simulation(machine);
+    return kept->run(program, std::move(inputs), options);
   } catch (const models::SimError& e) {
     throw CliError(e.what());
   } catch (const layout::LayoutError& e) {
