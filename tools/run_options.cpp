@@ -1,9 +1,9 @@
 #include "tools/run_options.h"
 
 #include <iostream>
-#include <random>
 
 #include "models/simulation.h"
+#include "sim/core/mt19937_64.h"
 #include "sim/layout/diagnostic.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
@@ -83,7 +83,7 @@ models::SimulationResult run_simulation(const machine::MachineConfig& machine,
 }
 
 std::vector<std::uint8_t> random_bytes(std::uint64_t count, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
+  core::Mt19937_64 gen(seed);
   std::vector<std::uint8_t> out(count);
   for (std::uint64_t i = 0; i < count; i += 8) {
     std::uint64_t v = gen();

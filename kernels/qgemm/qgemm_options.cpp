@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 
 #include "kernels/float_operands.h"
 #include "kernels/qgemm/qgemm_kernel.h"
+#include "sim/core/mt19937_64.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
 
@@ -220,7 +220,7 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
 double seeded_scale(std::uint64_t k) { return 1.0 / (128.0 * std::sqrt(static_cast<double>(k))); }
 
 QgemmOperands draw_operands(const QgemmProblem& p, const QgemmSeed& seed) {
-  std::mt19937_64 gen(seed.seed);
+  core::Mt19937_64 gen(seed.seed);
   auto bytes = [&](std::uint64_t count) {
     std::vector<std::uint8_t> v(count);
     for (auto& x : v) x = static_cast<std::uint8_t>(gen() >> 24);

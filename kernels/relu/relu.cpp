@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <random>
 
 #include "kernels/kernel.h"
+#include "sim/core/mt19937_64.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/diagnostic.h"
 #include "sim/layout/loader_plan.h"
@@ -162,7 +162,7 @@ Result<std::unique_ptr<Problem>> make_relu(const Options& o, const machine::Mach
   if (!bytes || *bytes > m.dram.bytes)
     return core::Error{"--n", fmt::format("{} elements need {} bytes of DRAM, the machine has {}", *n,
                                           bytes ? std::to_string(*bytes) : "more than 2^64", m.dram.bytes)};
-  std::mt19937_64 gen(o.unsigned_int("seed").value_or(1));
+  core::Mt19937_64 gen(o.unsigned_int("seed").value_or(1));
   std::vector<std::uint8_t> x(*n * 4);
   for (std::uint64_t i = 0; i < *n; ++i) {
     const std::int32_t v = static_cast<std::int32_t>(gen() % 65536) - 32768;

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <random>
 #include <set>
 
 #include "kernels/kernel.h"
 #include "kernels/spmv/spmv.h"
 #include "kernels/spmv/spmv_kernel.h"
+#include "sim/core/mt19937_64.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
 #include "sim/sparse/matrix_file.h"
@@ -23,7 +23,7 @@ namespace treesim::kernels {
 namespace {
 
 // A random value code: a nonzero int8 in [−127, 127].
-std::int8_t draw_value(std::mt19937_64& gen) {
+std::int8_t draw_value(core::Mt19937_64& gen) {
   const auto v = static_cast<std::int8_t>(static_cast<int>(gen() % 254) - 127);
   return v >= 0 ? static_cast<std::int8_t>(v + 1) : v;
 }
@@ -38,7 +38,7 @@ std::pair<std::uint64_t, std::uint64_t> n_of_m(const sparse::Encoding& e) {
 // `per_row` distinct columns in each row, drawn from `gen`; with an n:m encoding at most n in every
 // block of m columns.
 sparse::Coo random_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t per_row,
-                          const sparse::Encoding& e, std::mt19937_64& gen) {
+                          const sparse::Encoding& e, core::Mt19937_64& gen) {
   sparse::Coo a{rows, cols, {}};
   const auto [n, m] = n_of_m(e);
   const std::uint64_t cap =
@@ -59,7 +59,7 @@ sparse::Coo random_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t 
 
 // A file's triples summed per (row, col), in row-major order, with int8 codes: the reals quantized
 // (sparse::quantize_values), or for a pattern file values drawn from `gen`.
-sparse::Coo file_matrix(const sparse::MatrixFile& f, std::mt19937_64& gen) {
+sparse::Coo file_matrix(const sparse::MatrixFile& f, core::Mt19937_64& gen) {
   std::map<std::pair<std::uint64_t, std::uint64_t>, double> sum;
   for (const sparse::Triple& t : f.coo.entries) sum[{t.row, t.col}] += t.value;
   sparse::Coo a{f.coo.rows, f.coo.cols, {}};
@@ -95,7 +95,7 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
   if (!sparse::parse_partition(o.text("partition"), p.partition))
     return core::Error{"--partition", "all compares the others; it is not a partition itself"};
   p.n = spmm ? o.unsigned_int("n").value_or(0) : 1;
-  std::mt19937_64 gen(o.unsigned_int("seed").value_or(1));
+  core::Mt19937_64 gen(o.unsigned_int("seed").value_or(1));
   const std::string matrix = o.text("matrix");
   const auto rows = o.unsigned_int("rows"), per_row = o.unsigned_int("nnz-per-row");
   if (matrix.empty() == !rows)

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <random>
 
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/plan_file.h"
 #include "kernels/tgemm/tgemm_kernel.h"
+#include "sim/core/mt19937_64.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/parse.h"
 #include "sim/numeric/qgemm_reference.h"
@@ -54,7 +54,7 @@ double tgemm_seeded_scale(std::uint64_t k) {
 }
 
 TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, bool per_channel) {
-  std::mt19937_64 gen(seed);
+  core::Mt19937_64 gen(seed);
   TgemmOperands ops;
   ops.a.resize(p.m * p.k);
   for (auto& x : ops.a) x = static_cast<std::uint8_t>(gen() >> 24);
