@@ -91,28 +91,34 @@ std::optional<std::uint64_t> Pe::dpt_decode(const program::DptDecode& op) {
 
 void Pe::requant(const program::Requant& op, const numeric::OutputStage& stage) {
   const std::size_t count = op.rows * op.cols;
-  std::vector<std::int32_t> acc(count), bias(op.has_bias ? op.cols : 0), out(count);
-  std::memcpy(acc.data(), lm() + op.src, count * 4);
-  if (op.has_bias) {
-    std::memcpy(bias.data(), lm() + op.bias, op.cols * 4);
-    for (std::size_t r = 0; r < op.rows; ++r)
-      for (std::size_t c = 0; c < op.cols; ++c)
-        acc[r * op.cols + c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[r * op.cols + c]) +
-                                                         static_cast<std::uint32_t>(bias[c]));
-  }
+  const std::uint8_t* acc = lm() + op.src;
+  const std::uint8_t* bias = op.has_bias ? lm() + op.bias : nullptr;
   // Only a left shift can take an accumulator outside the fixed-point multiply's contract; then every
   // accumulator is checked, as `quant mbqm` checks the same values.
   bool left_shift = false;
   for (const auto& m : stage.multipliers) left_shift = left_shift || m.shift > 0;
   for (std::size_t i = 0; left_shift && i < count; ++i) {
+    std::uint32_t x, b = 0;
+    std::memcpy(&x, acc + 4 * i, 4);
+    if (bias) std::memcpy(&b, bias + 4 * (i % op.cols), 4);
+    const auto biased = static_cast<std::int32_t>(x + b);
     const numeric::QuantizedMultiplier& m = stage.multiplier_for(i % op.cols);
-    if (auto why = numeric::mbqm_contract_violation(acc[i], m.multiplier, m.shift, stage.rounding))
+    if (auto why = numeric::mbqm_contract_violation(biased, m.multiplier, m.shift, stage.rounding))
       throw numeric::QuantError(
-          fmt::format("accumulator [{}, {}] = {}: {}", i / op.cols, i % op.cols, acc[i], *why));
+          fmt::format("accumulator [{}, {}] = {}: {}", i / op.cols, i % op.cols, biased, *why));
   }
-  numeric::requantize_block(acc.data(), op.rows, op.cols, stage, out.data());
-  std::uint8_t* dst = lm() + op.dst;
-  for (std::size_t i = 0; i < count; ++i) dst[i] = static_cast<std::uint8_t>(out[i] & 0xff);
+  // Requantized straight from the LM, unless the output overwrites what it reads.
+  const auto overlaps = [&](std::uint64_t at, std::uint64_t bytes) {
+    return at < op.dst + count && op.dst < at + bytes;
+  };
+  std::vector<std::uint8_t> inputs;
+  if (overlaps(op.src, count * 4) || (bias && overlaps(op.bias, op.cols * 4))) {
+    inputs.assign(acc, acc + count * 4);
+    if (bias) inputs.insert(inputs.end(), bias, bias + op.cols * 4);
+    acc = inputs.data();
+    bias = bias ? inputs.data() + count * 4 : nullptr;
+  }
+  numeric::requantize_block_bytes(acc, bias, op.rows, op.cols, stage, lm() + op.dst);
 }
 
 sparse::WalkWork Pe::sparse_mac(const program::SparseMac& op) {

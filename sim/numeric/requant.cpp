@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -44,64 +45,101 @@ std::int32_t requantize_checked(std::int32_t acc, const OutputStage& stage, std:
 namespace {
 
 // The per-channel parameters of double rounding, spelled out for a branch-free loop: multipliers,
-// left shifts and right shifts, `channels` each, in one allocation.
+// left shifts, right shifts and biases (zero without one), `channels` each, in one allocation.
 struct DoubleRounding {
   std::size_t channels = 0;
   std::vector<std::int32_t> values;
+  std::int32_t zero = 0, lo = 0, hi = 0;
+  const std::int32_t* mult() const { return values.data(); }
+  const std::int32_t* left() const { return values.data() + channels; }
+  const std::int32_t* right() const { return values.data() + 2 * channels; }
+  const std::int32_t* bias() const { return values.data() + 3 * channels; }
 };
 
-// requantize() with Rounding::kDouble over a block, written without calls or branches so that it
-// vectorizes (the same arithmetic as multiply_by_quantized_multiplier, step by step).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void requantize_double(
-    const std::int32_t* acc, std::size_t rows, std::size_t channels, const DoubleRounding& p,
-    std::int32_t zero, std::int32_t lo, std::int32_t hi, std::int32_t* out) {
-  const std::int32_t* mult = p.values.data();
-  const std::int32_t* left = mult + p.channels;
-  const std::int32_t* right = left + p.channels;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::int32_t* in = acc + r * channels;
-    std::int32_t* o = out + r * channels;
-    for (std::size_t c = 0; c < channels; ++c) {
-      // x · 2^left, wrapped (inside the contract it fits), then SaturatingRoundingDoublingHighMul.
-      const auto a = static_cast<std::int32_t>(static_cast<std::uint32_t>(in[c]) << left[c]);
-      const std::int64_t ab = static_cast<std::int64_t>(a) * mult[c];
-      const std::int64_t nudge = ab >= 0 ? (std::int64_t{1} << 30) : 1 - (std::int64_t{1} << 30);
-      const std::int64_t sum = ab + nudge;
-      // Division by 2^31 truncating toward zero.
-      auto high = static_cast<std::int32_t>((sum + (sum < 0 ? (std::int64_t{1} << 31) - 1 : 0)) >> 31);
-      high = (a == INT32_MIN && mult[c] == INT32_MIN) ? INT32_MAX : high;
-      // RoundingDivideByPOT.
-      const std::int32_t mask = static_cast<std::int32_t>((std::uint32_t{1} << right[c]) - 1u);
-      const std::int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-      const std::int32_t q = (high >> right[c]) + ((high & mask) > threshold ? 1 : 0);
-      std::int64_t y = static_cast<std::int64_t>(q) + zero;
-      y = y < lo ? lo : y;
-      y = y > hi ? hi : y;
-      o[c] = static_cast<std::int32_t>(y);
-    }
+DoubleRounding double_rounding(const OutputStage& stage, std::size_t channels, const std::uint8_t* bias) {
+  DoubleRounding p{channels, std::vector<std::int32_t>(4 * channels)};
+  for (std::size_t c = 0; c < channels; ++c) {
+    const QuantizedMultiplier& m = stage.multiplier_for(c);
+    p.values[c] = m.multiplier;
+    p.values[channels + c] = std::clamp(m.shift, 0, 31);
+    p.values[2 * channels + c] = std::clamp(-m.shift, 0, 31);
+    if (bias) std::memcpy(&p.values[3 * channels + c], bias + 4 * c, 4);
   }
+  // validate() keeps the activation range inside the output type, so clamping to it saturates.
+  p.zero = stage.out_zero_point;
+  p.lo = std::max<std::int32_t>(stage.act_min, dtype_min(stage.out_dtype));
+  p.hi = std::min<std::int32_t>(stage.act_max, dtype_max(stage.out_dtype));
+  return p;
+}
+
+// requantize() with Rounding::kDouble for one accumulator of channel c, without calls or branches so
+// that the loops below vectorize (the same arithmetic as multiply_by_quantized_multiplier, step by
+// step).
+inline __attribute__((always_inline)) std::int32_t double_rounded(std::int32_t x, const DoubleRounding& p,
+                                                                  std::size_t c) {
+  const std::int32_t mult = p.mult()[c], left = p.left()[c], right = p.right()[c];
+  // x · 2^left, wrapped (inside the contract it fits), then SaturatingRoundingDoublingHighMul.
+  const auto a = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
+  const std::int64_t ab = static_cast<std::int64_t>(a) * mult;
+  const std::int64_t nudge = ab >= 0 ? (std::int64_t{1} << 30) : 1 - (std::int64_t{1} << 30);
+  const std::int64_t sum = ab + nudge;
+  // Division by 2^31 truncating toward zero.
+  auto high = static_cast<std::int32_t>((sum + (sum < 0 ? (std::int64_t{1} << 31) - 1 : 0)) >> 31);
+  high = (a == INT32_MIN && mult == INT32_MIN) ? INT32_MAX : high;
+  // RoundingDivideByPOT.
+  const std::int32_t mask = static_cast<std::int32_t>((std::uint32_t{1} << right) - 1u);
+  const std::int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  const std::int32_t q = (high >> right) + ((high & mask) > threshold ? 1 : 0);
+  std::int64_t y = static_cast<std::int64_t>(q) + p.zero;
+  y = y < p.lo ? p.lo : y;
+  y = y > p.hi ? p.hi : y;
+  return static_cast<std::int32_t>(y);
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void requantize_double(
+    const std::int32_t* acc, std::size_t rows, const DoubleRounding& p, std::int32_t* out) {
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < p.channels; ++c)
+      out[r * p.channels + c] = double_rounded(acc[r * p.channels + c], p, c);
+}
+
+// The LM's form: int32 bytes in, bias added with wrap-around, the 8-bit codes out.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void requantize_double_bytes(
+    const std::uint8_t* __restrict acc, std::size_t rows, const DoubleRounding& p,
+    std::uint8_t* __restrict out) {
+  const std::int32_t* bias = p.bias();
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < p.channels; ++c) {
+      std::uint32_t x;
+      std::memcpy(&x, acc + 4 * (r * p.channels + c), 4);
+      const auto biased = static_cast<std::int32_t>(x + static_cast<std::uint32_t>(bias[c]));
+      out[r * p.channels + c] = static_cast<std::uint8_t>(double_rounded(biased, p, c) & 0xff);
+    }
 }
 
 }  // namespace
 
 void requantize_block(const std::int32_t* acc, std::size_t rows, std::size_t channels,
                       const OutputStage& stage, std::int32_t* out) {
-  if (stage.rounding == Rounding::kDouble) {
-    // validate() keeps the activation range inside the output type, so clamping to it saturates.
-    DoubleRounding p{channels, std::vector<std::int32_t>(3 * channels)};
-    for (std::size_t c = 0; c < channels; ++c) {
-      const QuantizedMultiplier& m = stage.multiplier_for(c);
-      p.values[c] = m.multiplier;
-      p.values[channels + c] = std::clamp(m.shift, 0, 31);
-      p.values[2 * channels + c] = std::clamp(-m.shift, 0, 31);
-    }
-    const std::int32_t lo = std::max<std::int32_t>(stage.act_min, dtype_min(stage.out_dtype));
-    const std::int32_t hi = std::min<std::int32_t>(stage.act_max, dtype_max(stage.out_dtype));
-    return requantize_double(acc, rows, channels, p, stage.out_zero_point, lo, hi, out);
-  }
+  if (stage.rounding == Rounding::kDouble)
+    return requantize_double(acc, rows, double_rounding(stage, channels, nullptr), out);
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < channels; ++c)
       out[r * channels + c] = requantize(acc[r * channels + c], stage, c);
+}
+
+void requantize_block_bytes(const std::uint8_t* acc, const std::uint8_t* bias, std::size_t rows,
+                            std::size_t channels, const OutputStage& stage, std::uint8_t* out) {
+  if (stage.rounding == Rounding::kDouble)
+    return requantize_double_bytes(acc, rows, double_rounding(stage, channels, bias), out);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < channels; ++c) {
+      std::uint32_t x, b = 0;
+      std::memcpy(&x, acc + 4 * (r * channels + c), 4);
+      if (bias) std::memcpy(&b, bias + 4 * c, 4);
+      out[r * channels + c] =
+          static_cast<std::uint8_t>(requantize(static_cast<std::int32_t>(x + b), stage, c) & 0xff);
+    }
 }
 
 }  // namespace treesim::numeric

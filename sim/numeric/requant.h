@@ -64,4 +64,10 @@ std::int32_t requantize_checked(std::int32_t acc, const OutputStage& stage, std:
 void requantize_block(const std::int32_t* acc, std::size_t rows, std::size_t channels,
                       const OutputStage& stage, std::int32_t* out);
 
+// The same for accumulators as an LM holds them: little-endian int32 bytes at `acc`, plus `bias`
+// (one int32 per channel as bytes, or null) added with wrap-around, and each result's low byte (its
+// 8-bit code) written to `out`, in one pass. @pre out overlaps neither acc nor bias.
+void requantize_block_bytes(const std::uint8_t* acc, const std::uint8_t* bias, std::size_t rows,
+                            std::size_t channels, const OutputStage& stage, std::uint8_t* out);
+
 }  // namespace treesim::numeric

@@ -94,6 +94,35 @@ store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=64
     ASSERT_EQ(int(y[i]), numeric::requantize(acc[i], stage, i % 4)) << "element " << i;
 }
 
+// The output overwrites the sums it reads (dst inside src), and a bias is added first.
+TEST(Functional, RequantInPlaceWithBiasMatchesTheNumericOutputStage) {
+  program::Program p = program::parse_program(R"P(
+tensor X shape=32,4 dtype=int32
+tensor BIAS shape=4 dtype=int32
+tensor Y shape=32,4 dtype=int8
+load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=0
+load tensor=BIAS layout="((4:1); B@[PE])" lm=32
+requant src=0 dst=2 rows=1 cols=4 bias=32 multiplier=1518500250 shift=-20 out_zero=-3 out_dtype=int8 act_min=-128 act_max=127
+store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=2
+)P",
+                                              "rq", layout::level_names(mini()));
+  auto x = pattern(32 * 4 * 4, 5);
+  const std::vector<std::int32_t> bias = {INT32_MAX, -7000000, 0, 123456789};
+  std::vector<std::uint8_t> bias_bytes(16);
+  std::memcpy(bias_bytes.data(), bias.data(), 16);
+  auto r = simulate(mini(), p, {{"X", x}, {"BIAS", bias_bytes}}, {});
+  numeric::OutputStage stage;
+  stage.multipliers = {{1518500250, -20}};
+  stage.out_zero_point = -3;
+  auto acc = as_i32(x);
+  const auto& y = r.dram.at("Y");
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    const auto biased = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[i]) +
+                                                  static_cast<std::uint32_t>(bias[i % 4]));
+    ASSERT_EQ(int(static_cast<std::int8_t>(y[i])), numeric::requantize(biased, stage, 0)) << "element " << i;
+  }
+}
+
 // Every PE holds 4 int32 (its PE id in the tree order, 4 times) after the load below.
 const char* kCollective = R"P(
 tensor X shape=32,4 dtype=int32

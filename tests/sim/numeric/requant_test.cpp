@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <vector>
+
 namespace treesim::numeric {
 namespace {
 
@@ -67,6 +70,38 @@ TEST(Requant, BlockEqualsElementwiseOverEdgeCasesAndChannelTails) {
     if (m[i % 37].shift > 0) acc[i] = acc[i] / 4;
   requantize_block(acc.data(), acc.size() / 37, 37, s, out.data());
   for (std::size_t i = 0; i < acc.size(); ++i) ASSERT_EQ(out[i], requantize(acc[i], s, i % 37)) << i;
+}
+
+// The LM form: int32 bytes in at an odd offset, the bias added with wrap-around, the codes' low
+// bytes out; double rounding (vectorized) and single rounding (scalar), with and without a bias.
+TEST(Requant, BytesBlockEqualsElementwiseWithBiasWrapping) {
+  const std::size_t rows = 5, cols = 19;
+  std::vector<QuantizedMultiplier> m;
+  for (std::size_t c = 0; c < cols; ++c)
+    m.push_back({(1 << 30) + static_cast<std::int32_t>(c) * 7919, -static_cast<int>(c % 9)});
+  std::vector<std::int32_t> acc, bias;
+  for (std::size_t i = 0; i < rows * cols; ++i)
+    acc.push_back(static_cast<std::int32_t>(i * 2654435761u) >> (i % 13));
+  for (std::size_t c = 0; c < cols; ++c)
+    bias.push_back(c == 0 ? INT32_MAX : static_cast<std::int32_t>(c * 40503) - 300000);
+  acc[0] = 1;  // 1 + INT32_MAX wraps to INT32_MIN
+  std::vector<std::uint8_t> acc_bytes(1 + acc.size() * 4), bias_bytes(bias.size() * 4);
+  std::memcpy(acc_bytes.data() + 1, acc.data(), acc.size() * 4);
+  std::memcpy(bias_bytes.data(), bias.data(), bias.size() * 4);
+  for (Rounding rounding : {Rounding::kDouble, Rounding::kSingle})
+    for (bool with_bias : {false, true}) {
+      OutputStage s = stage(m, -3, DType::kInt8, -120, 127);
+      s.rounding = rounding;
+      std::vector<std::uint8_t> out(acc.size());
+      requantize_block_bytes(acc_bytes.data() + 1, with_bias ? bias_bytes.data() : nullptr, rows, cols, s,
+                             out.data());
+      for (std::size_t i = 0; i < acc.size(); ++i) {
+        const std::uint32_t b = with_bias ? static_cast<std::uint32_t>(bias[i % cols]) : 0;
+        const auto x = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[i]) + b);
+        ASSERT_EQ(static_cast<std::int8_t>(out[i]), requantize(x, s, i % cols))
+            << to_string(rounding) << (with_bias ? " with bias, " : ", ") << i;
+      }
+    }
 }
 
 TEST(Requant, CheckedRejectsAccumulatorsOutsideTheContract) {
