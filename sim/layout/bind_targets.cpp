@@ -124,11 +124,13 @@ bool Binder::build_decoder(int t) {
     if (b_.parts_[i].stride <= reach) nested = false;
     reach = sat_add(reach, sat_mul(b_.parts_[i].size - 1, b_.parts_[i].stride));
   }
+  // Nested decoders skip the table at any size: building it visited every slot of the target (a
+  // million for a 1024×1024 tensor's addresses) each time the planner bound a candidate layout.
+  if (nested) {
+    dec.greedy_order.assign(by_stride.rbegin(), by_stride.rend());
+    return true;
+  }
   if (dec.cosize > kTableLimit) {
-    if (nested) {
-      dec.greedy_order.assign(by_stride.rbegin(), by_stride.rend());
-      return true;
-    }
     // Irregular and large. Two parts with one stride collide at once (digit 1 in either); the
     // row-major search below might not reach that pair within its bound.
     std::vector<std::uint64_t> after(dec.parts.size() + 1, 1);  // combo id of digit 1 at k
