@@ -9,21 +9,15 @@
 namespace treesim::models {
 namespace {
 
-// Copies `count` elements between block element `e` of `host` and `lm`: `host` is the block itself
-// (row-major) or, with `tensor`, the whole tensor the block lies in. A run never leaves a row of the
-// block, so it is contiguous in the tensor too unless the row itself is cut.
-void copy_run(std::uint8_t* lm, std::uint8_t* host, const program::Block* tensor, std::uint64_t e,
-              std::uint64_t count, std::size_t eb, bool to_lm) {
-  auto one = [&](std::uint8_t* l, std::uint8_t* h, std::uint64_t n) {
-    if (to_lm)
-      std::memcpy(l, h, n);
-    else
-      std::memcpy(h, l, n);
-  };
-  if (!tensor) return one(lm, host + e * eb, count * eb);
-  const std::uint64_t row = tensor->shape.empty() ? 1 : tensor->shape.back();
-  if (tensor->whole || e % row + count <= row) return one(lm, host + tensor->full_index(e) * eb, count * eb);
-  for (std::uint64_t i = 0; i < count; ++i) one(lm + i * eb, host + tensor->full_index(e + i) * eb, eb);
+// Where the runs' elements point in `host`: the block itself (row-major), or with `tensor` the whole
+// tensor the block lies in.
+layout::ElementIndex element_index(const program::Block* tensor) {
+  layout::ElementIndex index;
+  if (!tensor || tensor->whole) return index;
+  index.strides = tensor->tensor_strides;
+  for (std::size_t d = 0; d < tensor->offset.size(); ++d)
+    index.origin += tensor->offset[d] * tensor->tensor_strides[d];
+  return index;
 }
 
 }  // namespace
@@ -56,16 +50,17 @@ void scatter_block(const program::Transfer& t, const std::uint8_t* host, const s
   // Replica 0, run by run; remember which PEs it filled and how many bytes.
   std::vector<std::uint64_t> filled(pes.size(), 0);
   layout::for_each_run(
-      b, [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+      b,
+      [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
         std::uint8_t* dst = pes[pe]->lm() + lm_base + offset;
         filled[pe] += count * eb;
         if (element < 0) {
           for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * eb, pad_bytes, eb);
           return;
         }
-        copy_run(dst, const_cast<std::uint8_t*>(host), tensor, static_cast<std::uint64_t>(element), count, eb,
-                 true);
-      });
+        std::memcpy(dst, host + static_cast<std::uint64_t>(element) * eb, count * eb);
+      },
+      element_index(tensor));
   if (b.replicas() == 1) return;
   // Every replica is replica 0 moved to other PEs at the same LM offsets. Where replica 0 fills its
   // PEs' footprints densely, copy footprints; otherwise copy slot by slot.
@@ -101,11 +96,13 @@ void gather_block(const program::Transfer& t, const std::vector<Pe*>& pes, std::
                   std::uint8_t* host, const program::Block* tensor) {
   const std::size_t eb = t.bound.element_bytes();
   layout::for_each_run(
-      t.bound, [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+      t.bound,
+      [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
         if (element < 0) return;
-        copy_run(pes[pe]->lm() + lm_base + offset, host, tensor, static_cast<std::uint64_t>(element), count,
-                 eb, false);
-      });
+        std::memcpy(host + static_cast<std::uint64_t>(element) * eb, pes[pe]->lm() + lm_base + offset,
+                    count * eb);
+      },
+      element_index(tensor));
 }
 
 }  // namespace treesim::models

@@ -12,13 +12,23 @@
 
 namespace treesim::layout {
 
+// What a run's `element` counts: by default the row-major index in the layout's own shape. A loader
+// that moves a block of a larger tensor gives the tensor's strides and the index of the block's
+// origin, so that elements come out as indices into the whole tensor with no division per run.
+struct ElementIndex {
+  std::vector<std::uint64_t> strides;  // per axis of the layout's shape; empty: row-major
+  std::uint64_t origin = 0;
+};
+
 // Replica 0 of a placed tensor as runs: f(pe_global_id, lm_byte_offset, element, count) for `count`
 // consecutive slots holding consecutive elements (element −1: `count` padding slots). Where the
 // innermost sub-axis is the LM address of the last tensor axis with stride 1, a run spans it, so a
-// loader copies rows instead of bytes. Order: padded index row-major.
-// @pre no _Time sub-axes (LayoutError E140: such a layout is not resident).
+// loader copies rows instead of bytes; a run never leaves a row of the shape. Order: padded index
+// row-major.
+// @pre no _Time sub-axes (LayoutError E140: such a layout is not resident); `index.strides` empty
+// or one per axis.
 template <class F>
-void for_each_run(const BoundLayout& b, F&& f) {
+void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}) {
   require_resident(b);
   const std::size_t rank = b.rank();
   const auto& parts = b.parts();
@@ -28,6 +38,7 @@ void for_each_run(const BoundLayout& b, F&& f) {
   if (b.padded_elements() == 0) return;
   std::vector<std::uint64_t> pe_step(n), byte_step(n), lin_step(n), axis_step(n), logical_stride(rank, 1);
   for (std::size_t d = rank; d-- > 1;) logical_stride[d - 1] = logical_stride[d] * b.shape()[d];
+  if (!index.strides.empty()) logical_stride = index.strides;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& p = parts[i];
     pe_step[i] = p.target < levels ? p.stride * b.pe_weight(static_cast<std::size_t>(p.target)) : 0;
@@ -56,12 +67,12 @@ void for_each_run(const BoundLayout& b, F&& f) {
   const std::uint64_t last_dim = rank ? b.shape()[rank - 1] : 1;
   std::vector<std::uint64_t> digit(n, 0), x(rank, 0);
   std::size_t padding_axes = 0;  // axes other than a run's position that are in the pad region
-  std::uint64_t pe = base_pe, off = 0, lin = 0;
+  std::uint64_t pe = base_pe, off = 0, lin = index.origin;
   for (;;) {
     if (padding_axes) {
       f(pe, off, std::int64_t{-1}, run);
     } else if (rank == 0) {
-      f(pe, off, std::int64_t{0}, std::uint64_t{1});
+      f(pe, off, static_cast<std::int64_t>(lin), std::uint64_t{1});
     } else {
       const std::uint64_t x0 = x[rank - 1];
       const std::uint64_t logical = x0 >= last_dim ? 0 : std::min(run, last_dim - x0);
