@@ -33,20 +33,7 @@ void MacBatch::run_range(const MacShape& op, const std::vector<Pe*>& pes, const 
   w.b.valid.fill(false);
   const Int8Operand a_kind{nullptr, op.a_signed, op.a_zero}, b_kind{nullptr, op.b_signed, op.b_zero};
   const std::int32_t za = folded_zero_a(a_kind), zb = folded_zero_b(b_kind);
-  // Each PE's operands lie in its own LM, far from its neighbours': ask for the next PE's first
-  // lines while this one computes (measured: a quarter off a board-sized MAC).
-  constexpr std::uint64_t kPrefetchBytes = 4096;
-  const std::uint64_t c_bytes = std::min(op.m * op.n * 4, kPrefetchBytes);
-  const std::uint64_t a_bytes = std::min(op.m * op.k, kPrefetchBytes);
-  auto prefetch = [&](std::uint32_t q) {
-    const std::uint8_t* c = pes[q]->lm() + op.c;
-    for (std::uint64_t o = 0; o < c_bytes; o += 64) __builtin_prefetch(c + o, 1);
-    const std::uint8_t* a = pes[shared.source(q, op.a, op.a + op.m * op.k)]->lm() + op.a;
-    for (std::uint64_t o = 0; o < a_bytes; o += 64) __builtin_prefetch(a + o, 0);
-  };
-  if (first < last) prefetch(first);
   for (std::uint32_t q = first; q < last; ++q) {
-    if (q + 1 < last) prefetch(q + 1);
     const std::uint32_t sa = shared.source(q, op.a, op.a + op.m * op.k);
     const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
     const Int8Operand a{pes[sa]->lm() + op.a, op.a_signed, op.a_zero};
