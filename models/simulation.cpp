@@ -157,7 +157,8 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
       // A write only reads the payload's bytes.
       debug_access(*board_, true, next, const_cast<std::uint8_t*>(in->second.data()), in->second.size());
     } else {
-      const std::vector<std::uint8_t> zeros(std::min<std::uint64_t>(t.bytes(), 1 << 20), 0);
+      // In 64 KiB pieces: a buffer the size of the tensor would be fresh memory to fault in.
+      const std::vector<std::uint8_t> zeros(std::min<std::uint64_t>(t.bytes(), 1 << 16), 0);
       for (std::uint64_t done = 0; done < t.bytes(); done += zeros.size())
         debug_access(*board_, true, next + done, const_cast<std::uint8_t*>(zeros.data()),
                      std::min<std::uint64_t>(zeros.size(), t.bytes() - done));
@@ -200,7 +201,12 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
     for (const Pe* pe : board_->pes()) v.push_back(pe->unit(u).busy_cycles());
   }
+  std::vector<bool> stored(program.tensors.size(), !options.read_back_stored_only);
+  for (std::size_t k = 0; k < program.instrs.size(); ++k)
+    if (std::holds_alternative<program::Store>(program.instrs[k]))
+      stored[checked.instrs[k].transfer->tensor] = true;
   for (std::size_t i = 0; i < program.tensors.size() && options.functional; ++i) {
+    if (!stored[i]) continue;
     std::vector<std::uint8_t>& bytes = result.dram[program.tensors[i].name];
     bytes.resize(program.tensors[i].bytes());
     debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());

@@ -36,13 +36,16 @@ struct SimulationOptions {
   // false (timing only): no bytes are moved and nothing is computed — the same cycles, traffic and
   // counters, no LM is touched, the inputs only say which tensors hold data, and no output is read.
   bool functional = true;
+  // true: SimulationResult::dram holds only the tensors a store writes (a kernel's outputs), not the
+  // inputs the caller already has, whose copies cost the board's 2048³ qgemm 8 MB.
+  bool read_back_stored_only = false;
 };
 
 struct SimulationResult {
-  report::RunStats stats;                         // the whole run
-  std::vector<InstrTiming> timings;               // per instruction, cycles from the run's start
-  std::vector<report::RunStats> phases;           // as SimulationOptions::phases asked
-  DramImage dram;                                 // every tensor after the run (none when timing only)
+  report::RunStats stats;                // the whole run
+  std::vector<InstrTiming> timings;      // per instruction, cycles from the run's start
+  std::vector<report::RunStats> phases;  // as SimulationOptions::phases asked
+  DramImage dram;  // every tensor after the run, or the stored ones (options); none when timing only
   double elaboration_seconds = 0;                 // of the Simulation, once
   double simulation_seconds = 0;                  // of this run (checks included)
   std::uint64_t rss_after_elaboration_bytes = 0;  // resident memory of the process then (Linux)

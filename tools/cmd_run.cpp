@@ -109,6 +109,7 @@ ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
   }
   models::SimulationOptions options_of_run = c.run.simulation(files);
   options_of_run.kernel = kernel.name;
+  options_of_run.read_back_stored_only = true;  // outputs are stored; the inputs are the problem's
   models::SimulationResult r;
   if (sim) {
     try {

@@ -69,6 +69,18 @@ void check_gemm(bool a_unsigned, bool b_unsigned, int za, int zb) {
 }
 
 TEST(Functional, MacSignedMatchesHostProduct) { check_gemm(false, false, 0, 0); }
+
+TEST(Functional, ReadBackStoredOnlyReturnsJustTheStoredTensors) {
+  program::Program p =
+      program::parse_program(fill(kGemm, {{"DA", "int8"}, {"DB", "int8"}, {"ZA", "0"}, {"ZB", "0"}}), "gemm",
+                             layout::level_names(mini()));
+  SimulationOptions options;
+  options.read_back_stored_only = true;
+  const auto r = simulate(mini(), p, {{"A", pattern(96, 1)}, {"B", pattern(32, 2)}}, options);
+  ASSERT_EQ(r.dram.size(), 1u);
+  EXPECT_EQ(r.dram.count("C"), 1u);
+  EXPECT_EQ(r.dram.at("C").size(), 12u * 4 * 4);
+}
 TEST(Functional, MacUnsignedWithZeroPointsMatchesHostProduct) { check_gemm(true, true, 128, 3); }
 
 TEST(Functional, RequantMatchesTheNumericOutputStage) {
