@@ -66,6 +66,29 @@ void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}) {
   }
   const std::uint64_t last_dim = rank ? b.shape()[rank - 1] : 1;
   std::vector<std::uint64_t> digit(n, 0), x(rank, 0);
+  if (n > 0 && b.padded_elements() == b.logical_elements()) {
+    // No padding anywhere: every run is whole, so the innermost digit sweeps in a plain loop and
+    // only its carries go through the odometer (loads of K-split operands are mostly 8–32-byte runs).
+    const std::size_t in = n - 1;
+    std::uint64_t pe = base_pe, off = 0, lin = index.origin;
+    for (;;) {
+      std::uint64_t p = pe, o = off, l = lin;
+      for (std::uint64_t j = 0; j < parts[in].size;
+           ++j, p += pe_step[in], o += byte_step[in], l += lin_step[in])
+        f(p, o, static_cast<std::int64_t>(l), run);
+      std::size_t k = in;
+      while (k-- > 0) {
+        if (++digit[k] < parts[k].size) {
+          pe += pe_step[k], off += byte_step[k], lin += lin_step[k];
+          break;
+        }
+        const std::uint64_t back = parts[k].size - 1;
+        digit[k] = 0;
+        pe -= back * pe_step[k], off -= back * byte_step[k], lin -= back * lin_step[k];
+      }
+      if (k == static_cast<std::size_t>(-1)) return;
+    }
+  }
   std::size_t padding_axes = 0;  // axes other than a run's position that are in the pad region
   std::uint64_t pe = base_pe, off = 0, lin = index.origin;
   for (;;) {

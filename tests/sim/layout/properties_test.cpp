@@ -1,6 +1,7 @@
 // Post-conditions over whole small domains, on random layouts over random small machines.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -108,6 +109,43 @@ TEST(LayoutProperties, ForEachSlotVisitsExactlyTheLocatedSlots) {
       EXPECT_TRUE(seen.emplace(std::make_pair(pe, off), e).second) << "slot visited twice";
     });
     EXPECT_EQ(seen, expected);
+  });
+}
+
+// A loader moving a block of a larger tensor gets elements as indices into that tensor: the same
+// runs in the same order, each element e re-indexed with the tensor's strides from the origin.
+TEST(LayoutProperties, ForEachRunWithElementIndexUsesTheTensorsStrides) {
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    const std::size_t rank = b.rank();
+    ElementIndex index;
+    index.origin = 5;
+    index.strides.assign(rank, 1);
+    for (std::size_t d = rank; d-- > 1;) index.strides[d - 1] = index.strides[d] * (b.shape()[d] + 3);
+    std::vector<std::array<std::int64_t, 4>> plain, indexed;
+    for_each_run(b, [&](std::uint64_t pe, std::uint64_t off, std::int64_t e, std::uint64_t n) {
+      plain.push_back(
+          {static_cast<std::int64_t>(pe), static_cast<std::int64_t>(off), e, static_cast<std::int64_t>(n)});
+    });
+    for_each_run(
+        b,
+        [&](std::uint64_t pe, std::uint64_t off, std::int64_t e, std::uint64_t n) {
+          indexed.push_back({static_cast<std::int64_t>(pe), static_cast<std::int64_t>(off), e,
+                             static_cast<std::int64_t>(n)});
+        },
+        index);
+    ASSERT_EQ(plain.size(), indexed.size());
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      std::int64_t want = plain[i][2];
+      if (want >= 0) {
+        std::uint64_t rest = static_cast<std::uint64_t>(want), full = index.origin;
+        for (std::size_t d = rank; d-- > 0;) {
+          full += rest % b.shape()[d] * index.strides[d];
+          rest /= b.shape()[d];
+        }
+        want = static_cast<std::int64_t>(full);
+      }
+      EXPECT_EQ(indexed[i], (std::array<std::int64_t, 4>{plain[i][0], plain[i][1], want, plain[i][3]})) << i;
+    }
   });
 }
 
