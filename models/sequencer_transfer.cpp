@@ -33,6 +33,17 @@ void add_traffic(const layout::TrafficPlan& plan, bool down, std::vector<report:
   }
 }
 
+// sum[c] += part[c] over int32 values stored as bytes, wrapping.
+void add_int32(std::uint8_t* __restrict sum, const std::uint8_t* __restrict part, std::uint64_t count) {
+  for (std::uint64_t c = 0; c < count; ++c) {
+    std::uint32_t x, y;
+    std::memcpy(&x, sum + 4 * c, 4);
+    std::memcpy(&y, part + 4 * c, 4);
+    x += y;
+    std::memcpy(sum + 4 * c, &x, 4);
+  }
+}
+
 // The functional work of a collective: every subtree of `subtree` PEs (those below one unit of the
 // collective's level) works on its PEs' LMs, PE by PE in order.
 template <typename Op>
@@ -54,12 +65,11 @@ void perform_collective(const Op& op, const std::vector<Pe*>& pes, std::uint64_t
         std::memcpy(buffer.data() + j * op.bytes, pes[first + j]->lm() + op.src, op.bytes);
       std::memcpy(pes[first]->lm() + op.dst, buffer.data(), buffer.size());
     } else {
-      std::vector<std::uint32_t> sum(op.count, 0), part(op.count);
-      for (std::uint64_t j = 0; j < s; ++j) {
-        std::memcpy(part.data(), pes[first + j]->lm() + op.src, op.count * 4);
-        for (std::uint64_t c = 0; c < op.count; ++c) sum[c] += part[c];  // int32 wraps, as the adders do
-      }
-      std::memcpy(pes[first]->lm() + op.dst, sum.data(), op.count * 4);
+      // Summed straight from the LMs, with the first PE's sums as the start (int32 wraps, as the
+      // adders do); the result goes to dst only after every source is read, as src and dst may meet.
+      buffer.assign(pes[first]->lm() + op.src, pes[first]->lm() + op.src + op.count * 4);
+      for (std::uint64_t j = 1; j < s; ++j) add_int32(buffer.data(), pes[first + j]->lm() + op.src, op.count);
+      std::memcpy(pes[first]->lm() + op.dst, buffer.data(), op.count * 4);
     }
   }
 }
