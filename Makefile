@@ -60,7 +60,7 @@ fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTREESIM_FUZZ=ON \
 	  > $(FUZZ_BUILD).configure.log || { cat $(FUZZ_BUILD).configure.log; exit 1; }
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	tools/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	tools/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS)
 
 format:
 	@command -v clang-format >/dev/null || { echo "make format: clang-format is not installed (apt-get install clang-format)"; exit 1; }
