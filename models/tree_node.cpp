@@ -3,14 +3,6 @@
 #include <string>
 
 namespace treesim::models {
-namespace {
-
-std::string local_name(const topology::Topology& topo, topology::Unit u) {
-  const std::string& path = topo.path_name(u);
-  return path.substr(path.rfind('.') + 1);
-}
-
-}  // namespace
 
 void build_children(const machine::MachineConfig& config, const topology::Topology& topo, topology::Unit unit,
                     std::vector<std::unique_ptr<TreeNode>>& nodes, std::vector<std::unique_ptr<Pe>>& own_pes,
@@ -18,7 +10,7 @@ void build_children(const machine::MachineConfig& config, const topology::Topolo
   const int pe_level = static_cast<int>(config.levels.size()) - 1;
   const std::uint64_t lm = config.lm_bytes();
   for (topology::Unit child : topo.children(unit)) {
-    std::string name = local_name(topo, child);
+    const std::string& name = topo.local_name(child);
     if (topo.level_of(child) == pe_level) {
       const std::uint64_t id = topo.index_of(child);
       own_pes.push_back(std::make_unique<Pe>(name.c_str(), id, index.lm_arena + id * lm, lm));

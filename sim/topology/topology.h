@@ -49,6 +49,8 @@ class Topology {
   Unit unit(int level, std::uint64_t index) const;
   int level_of(Unit u) const { return graph_[u].level; }
   std::uint64_t index_of(Unit u) const { return graph_[u].index; }
+  // `PE_1`: the last component of path_name(u), a SystemC module's own name.
+  const std::string& local_name(Unit u) const { return graph_[u].name; }
   // `board.L2B_3.L1B_5.MAB_2.PE_1`: SystemC name, stats key, VCD scope. Built on demand, so the
   // tree's memory stays linear in its units whatever the depth.
   std::string path_name(Unit u) const;
