@@ -39,6 +39,8 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
   trace_ = trace;
   error_ = nullptr;
   records_.assign(program.instrs.size(), {});
+  dead_requant_ = functional ? dead_requant_outputs(program, checked, board_.pes().size())
+                             : std::vector<std::vector<bool>>{};
   scoreboard_ = timing::Scoreboard();
   for (const timing::Range& w : written) scoreboard_.mark_written(w);
   origin_ = end_ = time_to_cycles(sc_core::sc_time_stamp());

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/dead_requant.h"
 #include "models/lm_replicas.h"
 #include "models/mac_batch.h"
 #include "models/pe.h"
@@ -139,7 +140,8 @@ class Sequencer : public sc_core::sc_module {
   MacScratch mac_scratch_;  // the widened kernel, on CPUs without AVX2
   const std::optional<MacIsa> mac_isa_ = fastest_mac_isa();
   std::optional<MacBatch> mac_batch_ = mac_isa_ ? std::optional<MacBatch>(MacBatch(*mac_isa_)) : std::nullopt;
-  LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
+  LmReplicas shared_;                            // LM ranges loads shared among PEs instead of copying
+  std::vector<std::vector<bool>> dead_requant_;  // per instruction: PEs whose requant no one reads
   std::vector<std::uint8_t> staging_;
   std::exception_ptr error_;
 };

@@ -122,9 +122,15 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           unit = timing::Unit::kRequant;
           const auto& stage = checked_->instrs[i].stage;
           std::vector<std::int32_t> mult(op.cols), shift(op.cols);
+          // A result no later instruction reads is not computed (dead_requant.h) where computing it
+          // cannot fail either: parameters checked with the program, no left shift to overflow.
+          const std::vector<bool>* dead =
+              functional_ && stage && !dead_requant_[i].empty() ? &dead_requant_[i] : nullptr;
+          for (const auto& m : stage ? stage->multipliers : std::vector<numeric::QuantizedMultiplier>{})
+            if (m.shift > 0) dead = nullptr;
           for (std::size_t p = 0; p < n; ++p) {
             work[p] = op.rows * op.cols;
-            if (!functional_) continue;
+            if (!functional_ || (dead && (*dead)[p])) continue;
             if (stage) {
               try {
                 pes[p]->requant(op, *stage);
