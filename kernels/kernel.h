@@ -146,6 +146,10 @@ class Problem {
   virtual Result<Plan> plan(const machine::MachineConfig& machine) const = 0;
   virtual Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const = 0;
   virtual DramImage inputs() const = 0;
+  // inputs() for a caller that needs them once: a kernel may hand over the bytes it holds instead
+  // of copying them, and make them again if asked later (a seeded qgemm hands over its drawn A and
+  // B, 8 MB at 2048³, and draws them again only for reference()).
+  virtual DramImage take_inputs() { return inputs(); }
   // The tensors inputs() fills, without making their bytes: all a timing-only run needs (which
   // tensors hold data). By default inputs()' names; a kernel whose operands are costly to make
   // overrides it.

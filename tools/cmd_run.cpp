@@ -105,7 +105,7 @@ ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
   if (c.run.timing_only) {
     for (const std::string& name : problem->input_tensors()) inputs[name];
   } else {
-    inputs = problem->inputs();
+    inputs = problem->take_inputs();
   }
   models::SimulationOptions options_of_run = c.run.simulation(files);
   options_of_run.kernel = kernel.name;

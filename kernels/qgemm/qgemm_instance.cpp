@@ -178,9 +178,21 @@ std::vector<std::string> QgemmInstance::input_tensors() const {
   return names;
 }
 
-DramImage QgemmInstance::inputs() const {
+DramImage QgemmInstance::inputs() const { return image(operands().a, operands().b); }
+
+DramImage QgemmInstance::take_inputs() {
+  if (!seed_) return inputs();  // operands from files cannot be made again
+  operands();
+  DramImage dram = image(std::move(ops_->a), std::move(ops_->b));
+  ops_.reset();  // drawn again if reference() asks
+  return dram;
+}
+
+DramImage QgemmInstance::image(std::vector<std::uint8_t> a, std::vector<std::uint8_t> b) const {
   const QgemmOperands& ops = operands();
-  DramImage dram{{"A", ops.a}, {"B", ops.b}};
+  DramImage dram;  // emplaced: an initializer list would copy the bytes
+  dram.emplace("A", std::move(a));
+  dram.emplace("B", std::move(b));
   if (p_.has_bias) dram["bias"] = ops.bias;
   if (p_.per_channel()) {
     std::vector<std::int32_t> mult, shift;

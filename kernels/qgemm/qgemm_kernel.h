@@ -54,6 +54,7 @@ class QgemmInstance : public Problem {
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
+  DramImage take_inputs() override;
   std::vector<std::string> input_tensors() const override;
   Result<DramImage> reference() const override;
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
@@ -70,6 +71,7 @@ class QgemmInstance : public Problem {
   Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
   const QgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;  // the problem's, with the drawn multipliers
+  DramImage image(std::vector<std::uint8_t> a, std::vector<std::uint8_t> b) const;  // A, B and the rest
 
   QgemmProblem p_;
   std::optional<QgemmSeed> seed_;

@@ -85,6 +85,30 @@ TEST(KernelRegistry, InputTensorsNameExactlyWhatInputsFills) {
   }
 }
 
+// take_inputs() may hand over what a problem holds, but the bytes are inputs()' and the problem
+// still answers reference() (a seeded qgemm draws its operands again).
+TEST(KernelRegistry, TakeInputsEqualsInputsAndLeavesTheReference) {
+  const machine::MachineConfig mini = machine::load_machine_file(source_path("configs/mini.yaml"));
+  std::vector<std::pair<const Kernel*, std::map<std::string, std::string>>> cases;
+  for (const auto& k : registry()) cases.emplace_back(&k, k.example);
+  const Kernel* qgemm = find_kernel("qgemm");
+  ASSERT_NE(qgemm, nullptr);
+  cases.push_back({qgemm, {{"m", "9"}, {"n", "5"}, {"k", "33"}, {"per-channel", "true"}}});
+  for (const auto& [kernel, given] : cases) {
+    Result<Options> options = parse_options(kernel->options, given);
+    ASSERT_TRUE(options.ok()) << kernel->name;
+    auto problem = kernel->make_problem(options.value(), mini);
+    auto same = kernel->make_problem(options.value(), mini);
+    ASSERT_TRUE(problem.ok() && same.ok()) << kernel->name;
+    EXPECT_EQ(problem.value()->take_inputs(), same.value()->inputs()) << kernel->name;
+    const auto taken = problem.value()->reference(), kept = same.value()->reference();
+    ASSERT_EQ(taken.ok(), kept.ok()) << kernel->name;
+    if (kept.ok()) {
+      EXPECT_EQ(taken.value(), kept.value()) << kernel->name;
+    }
+  }
+}
+
 TEST(KernelRegistry, EveryKernelWritesItsOutputWithOut) {
   for (const auto& k : registry()) {
     std::string out = testing::temp_path(k.name + "-out.npy");
