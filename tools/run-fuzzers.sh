@@ -7,6 +7,10 @@ set -uo pipefail
 build="$1"
 seconds="$2"
 jobs_max="${3:-1}"
+if ! [[ "$jobs_max" =~ ^[1-9][0-9]*$ ]]; then
+  echo "run-fuzzers.sh: JOBS must be a whole number of at least 1, got '$jobs_max'" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/.."
 # harness:max_len (bytes). Text formats get room for a few machine levels / program lines; binary
 # formats for a header and a small payload.

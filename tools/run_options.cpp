@@ -73,6 +73,7 @@ models::SimulationResult run_simulation(const machine::MachineConfig& machine,
   static models::Simulation* kept = nullptr;
   try {
     delete kept;
+    kept = nullptr;  // if the next one's construction throws
     kept = new models::Simulation(machine);
     return kept->run(program, std::move(inputs), options);
   } catch (const models::SimError& e) {

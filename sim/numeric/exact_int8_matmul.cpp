@@ -44,7 +44,7 @@ struct OneDnn {
   TREESIM_DNNL_FUNCTIONS(TREESIM_DNNL_POINTER)
 #undef TREESIM_DNNL_POINTER
   dnnl_engine_t engine = nullptr;  // kept for the process, as oneDNN's own engine cache would be
-  bool loaded = false, usable = false;
+  bool loaded = false, has_vnni = false, usable = false;
 
   OneDnn() {
     void* lib = dlopen(TREESIM_DNNL_SONAME, RTLD_NOW | RTLD_LOCAL);
@@ -56,7 +56,8 @@ struct OneDnn {
     TREESIM_DNNL_FUNCTIONS(TREESIM_DNNL_LOOKUP)
 #undef TREESIM_DNNL_LOOKUP
     loaded = found;
-    usable = found && exact() && dnnl_engine_create(&engine, dnnl_cpu, 0) == dnnl_success;
+    has_vnni = found && exact();
+    usable = has_vnni && dnnl_engine_create(&engine, dnnl_cpu, 0) == dnnl_success;
   }
 
   // oneDNN's ISA values are bit sets, each a superset of the ISAs it extends: any ISA with one of
@@ -120,7 +121,9 @@ const OneDnn& onednn() {
 ExactInt8MatmulPath exact_int8_matmul_path() {
 #ifdef TREESIM_DNNL_SONAME
   if (onednn().usable) return ExactInt8MatmulPath::onednn;
-  return onednn().loaded ? ExactInt8MatmulPath::loop_without_vnni : ExactInt8MatmulPath::loop_without_onednn;
+  // Loaded on a CPU with VNNI but no engine: oneDNN is as good as absent.
+  return onednn().loaded && !onednn().has_vnni ? ExactInt8MatmulPath::loop_without_vnni
+                                               : ExactInt8MatmulPath::loop_without_onednn;
 #else
   return ExactInt8MatmulPath::loop_without_onednn;
 #endif
