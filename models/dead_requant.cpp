@@ -64,11 +64,7 @@ std::vector<std::vector<bool>> dead_requant_outputs(const program::Program& prog
       }
       // Lock-step compute instructions act on every PE alike; loads and collectives are followed
       // only when they leave the bytes alone.
-      const bool every_pe = !prep.transfer &&
-                            !std::holds_alternative<program::Broadcast>(program.instrs[j]) &&
-                            !std::holds_alternative<program::Scatter>(program.instrs[j]) &&
-                            !std::holds_alternative<program::Gather>(program.instrs[j]) &&
-                            !std::holds_alternative<program::Reduce>(program.instrs[j]);
+      const bool every_pe = !prep.transfer && !program::is_collective(program.instrs[j]);
       decide_all(!(every_pe && e == Effect::kOverwrite));
     }
     decide_all(false);  // LMs are not read after the run

@@ -15,8 +15,7 @@ layout::ElementIndex element_index(const program::Block* tensor) {
   layout::ElementIndex index;
   if (!tensor || tensor->whole) return index;
   index.strides = tensor->tensor_strides;
-  for (std::size_t d = 0; d < tensor->offset.size(); ++d)
-    index.origin += tensor->offset[d] * tensor->tensor_strides[d];
+  index.origin = tensor->full_index(0);
   return index;
 }
 

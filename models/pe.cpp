@@ -93,11 +93,10 @@ void Pe::requant(const program::Requant& op, const numeric::OutputStage& stage) 
   const std::size_t count = op.rows * op.cols;
   const std::uint8_t* acc = lm() + op.src;
   const std::uint8_t* bias = op.has_bias ? lm() + op.bias : nullptr;
-  // Only a left shift can take an accumulator outside the fixed-point multiply's contract; then every
-  // accumulator is checked, as `quant mbqm` checks the same values.
-  bool left_shift = false;
-  for (const auto& m : stage.multipliers) left_shift = left_shift || m.shift > 0;
-  for (std::size_t i = 0; left_shift && i < count; ++i) {
+  // With a left shift every accumulator is checked against the multiply's contract, as `quant mbqm`
+  // checks the same values.
+  const bool check = stage.shifts_left();
+  for (std::size_t i = 0; check && i < count; ++i) {
     std::uint32_t x, b = 0;
     std::memcpy(&x, acc + 4 * i, 4);
     if (bias) std::memcpy(&b, bias + 4 * (i % op.cols), 4);

@@ -153,8 +153,7 @@ void Sequencer::run_instruction(std::size_t i) {
           load(i, op, ready, r);
         else if constexpr (std::is_same_v<T, program::Store>)
           store(i, op, ready, r);
-        else if constexpr (std::is_same_v<T, program::Broadcast> || std::is_same_v<T, program::Scatter> ||
-                           std::is_same_v<T, program::Gather> || std::is_same_v<T, program::Reduce>)
+        else if constexpr (program::kCollective<T>)
           collective(i, op, ready, r);
         else
           compute(i, ready, r);

@@ -125,9 +125,8 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           // A result no later instruction reads is not computed (dead_requant.h) where computing it
           // cannot fail either: parameters checked with the program, no left shift to overflow.
           const std::vector<bool>* dead =
-              functional_ && stage && !dead_requant_[i].empty() ? &dead_requant_[i] : nullptr;
-          for (const auto& m : stage ? stage->multipliers : std::vector<numeric::QuantizedMultiplier>{})
-            if (m.shift > 0) dead = nullptr;
+              functional_ && stage && !stage->shifts_left() && !dead_requant_[i].empty() ? &dead_requant_[i]
+                                                                                         : nullptr;
           for (std::size_t p = 0; p < n; ++p) {
             work[p] = op.rows * op.cols;
             if (!functional_ || (dead && (*dead)[p])) continue;

@@ -27,6 +27,12 @@ struct OutputStage {
   Rounding rounding = Rounding::kDouble;
 
   bool per_channel() const { return multipliers.size() > 1; }
+  // Only a left shift can take an accumulator outside the fixed-point multiply's contract.
+  bool shifts_left() const {
+    for (const auto& m : multipliers)
+      if (m.shift > 0) return true;
+    return false;
+  }
   const QuantizedMultiplier& multiplier_for(std::size_t channel) const {
     return multipliers[per_channel() ? channel : 0];
   }

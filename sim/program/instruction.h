@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -186,6 +187,14 @@ bool operator!=(const T& a, const T& b) {
 
 using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
                            Reduce, SparseMac>;
+
+// The tree collectives: they work per subtree of a level, not on every PE alike.
+template <typename T>
+inline constexpr bool kCollective = std::is_same_v<T, Broadcast> || std::is_same_v<T, Scatter> ||
+                                    std::is_same_v<T, Gather> || std::is_same_v<T, Reduce>;
+inline bool is_collective(const Instr& instr) {
+  return std::visit([](const auto& op) { return kCollective<std::decay_t<decltype(op)>>; }, instr);
+}
 
 // The instruction's kind as written in program text and in reports ("load", "mac", ...).
 const char* kind_name(const Instr& instr);
