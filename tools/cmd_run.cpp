@@ -35,12 +35,6 @@ struct KernelCommand {
   throw CliError(errors.empty() ? "failed" : errors.front().message());
 }
 
-template <typename T>
-T take(kernels::Result<T> r) {
-  if (!r) fail(r.errors());
-  return std::move(r.value());
-}
-
 // --out-dtype f32: scale · (q − zero_point) of each code, computed in double and rounded to f32 once
 // (exact for 8-bit codes up to that rounding, as oneDNN's f32 multiply).
 std::vector<float> dequantize_codes(const std::vector<std::uint8_t>& bytes, core::DType dtype,

@@ -30,12 +30,6 @@ struct TuneCommand {
   bool json = false;
 };
 
-template <typename T>
-T take(kernels::Result<T> r) {
-  if (!r) throw CliError(r.errors().empty() ? "failed" : r.errors().front().message());
-  return std::move(r.value());
-}
-
 // One simulated candidate.
 struct Tried {
   std::size_t by_estimate = 0;  // its place in the estimate's ranking, from 0

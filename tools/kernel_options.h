@@ -4,11 +4,13 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "kernels/kernel.h"
+#include "tools/cli.h"
 
 namespace treesim::tools {
 
@@ -26,5 +28,13 @@ void bind_kernel_options(CLI::App& cmd, const kernels::Kernel& kernel, std::vect
 // The options given, as text.
 std::map<std::string, std::string> given_options(const kernels::Kernel& kernel,
                                                  const std::vector<BoundOption>& bound);
+
+// A kernel's result, or a CliError of its first error (they come in the order the user would fix
+// them).
+template <typename T>
+T take(kernels::Result<T> r) {
+  if (!r) throw CliError(r.errors().empty() ? "failed" : r.errors().front().message());
+  return std::move(r.value());
+}
 
 }  // namespace treesim::tools

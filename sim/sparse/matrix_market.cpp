@@ -20,7 +20,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-struct Reader {
+struct MatrixMarketReader {
   const std::string& name;
   TextLines lines;
 
@@ -58,7 +58,7 @@ struct Reader {
 }  // namespace
 
 MatrixFile read_matrix_market(const std::string& text, const std::string& name) {
-  Reader r{name, TextLines(text)};
+  MatrixMarketReader r{name, TextLines(text)};
   const auto banner = r.lines.next();
   const auto b = banner ? split_words(*banner) : std::vector<std::string_view>{};
   if (b.size() != 5 || lower(b[0]) != "%%matrixmarket" || lower(b[1]) != "matrix")

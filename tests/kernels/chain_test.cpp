@@ -5,14 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
 namespace {
 
-machine::MachineConfig mini() {
-  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
-}
+using testing::mini;
 
 GemmChainSpec mlp(std::uint64_t m, std::vector<std::uint64_t> widths, std::size_t per_layer) {
   GemmChainSpec s;

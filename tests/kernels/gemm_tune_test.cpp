@@ -7,14 +7,13 @@
 #include "kernels/qgemm/qgemm.h"
 #include "sim/machine/machine_file.h"
 #include "sim/numeric/fixed_point.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
 namespace {
 
-machine::MachineConfig load(const std::string& name) {
-  return machine::load_machine_file(testing::source_path("configs/" + name + ".yaml"));
-}
+using testing::config;
 
 QgemmProblem problem(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
   QgemmProblem p;
@@ -34,7 +33,7 @@ Candidates candidates(const QgemmProblem& p, const machine::MachineConfig& m) {
 }
 
 TEST(GemmTune, FirstByEstimateIsTheDefaultPlannersPlan) {
-  const machine::MachineConfig m = load("mini");
+  const machine::MachineConfig m = config("mini");
   for (auto [mm, nn, kk] : {std::tuple{64, 64, 64}, {256, 16, 128}, {1, 96, 256}, {37, 50, 129}}) {
     const QgemmProblem p = problem(mm, nn, kk);
     const Candidates c = candidates(p, m);
@@ -51,14 +50,14 @@ TEST(GemmTune, FirstByEstimateIsTheDefaultPlannersPlan) {
 }
 
 TEST(GemmTune, RankedByEstimate) {
-  const Candidates c = candidates(problem(128, 128, 128), load("mini"));
+  const Candidates c = candidates(problem(128, 128, 128), config("mini"));
   for (std::size_t i = 1; i < c.ranked.size(); ++i)
     EXPECT_LE(c.ranked[i - 1].plan.estimated_cycles, c.ranked[i].plan.estimated_cycles);
 }
 
 TEST(GemmTune, EveryEnumeratedCandidateIsEstimatedOrPruned) {
   // mini has 4 levels, L2B of one unit (never split): 4^3 assignments × 7 tilings.
-  const Candidates c = candidates(problem(1, 8, 16), load("mini"));
+  const Candidates c = candidates(problem(1, 8, 16), config("mini"));
   std::uint64_t pruned = 0;
   for (const auto& [reason, count] : c.pruned) pruned += count;
   EXPECT_EQ(c.enumerated, 64u * std::size(kTilings));
@@ -74,7 +73,7 @@ TEST(GemmTune, EveryEnumeratedCandidateIsEstimatedOrPruned) {
 }
 
 TEST(GemmTune, ShapeRejectionIsAValueWithItsReason) {
-  const machine::MachineConfig m = load("mini");
+  const machine::MachineConfig m = config("mini");
   Assignment a;
   a.k.push_back({0, m.levels[0].fanout});  // K on the top level only: not the lowest levels
   auto shaped = try_shape_plan(problem(64, 64, 64), m, a, 1, 1);

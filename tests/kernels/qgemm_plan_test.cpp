@@ -11,16 +11,15 @@
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
 namespace {
 
-machine::MachineConfig load(const std::string& name) {
-  return machine::load_machine_file(testing::source_path("configs/" + name + ".yaml"));
-}
+using testing::config;
 
-QgemmProblem problem(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
+QgemmProblem plan_problem(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
   QgemmProblem p;
   p.m = m, p.n = n, p.k = k;
   p.has_bias = true;
@@ -35,9 +34,9 @@ void expect_binds(const std::string& text, std::vector<std::uint64_t> shape,
 
 TEST(QgemmPlan, DefaultPlanFitsTheLmAndCoversTheProblem) {
   for (const char* name : {"mini", "mncore-board"}) {
-    machine::MachineConfig m = load(name);
+    machine::MachineConfig m = config(name);
     for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1, 1, 1}, {1000, 3, 77}}) {
-      QgemmProblem p = problem(mm, nn, kk);
+      QgemmProblem p = plan_problem(mm, nn, kk);
       QgemmPlan plan = default_plan(p, m);
       EXPECT_LE(plan.lm_bytes, m.lm_bytes()) << name;
       EXPECT_GE(plan.pm * plan.tm * plan.m_passes, p.m);
@@ -49,8 +48,8 @@ TEST(QgemmPlan, DefaultPlanFitsTheLmAndCoversTheProblem) {
 }
 
 TEST(QgemmPlan, TileLayoutsBindOnTheMachine) {
-  machine::MachineConfig m = load("mncore-board");
-  QgemmProblem p = problem(37, 50, 129);
+  machine::MachineConfig m = config("mncore-board");
+  QgemmProblem p = plan_problem(37, 50, 129);
   QgemmPlan plan = default_plan(p, m);
   const std::uint64_t bm = std::min(p.m, plan.pm * plan.tm), bn = std::min(p.n, plan.pn * plan.tn);
   const std::uint64_t bk = std::min(p.k, plan.pk * plan.kt);
@@ -61,7 +60,7 @@ TEST(QgemmPlan, TileLayoutsBindOnTheMachine) {
 
 TEST(QgemmPlan, OnFourElementWordsTileRowsAreWholeWordsPackedIntoLanes) {
   machine::MachineConfig m = machine::load_machine_file(testing::data_path("machines/mini-w4.yaml"));
-  QgemmProblem p = problem(37, 50, 129);
+  QgemmProblem p = plan_problem(37, 50, 129);
   p.out.multipliers.assign(50, p.out.multipliers[0]);  // per channel: every buffer is used
   QgemmPlan plan = default_plan(p, m);
   EXPECT_EQ(plan.tn % 4, 0u);
@@ -89,7 +88,7 @@ TEST(QgemmPlan, AKStepRoundedUpToAWordThatWouldOverflowTheLmShrinksByAWord) {
   // element of K step costs 2·(10 + 28) bytes, so this LM leaves room for a K step of 9, which
   // rounds up to 12 elements (three words): too many. One word less, 8, fits.
   m.levels.back().memory_bytes = 1792 + 76 * 9;
-  QgemmPlan plan = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  QgemmPlan plan = make_plan(plan_problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
   EXPECT_EQ(plan.tn, 28u);
   EXPECT_EQ(plan.kt, 8u);
   EXPECT_EQ(plan.steps, 17u);
@@ -101,7 +100,7 @@ TEST(QgemmPlan, AWordWideTileThatDoesNotFitSplitsMNotN) {
   m.levels.back().memory_bytes = 160;
   // M over all 32 PEs, N whole: N = 4 is one word, so only more M passes can shrink the 3×4 tile
   // (N passes once doubled until they wrapped to 0).
-  QgemmPlan plan = make_plan(problem(96, 4, 64), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}});
+  QgemmPlan plan = make_plan(plan_problem(96, 4, 64), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}});
   EXPECT_EQ(plan.tn, 4u);
   EXPECT_EQ(plan.n_passes, 1u);
   EXPECT_EQ(plan.m_passes, 2u);
@@ -114,7 +113,7 @@ TEST(QgemmPlan, AOneByOneWordTileThatDoesNotFitIsRefused) {
   EXPECT_THROW(
       {
         try {
-          make_plan(problem(96, 4, 64), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}});
+          make_plan(plan_problem(96, 4, 64), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}});
         } catch (const QgemmError& e) {
           EXPECT_STREQ(e.what(), "a 1×4 C tile does not fit the 100-byte LM");
           throw;
@@ -125,15 +124,15 @@ TEST(QgemmPlan, AOneByOneWordTileThatDoesNotFitIsRefused) {
 
 TEST(QgemmPlan, LargeTilesAreSplitIntoPasses) {
   // 64×64 outputs per PE on the mini machine would not leave room in a 64 KiB LM for K steps.
-  machine::MachineConfig m = load("mini");
-  QgemmPlan plan = make_plan(problem(4096, 4096, 64), m, Assignment{{{1, 2}, {3, 4}}, {{2, 4}}, {}});
+  machine::MachineConfig m = config("mini");
+  QgemmPlan plan = make_plan(plan_problem(4096, 4096, 64), m, Assignment{{{1, 2}, {3, 4}}, {{2, 4}}, {}});
   EXPECT_GT(plan.m_passes * plan.n_passes, 1u);
   EXPECT_LE(plan.lm_bytes, m.lm_bytes());
 }
 
 TEST(QgemmPlan, KSplitReducesAboveItsLevels) {
-  machine::MachineConfig m = load("mini");
-  QgemmPlan plan = make_plan(problem(37, 50, 129), m, Assignment{{{1, 2}, {2, 4}}, {}, {{3, 4}}});
+  machine::MachineConfig m = config("mini");
+  QgemmPlan plan = make_plan(plan_problem(37, 50, 129), m, Assignment{{{1, 2}, {2, 4}}, {}, {{3, 4}}});
   EXPECT_EQ(plan.pk, 4u);
   EXPECT_EQ(plan.reduce_level, "MAB");
   EXPECT_NE(tile_layout_c(plan, m, 37, 50).find("1_PE"), std::string::npos);
@@ -141,11 +140,11 @@ TEST(QgemmPlan, KSplitReducesAboveItsLevels) {
 
 // 1000×64×512 on mini with M over L1B, MAB and PE: 2 passes of 16 rows per PE, at least 4 K steps.
 QgemmPlan two_pass_plan(const machine::MachineConfig& m) {
-  return make_plan(problem(1000, 64, 512), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}}, 2, 4);
+  return make_plan(plan_problem(1000, 64, 512), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}}, 2, 4);
 }
 
 TEST(QgemmPlan, SeveralPassesStoreInRowPiecesThatDivideTheTile) {
-  machine::MachineConfig m = load("mini");
+  machine::MachineConfig m = config("mini");
   QgemmPlan plan = two_pass_plan(m);
   ASSERT_EQ(plan.m_passes, 2u);
   EXPECT_GT(plan.row_pieces, 1u);
@@ -156,22 +155,22 @@ TEST(QgemmPlan, SeveralPassesStoreInRowPiecesThatDivideTheTile) {
 }
 
 TEST(QgemmPlan, OnePassStoresWhole) {
-  machine::MachineConfig m = load("mini");
-  QgemmPlan plan = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  machine::MachineConfig m = config("mini");
+  QgemmPlan plan = make_plan(plan_problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
   ASSERT_EQ(plan.m_passes * plan.n_passes, 1u);
   EXPECT_EQ(plan.row_pieces, 1u);
 }
 
 TEST(QgemmPlan, VectorsHaveTwoBuffersOnlyWithSeveralColumnBlocks) {
-  machine::MachineConfig m = load("mini");
-  QgemmProblem p = problem(64, 8000, 64);
+  machine::MachineConfig m = config("mini");
+  QgemmProblem p = plan_problem(64, 8000, 64);
   p.out.multipliers.assign(p.n, p.out.multipliers.at(0));
   QgemmPlan blocks = make_plan(p, m, Assignment{{}, {{1, 2}, {2, 4}, {3, 4}}, {}});
   ASSERT_GT(blocks.n_passes, 1u);
   EXPECT_NE(blocks.lm_bias[0], blocks.lm_bias[1]);
   EXPECT_NE(blocks.lm_mult[0], blocks.lm_mult[1]);
   EXPECT_NE(blocks.lm_shift[0], blocks.lm_shift[1]);
-  QgemmPlan one = make_plan(problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
+  QgemmPlan one = make_plan(plan_problem(37, 50, 129), m, Assignment{{{2, 4}}, {{1, 2}}, {}});
   EXPECT_EQ(one.lm_bias[0], one.lm_bias[1]);
 }
 
@@ -184,9 +183,9 @@ std::vector<std::size_t> indices_of(const program::Program& prog) {
 }
 
 TEST(QgemmProgram, NextPassLoadsTwoStepsBeforeAnyStore) {
-  machine::MachineConfig m = load("mini");
+  machine::MachineConfig m = config("mini");
   QgemmPlan plan = two_pass_plan(m);
-  program::Program prog = build_program(problem(1000, 64, 512), plan, m);
+  program::Program prog = build_program(plan_problem(1000, 64, 512), plan, m);
   const std::size_t first_store = indices_of<program::Store>(prog).at(0);
   std::uint64_t loads_of_a = 0;
   for (std::size_t i = 0; i < first_store; ++i)
@@ -195,9 +194,9 @@ TEST(QgemmProgram, NextPassLoadsTwoStepsBeforeAnyStore) {
 }
 
 TEST(QgemmProgram, StoresWriteEveryRowOfCOnce) {
-  machine::MachineConfig m = load("mini");
+  machine::MachineConfig m = config("mini");
   QgemmPlan plan = two_pass_plan(m);
-  program::Program prog = build_program(problem(1000, 64, 512), plan, m);
+  program::Program prog = build_program(plan_problem(1000, 64, 512), plan, m);
   std::vector<int> written(1000, 0);
   const std::vector<std::size_t> stores = indices_of<program::Store>(prog);
   EXPECT_EQ(stores.size(), plan.row_pieces + 1);  // pass 0 in pieces, the last pass whole
@@ -211,11 +210,11 @@ TEST(QgemmProgram, StoresWriteEveryRowOfCOnce) {
 }
 
 TEST(QgemmProgram, KSplitPassesAlternateAccumulatorsReducedInPlace) {
-  machine::MachineConfig m = load("mini");
-  QgemmPlan plan = make_plan(problem(200, 1500, 513), m, Assignment{{{2, 4}}, {{1, 2}}, {{3, 4}}});
+  machine::MachineConfig m = config("mini");
+  QgemmPlan plan = make_plan(plan_problem(200, 1500, 513), m, Assignment{{{2, 4}}, {{1, 2}}, {{3, 4}}});
   ASSERT_GT(plan.m_passes * plan.n_passes, 1u);
   ASSERT_NE(plan.lm_acc[0], plan.lm_acc[1]);
-  program::Program prog = build_program(problem(200, 1500, 513), plan, m);
+  program::Program prog = build_program(plan_problem(200, 1500, 513), plan, m);
   const std::vector<std::size_t> reduces = indices_of<program::Reduce>(prog);
   ASSERT_GE(reduces.size(), 2u);
   for (std::size_t r = 0; r < reduces.size(); ++r) {
@@ -226,9 +225,9 @@ TEST(QgemmProgram, KSplitPassesAlternateAccumulatorsReducedInPlace) {
 }
 
 TEST(QgemmPlan, KSplitOverAnUpperLevelIsRefused) {
-  machine::MachineConfig m = load("mini");
+  machine::MachineConfig m = config("mini");
   try {
-    make_plan(problem(37, 50, 129), m, Assignment{{{3, 4}}, {}, {{1, 2}}});
+    make_plan(plan_problem(37, 50, 129), m, Assignment{{{3, 4}}, {}, {{1, 2}}});
     FAIL();
   } catch (const QgemmError& e) {
     EXPECT_NE(std::string(e.what()).find("K is split over L1B, but a K split must take the lowest levels"),
@@ -238,13 +237,13 @@ TEST(QgemmPlan, KSplitOverAnUpperLevelIsRefused) {
 }
 
 TEST(QgemmPlan, PartialKLevelIsRefused) {
-  machine::MachineConfig m = load("mini");
-  EXPECT_THROW(make_plan(problem(37, 50, 129), m, Assignment{{}, {}, {{3, 2}}}), QgemmError);
+  machine::MachineConfig m = config("mini");
+  EXPECT_THROW(make_plan(plan_problem(37, 50, 129), m, Assignment{{}, {}, {{3, 2}}}), QgemmError);
 }
 
 TEST(QgemmPlan, LayoutsFixTheAssignment) {
-  machine::MachineConfig m = load("mini");
-  QgemmProblem p = problem(37, 50, 129);
+  machine::MachineConfig m = config("mini");
+  QgemmProblem p = plan_problem(37, 50, 129);
   Assignment a = assignment_from_layouts(p, m, "(37,129)/((2_L1B, 4_MAB, 5:33), (4_PE, 33:1))", "", "");
   ASSERT_EQ(a.m.size(), 2u);
   EXPECT_EQ(a.m[0].level, 1u);
@@ -255,8 +254,8 @@ TEST(QgemmPlan, LayoutsFixTheAssignment) {
 }
 
 TEST(QgemmPlan, DisagreeingLayoutsAreRefused) {
-  machine::MachineConfig m = load("mini");
-  QgemmProblem p = problem(40, 50, 129);
+  machine::MachineConfig m = config("mini");
+  QgemmProblem p = plan_problem(40, 50, 129);
   try {
     assignment_from_layouts(p, m, "((2_L1B, 4_MAB, 5:129), (129:1))", "", "((2_L1B, 20:50), (50:1))");
     FAIL();
@@ -267,15 +266,15 @@ TEST(QgemmPlan, DisagreeingLayoutsAreRefused) {
 }
 
 TEST(QgemmPlan, OneLevelForTwoDimensionsIsRefused) {
-  machine::MachineConfig m = load("mini");
-  QgemmProblem p = problem(40, 48, 129);
+  machine::MachineConfig m = config("mini");
+  QgemmProblem p = plan_problem(40, 48, 129);
   EXPECT_THROW(assignment_from_layouts(p, m, "((4_PE, 10:129), (129:1))", "((129:12), (4_PE, 12:1))", ""),
                QgemmError);
 }
 
 TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
-  machine::MachineConfig m = load("mncore-board");
-  QgemmProblem p = problem(300, 200, 500);
+  machine::MachineConfig m = config("mncore-board");
+  QgemmProblem p = plan_problem(300, 200, 500);
   QgemmPlan plan = default_plan(p, m);
   Assignment again = assignment_from_layouts(p, m, whole_layout_a(p, plan, m), whole_layout_b(p, plan, m),
                                              whole_layout_c(p, plan, m));
@@ -316,9 +315,9 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
 
 TEST(QgemmPlan, EstimateLowerBoundNeverExceedsTheEstimate) {
   for (const char* name : {"mini", "mncore-die", "mncore-board"}) {
-    machine::MachineConfig m = load(name);
+    machine::MachineConfig m = config(name);
     for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 2048}}) {
-      const QgemmProblem p = problem(mm, nn, kk);
+      const QgemmProblem p = plan_problem(mm, nn, kk);
       for (const QgemmPlan& plan : every_plan(p, m))
         EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles)
             << name << " " << describe(plan, m);
@@ -328,9 +327,9 @@ TEST(QgemmPlan, EstimateLowerBoundNeverExceedsTheEstimate) {
 
 TEST(QgemmPlan, DefaultPlanIsTheExhaustiveSearchsBest) {
   for (const char* name : {"mini", "mncore-board"}) {
-    machine::MachineConfig m = load(name);
+    machine::MachineConfig m = config(name);
     for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 2048, 2048}}) {
-      QgemmProblem p = problem(mm, nn, kk);
+      QgemmProblem p = plan_problem(mm, nn, kk);
       std::optional<QgemmPlan> best;
       for (const QgemmPlan& plan : every_plan(p, m))
         if (!best || plan.estimated_cycles < best->estimated_cycles) best = plan;

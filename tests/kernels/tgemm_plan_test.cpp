@@ -5,14 +5,13 @@
 #include "kernels/tgemm/tgemm.h"
 #include "sim/machine/machine_file.h"
 #include "sim/numeric/ternary_codec.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
 namespace {
 
-machine::MachineConfig load(const std::string& name) {
-  return machine::load_machine_file(testing::source_path("configs/" + name + ".yaml"));
-}
+using testing::config;
 
 QgemmProblem ternary(std::uint64_t m, std::uint64_t n, std::uint64_t k, WeightEncoding e) {
   QgemmProblem p;
@@ -24,7 +23,7 @@ QgemmProblem ternary(std::uint64_t m, std::uint64_t n, std::uint64_t k, WeightEn
 
 TEST(TgemmPlan, KStepsAreWholePackedRowsAndTheBuffersFitTheLm) {
   for (const char* name : {"mini", "mncore-board"}) {
-    const machine::MachineConfig m = load(name);
+    const machine::MachineConfig m = config(name);
     for (WeightEncoding e : kWeightEncodings)
       for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {1, 1024, 1000}, {7, 9, 43}}) {
         const QgemmProblem p = ternary(mm, nn, kk, e);
@@ -43,7 +42,7 @@ TEST(TgemmPlan, KStepsAreWholePackedRowsAndTheBuffersFitTheLm) {
 TEST(TgemmPlan, PackedWeightsChangeTheBestTilingOfAMatrixVectorProduct) {
   // W is the whole traffic of a GEMV: packed five to a byte, the planner spreads it differently and
   // expects far fewer cycles.
-  const machine::MachineConfig m = load("mini");
+  const machine::MachineConfig m = config("mini");
   const QgemmPlan dpt = default_plan(ternary(1, 1024, 1000, WeightEncoding::kDpt), m);
   const QgemmPlan int8 = default_plan(ternary(1, 1024, 1000, WeightEncoding::kInt8), m);
   EXPECT_NE(describe(dpt, m), describe(int8, m));

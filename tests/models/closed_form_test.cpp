@@ -9,6 +9,7 @@
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
 #include "sim/report/report.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
@@ -16,9 +17,7 @@ namespace {
 
 constexpr std::uint64_t kLoadLatency = 115;
 
-machine::MachineConfig mini() {
-  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
-}
+using testing::mini;
 
 SimulationResult run_on(const machine::MachineConfig& m, const std::string& text) {
   program::Program p = program::parse_program(text, "test", layout::level_names(m));

@@ -8,14 +8,13 @@
 #include "sim/machine/machine_file.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/program_text.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
 namespace {
 
-machine::MachineConfig mini() {
-  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
-}
+using testing::mini;
 
 std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
   std::vector<std::uint8_t> v(n);

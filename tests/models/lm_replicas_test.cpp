@@ -9,14 +9,13 @@
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
 namespace {
 
-machine::MachineConfig mini() {
-  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
-}
+using testing::mini;
 
 std::vector<std::uint8_t> bytes_from(int first, std::size_t n) {
   std::vector<std::uint8_t> v(n);

@@ -13,18 +13,16 @@
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
+#include "tests/configs.h"
+#include "tests/models/parse.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
 namespace {
 
-machine::MachineConfig load(const char* name) {
-  return machine::load_machine_file(testing::source_path(std::string("configs/") + name));
-}
+using testing::config;
 
-program::Program parse(const std::string& text, const machine::MachineConfig& m) {
-  return program::parse_program(text, "test", layout::level_names(m));
-}
+using testing::parse;
 
 // A test-only LT memory with its own latency and rate: one access of n bytes streams
 // ceil(n / rate) cycles from max(arrival, next free), then `latency` cycles. It declares its
@@ -81,7 +79,7 @@ TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
   // mini: the load of 12×8 in row blocks of 3 is bound by the MAB→PE ports (96 B at 8 B/c = 12);
   // its path latency is DRAM's + 8 + 4 + 2 + 1. With a DRAM of latency 300 the closed form says
   // 300 + 15 + 12.
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m, {/*bind_dram=*/false});
   OtherDram other("other", 300, 64);
   sim.board().dram_socket.bind(other.socket);
@@ -93,7 +91,7 @@ TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
 TEST(Modules, ATargetWithoutDmiMovesTheBytesThroughBTransport) {
   // Without DMI the sequencer reads and writes every row of a block through b_transport; the data
   // arrive all the same (block loads and stores of a 12×8 tensor, 4×8 blocks at row offsets).
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m, {/*bind_dram=*/false});
   OtherDram other("other", 50, 64, /*dmi=*/false);
   sim.board().dram_socket.bind(other.socket);
@@ -112,7 +110,7 @@ TEST(Modules, ATargetWithoutDmiMovesTheBytesThroughBTransport) {
 
 TEST(Modules, ASlowTargetMakesALoadDramBound) {
   // The same load from a DRAM of 1 B/c: its stage (96 cycles) now dominates: 300 + 15 + 96.
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m, {false});
   OtherDram other("other", 300, 1);
   sim.board().dram_socket.bind(other.socket);
@@ -143,7 +141,7 @@ std::string vcd_id(const std::string& vcd, const std::string& scope, const std::
 
 TEST(Modules, ALoadOverHalfTheL2BsLeavesTheOtherHalfsPortsIdle) {
   // 1024×512 over 8 of the board's 16 L2Bs: the ports of L2B 8..15 (towards their L1Bs) idle.
-  const auto m = load("mncore-board.yaml");
+  const auto m = config("mncore-board");
   Simulation sim(m);
   auto p = parse(
       "tensor A shape=1024,512\nload tensor=A layout=\"((8_L2B, 8_L1B, 16:8), (16_MAB, 8:1, 4_PE))\"\n", m);
@@ -176,7 +174,7 @@ TEST(Modules, ALoadOverHalfTheL2BsLeavesTheOtherHalfsPortsIdle) {
 TEST(Modules, AnInstructionWithUnequalPerPeWorkTakesTheSlowestPesTime) {
   // mini's MAC: 64 MACs/cycle, latency 4. PE 5 has 640 MACs, the others 64: all start together,
   // the step ends 4 + 10 cycles after the start.
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m);
   std::vector<std::uint64_t> work(m.pe_count(), 64);
   work[5] = 640;
@@ -195,7 +193,7 @@ TEST(Modules, AnInstructionWithUnequalPerPeWorkTakesTheSlowestPesTime) {
 }
 
 TEST(Modules, OneSimulationRunsTwoProgramsWithSeparateCounters) {
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m);
   auto first = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
   auto second = parse(
@@ -227,7 +225,7 @@ namespace {
 
 TEST(Modules, TimingOnlyGivesTheSameCyclesAndCountersAsAFullRun) {
   // The worked program of docs/isa.md: loads, a MAC, a requant and a store on mini.
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   std::ifstream f(testing::source_path("docs/examples/gemm.prog"));
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   auto p = parse(text, m);

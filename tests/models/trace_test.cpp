@@ -15,6 +15,8 @@
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
+#include "tests/configs.h"
+#include "tests/models/parse.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
@@ -22,13 +24,9 @@ namespace {
 
 using nlohmann::json;
 
-machine::MachineConfig load(const char* name) {
-  return machine::load_machine_file(testing::source_path(std::string("configs/") + name));
-}
+using testing::config;
 
-program::Program parse(const std::string& text, const machine::MachineConfig& m) {
-  return program::parse_program(text, "test", layout::level_names(m));
-}
+using testing::parse;
 
 // A VCD read back: each `scope.signal` → its identifier, each identifier → its (time, value) changes.
 struct Vcd {
@@ -101,7 +99,7 @@ const char* kHalfLoad =
     "tensor A shape=1024,512\nload tensor=A layout=\"((8_L2B, 8_L1B, 16:8), (16_MAB, 8:1, 4_PE))\"\n";
 
 TEST(Traces, ALoadOverHalfTheL2BsShowsTheOtherHalfIdleInTheVcd) {
-  const auto m = load("mncore-board.yaml");
+  const auto m = config("mncore-board");
   Simulation sim(m);
   SimulationOptions o;
   o.vcd_path = testing::temp_path("half.vcd");
@@ -128,7 +126,7 @@ TEST(Traces, ALoadOverHalfTheL2BsShowsTheOtherHalfIdleInTheVcd) {
 }
 
 TEST(Traces, ALoadOverHalfTheL2BsShowsTheOtherHalfIdleInTheJson) {
-  const auto m = load("mncore-board.yaml");
+  const auto m = config("mncore-board");
   Simulation sim(m);
   SimulationOptions o;
   o.json_path = testing::temp_path("half.json");
@@ -162,7 +160,7 @@ store tensor=C layout="((2_L1B, 4_MAB, 4_PE, 3:8), (8:1))" lm=512
 )P";
 
 TEST(Traces, TheInstructionStringNamesEachInstruction) {
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m);
   SimulationOptions o;
   o.vcd_path = testing::temp_path("names.vcd");
@@ -229,7 +227,7 @@ void check_trace_event_format(const json& doc) {
 }
 
 TEST(Traces, TheJsonIsTraceEventDataWhoseSlicesAreTheRunsTimings) {
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m);
   SimulationOptions o;
   o.json_path = testing::temp_path("gemm.json");
@@ -263,7 +261,7 @@ TEST(Traces, TheJsonIsTraceEventDataWhoseSlicesAreTheRunsTimings) {
 }
 
 TEST(Traces, TheGtkwaveSaveFileNamesSignalsTheVcdDeclares) {
-  const auto m = load("mini.yaml");
+  const auto m = config("mini");
   Simulation sim(m);
   SimulationOptions o;
   o.vcd_path = testing::temp_path("view.vcd");

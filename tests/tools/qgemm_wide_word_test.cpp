@@ -14,7 +14,7 @@ namespace {
 using testing::data_path;
 using testing::run_treesim;
 
-nlohmann::json run_qgemm(const std::string& machine, const std::vector<std::string>& extra) {
+nlohmann::json run_wide_qgemm(const std::string& machine, const std::vector<std::string>& extra) {
   static int n = 0;
   const std::string report = testing::temp_path("qgemm-wide-" + std::to_string(n++) + ".json");
   std::vector<std::string> args{
@@ -33,7 +33,7 @@ nlohmann::json run_qgemm(const std::string& machine, const std::vector<std::stri
 }
 
 // int8 and uint8 operands and outputs, zero points, per tensor and per channel, bias or none.
-const std::vector<std::vector<std::string>> kVariants = {
+const std::vector<std::vector<std::string>> kWideVariants = {
     {"--dtype-a", "u8", "--dtype-b", "u8", "--dtype-out", "u8"},
     {"--dtype-a", "s8", "--dtype-b", "s8", "--a-zero", "-7", "--b-zero", "12", "--out-zero", "-3"},
     {"--per-channel"},
@@ -44,36 +44,36 @@ const std::vector<std::vector<std::string>> kVariants = {
 class WideLmWords : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(WideLmWords, RaggedShapeIsBitExact) {
-  for (const auto& v : kVariants) {
+  for (const auto& v : kWideVariants) {
     std::vector<std::string> args{"--m", "37", "--n", "50", "--k", "129"};
     args.insert(args.end(), v.begin(), v.end());
-    run_qgemm(GetParam(), args);
+    run_wide_qgemm(GetParam(), args);
   }
 }
 
 TEST_P(WideLmWords, TinyShapeIsBitExact) {
-  for (const auto& v : kVariants) {
+  for (const auto& v : kWideVariants) {
     std::vector<std::string> args{"--m", "8", "--n", "8", "--k", "8"};
     args.insert(args.end(), v.begin(), v.end());
-    run_qgemm(GetParam(), args);
+    run_wide_qgemm(GetParam(), args);
   }
 }
 
 TEST_P(WideLmWords, ShapesSmallerThanAWordAreBitExact) {
-  run_qgemm(GetParam(), {"--m", "1", "--n", "1", "--k", "1"});
-  run_qgemm(GetParam(), {"--m", "3", "--n", "5", "--k", "7", "--per-channel"});
+  run_wide_qgemm(GetParam(), {"--m", "1", "--n", "1", "--k", "1"});
+  run_wide_qgemm(GetParam(), {"--m", "3", "--n", "5", "--k", "7", "--per-channel"});
 }
 
 TEST_P(WideLmWords, KSplitOverThePesIsBitExact) {
   const nlohmann::json j =
-      run_qgemm(GetParam(), {"--m", "37", "--n", "50", "--k", "129", "--per-channel", "--layout-a",
-                             "(37,129)/((2_L1B, 4_MAB, 5:33), (4_PE, 33:1))"});
+      run_wide_qgemm(GetParam(), {"--m", "37", "--n", "50", "--k", "129", "--per-channel", "--layout-a",
+                                  "(37,129)/((2_L1B, 4_MAB, 5:33), (4_PE, 33:1))"});
   EXPECT_EQ(j["instructions"]["reduce"]["count"], 1);
 }
 
 TEST_P(WideLmWords, ManyPassesAndStepsAreBitExact) {
-  const nlohmann::json j =
-      run_qgemm(GetParam(), {"--m", "1000", "--n", "900", "--k", "130", "--per-channel", "--dtype-a", "u8"});
+  const nlohmann::json j = run_wide_qgemm(
+      GetParam(), {"--m", "1000", "--n", "900", "--k", "130", "--per-channel", "--dtype-a", "u8"});
   EXPECT_GT(j["passes"].get<int>(), 1);
   EXPECT_GT(j["k_steps"].get<int>(), 1);
 }

@@ -22,7 +22,7 @@ namespace {
 using testing::run_treesim;
 using testing::source_path;
 
-const char* const kEncodings[] = {"dpt", "bct", "base3", "int8"};
+const char* const kTernaryEncodings[] = {"dpt", "bct", "base3", "int8"};
 
 nlohmann::json run_tgemm(const std::string& machine, std::vector<std::string> extra) {
   nlohmann::json j = testing::run_verified("tgemm", machine, extra);
@@ -55,7 +55,7 @@ void run_variant(const std::string& machine, const char* encoding, const std::ve
 
 // Mini: every encoding × shape × variant.
 TEST(TgemmCli, BitExactForEveryEncodingOnMini) {
-  for (const char* e : kEncodings)
+  for (const char* e : kTernaryEncodings)
     for (const auto& shape : kShapes)
       for (const auto& v : kVariants) run_variant("mini", e, shape, v);
 }
@@ -65,25 +65,25 @@ TEST(TgemmCli, BitExactForEveryEncodingOnMini) {
 // elaborating 8,192 PEs.
 TEST(TgemmCli, BitExactForEveryEncodingOnTheBoard) {
   std::size_t i = 0;
-  for (const char* e : kEncodings)
+  for (const char* e : kTernaryEncodings)
     for (const auto& shape : kShapes)
       run_variant("mncore-board", e, shape, kVariants[i++ % kVariants.size()]);
 }
 
 TEST(TgemmCli, BitExactWithKSplitOverTheTree) {
-  for (const char* e : kEncodings)
+  for (const char* e : kTernaryEncodings)
     run_tgemm("mini", {"--m", "16", "--n", "24", "--k", "303", "--layout-a", "((4_MAB, 4:303), (303:1))",
                        "--weight-encoding", e});
 }
 
 TEST(TgemmCli, BitExactWithGivenLayoutsAndWideWords) {
-  for (const char* e : kEncodings) {
+  for (const char* e : kTernaryEncodings) {
     const nlohmann::json j =
         run_tgemm("mini", {"--m", "16", "--n", "24", "--k", "43", "--weight-encoding", e, "--layout-w",
                            "((43:6), (4_PE, 6:1))", "--layout-c", "((2_L1B, 4_MAB, 2:6), (4_PE, 6:1))"});
     EXPECT_EQ(j["info"]["layout_w"], "((43:6), (4_PE, 6:1))") << e;
   }
-  for (const char* e : kEncodings) {
+  for (const char* e : kTernaryEncodings) {
     std::vector<std::string> args{
         "run", "tgemm",    "--machine",     testing::data_path("machines/mini-w4.yaml"),
         "--m", "7",        "--n",           "50",
@@ -116,7 +116,7 @@ nlohmann::json compare_all(std::vector<std::string> extra) {
   if (r.exit_code != 0) return {};
   nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
   EXPECT_EQ(j["compare"], "weight-encoding");
-  for (const char* e : kEncodings) {
+  for (const char* e : kTernaryEncodings) {
     EXPECT_EQ(j["runs"][e]["verify"]["ok"], true) << e;
     EXPECT_EQ(j["runs"][e]["info"]["weight_encoding"], e);
   }
@@ -128,7 +128,7 @@ TEST(TgemmCli, DptMovesAFifthOfInt8sWeightBytesAndFourFifthsOfBcts) {
                                                                  {"--m", "64", "--n", "64", "--k", "2001"}}) {
     const nlohmann::json runs = compare_all(shape);
     std::map<std::string, std::uint64_t> bytes;
-    for (const char* e : kEncodings) bytes[e] = field(runs[e], "w_dram_read_bytes");
+    for (const char* e : kTernaryEncodings) bytes[e] = field(runs[e], "w_dram_read_bytes");
     EXPECT_GT(bytes["dpt"], 0u);
     EXPECT_LE(static_cast<double>(bytes["dpt"]), 0.21 * static_cast<double>(bytes["int8"])) << shape[5];
     EXPECT_LE(static_cast<double>(bytes["dpt"]), 0.81 * static_cast<double>(bytes["bct"])) << shape[5];
@@ -232,7 +232,7 @@ TEST(TgemmCli, FromFilesNpyAndDptGiveTheReferenceResult) {
     std::vector<std::int32_t> ai(a.begin(), a.end()), wi(w.begin(), w.end());
     const std::vector<std::int32_t> expect = numeric::reference_qgemm(p, ai, wi, bias);
     for (const std::string& weights : {w_path, dpt_path})
-      for (const char* e : kEncodings) {
+      for (const char* e : kTernaryEncodings) {
         const std::string out = testing::temp_path("tc.npy");
         auto r = run_treesim({"run", "tgemm", "--machine", source_path("configs/mini.yaml"), "--a", a_path,
                               "--w", weights, "--bias", bias_path, "--quant", quant, "--weight-encoding", e,

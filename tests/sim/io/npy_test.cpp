@@ -12,7 +12,7 @@
 namespace treesim::io {
 namespace {
 
-std::string error_of(std::string_view data) {
+std::string npy_error(std::string_view data) {
   try {
     parse_npy(data, "x.npy");
   } catch (const NpyError& e) {
@@ -121,31 +121,31 @@ TEST(Npy, WrongDtypeNamesTheFileAndBothTypes) {
 }
 
 TEST(Npy, BadFilesGiveOneLineErrors) {
-  EXPECT_EQ(error_of("PK\x03\x04 not numpy"),
+  EXPECT_EQ(npy_error("PK\x03\x04 not numpy"),
             "x.npy: not a .npy file (expected the magic \\x93NUMPY at the start)");
   EXPECT_EQ(
-      error_of(handmade("{'descr': '<i4', 'fortran_order': True, 'shape': (1,), }", std::string(4, '\0'))),
+      npy_error(handmade("{'descr': '<i4', 'fortran_order': True, 'shape': (1,), }", std::string(4, '\0'))),
       "x.npy: expected C order (fortran_order False), got Fortran order");
-  EXPECT_EQ(error_of(handmade("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }",
-                              std::string(10, '\0'))),
+  EXPECT_EQ(npy_error(handmade("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }",
+                               std::string(10, '\0'))),
             "x.npy: truncated .npy file: expected 16 data bytes for int32 (2, 2), got 10");
   EXPECT_EQ(
-      error_of(handmade("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'))),
+      npy_error(handmade("{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'))),
       "x.npy: expected dtype int8, uint8, int32, float16, bfloat16, float32 or float64 (little-endian), got "
       "'>i4' "
       "(big-endian)");
   EXPECT_EQ(
-      error_of(handmade("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), }", std::string(2, '\0'))),
+      npy_error(handmade("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), }", std::string(2, '\0'))),
       "x.npy: expected dtype int8, uint8, int32, float16, bfloat16, float32 or float64 (little-endian), got "
       "'<i2'");
   const std::string good = to_npy_bytes(make_npy<std::int8_t>({1}, {1}));
-  EXPECT_EQ(error_of(good.substr(0, 40)).rfind("x.npy: truncated .npy file (header of", 0), 0u);
-  EXPECT_EQ(error_of(std::string("\x93NUMPY\x04\x00", 8)),
+  EXPECT_EQ(npy_error(good.substr(0, 40)).rfind("x.npy: truncated .npy file (header of", 0), 0u);
+  EXPECT_EQ(npy_error(std::string("\x93NUMPY\x04\x00", 8)),
             "x.npy: expected .npy format version 1.0, 2.0 or 3.0, got 4.0");
-  EXPECT_EQ(error_of(handmade("{'descr': '|i1', 'shape': (1,), }", "x"))
+  EXPECT_EQ(npy_error(handmade("{'descr': '|i1', 'shape': (1,), }", "x"))
                 .rfind("x.npy: bad .npy header: missing", 0),
             0u);
-  for (const std::string& e : {error_of("garbage"), error_of(handmade("{'descr' '|i1'}", ""))})
+  for (const std::string& e : {npy_error("garbage"), npy_error(handmade("{'descr' '|i1'}", ""))})
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 

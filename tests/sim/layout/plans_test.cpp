@@ -20,14 +20,14 @@ namespace {
 
 using V = std::vector<std::uint64_t>;
 
-BoundLayout bound(const std::string& text, const V& shape, const machine::MachineConfig& m,
-                  std::size_t bytes = 1) {
+BoundLayout bound_layout(const std::string& text, const V& shape, const machine::MachineConfig& m,
+                         std::size_t bytes = 1) {
   return bind_or_throw(parse_layout_or_throw(text, m), shape, m, bytes);
 }
 
 TEST(LoaderPlan, SeedLayoutOnTheBoard) {
   auto m = machine::load_machine_file(treesim::testing::source_path("configs/mncore-board.yaml"));
-  auto b = bound("((16_L2B, 8_L1B, 8:8), (16_MAB, 8:1, 4_PE))", {1024, 512}, m);
+  auto b = bound_layout("((16_L2B, 8_L1B, 8:8), (16_MAB, 8:1, 4_PE))", {1024, 512}, m);
   TrafficPlan load = plan_load(b), gather = plan_gather(b);
   // 1024 × 512 int8 = 524288 bytes, each read once; no replication, so every level sends and
   // delivers all of it once.
@@ -67,7 +67,7 @@ TEST(LoaderPlan, BroadcastOnAOneMabMachine) {
       "  requant: { values_per_cycle: 8, latency_cycles: 3 }\n";
   auto m = machine::load_machine_file(treesim::testing::write_temp_file("one-mab.yaml", yaml));
   for (std::size_t bytes : {1u, 4u}) {
-    auto b = bound("((12:8), (8:1); B@[PE])", {12, 8}, m, bytes);
+    auto b = bound_layout("((12:8), (8:1); B@[PE])", {12, 8}, m, bytes);
     TrafficPlan load = plan_load(b), gather = plan_gather(b);
     const std::uint64_t t = 12 * 8 * bytes;  // 96 elements
     EXPECT_EQ(load.dram_read_bytes, t);
@@ -93,7 +93,7 @@ TEST(LoaderPlan, BroadcastOnAOneMabMachine) {
 
 TEST(LoaderPlan, PaddingTravelsDownButNotUp) {
   auto m = testing::toy();
-  auto b = bound("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, m);
+  auto b = bound_layout("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, m);
   TrafficPlan load = plan_load(b), gather = plan_gather(b);
   // 10×7 = 70 elements read; 12×7 = 84 padded slots go down, 21 per PE.
   EXPECT_EQ(load.dram_read_bytes, 70u);
@@ -104,7 +104,7 @@ TEST(LoaderPlan, PaddingTravelsDownButNotUp) {
 }
 
 TEST(LoaderPlan, TimeLayoutsAreNotResident) {
-  auto b = bound("((3_Time, 4_PE), (8:1))", {12, 8}, testing::toy());
+  auto b = bound_layout("((3_Time, 4_PE), (8:1))", {12, 8}, testing::toy());
   EXPECT_THROW(plan_load(b), LayoutError);
   EXPECT_THROW(for_each_slot(b, [](std::uint64_t, std::uint64_t, std::int64_t) {}), LayoutError);
 }
@@ -113,7 +113,7 @@ TEST(LoaderPlan, A64MiBTensorPlansFast) {
   auto m = testing::board();
   auto start = std::chrono::steady_clock::now();
   // 8192 × 8192 int8 = 64 MiB: 8 KiB per PE.
-  auto b = bound("((16_L2B, 8_L1B, 64:128), (16_MAB, 4_PE, 128:1))", {8192, 8192}, m);
+  auto b = bound_layout("((16_L2B, 8_L1B, 64:128), (16_MAB, 4_PE, 128:1))", {8192, 8192}, m);
   TrafficPlan load = plan_load(b), gather = plan_gather(b);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(load.dram_read_bytes, 64u << 20);
@@ -123,7 +123,7 @@ TEST(LoaderPlan, A64MiBTensorPlansFast) {
 }
 
 TEST(ForEachSlot, SeedLayoutFillsEveryPeOnce) {
-  auto b = bound("((16_L2B, 8_L1B, 8:8), (16_MAB, 8:1, 4_PE))", {1024, 512}, testing::board());
+  auto b = bound_layout("((16_L2B, 8_L1B, 8:8), (16_MAB, 8:1, 4_PE))", {1024, 512}, testing::board());
   std::vector<std::uint8_t> hits(8192 * 64, 0);
   std::uint64_t slots = 0;
   std::int64_t at_5604_35 = -2;
@@ -139,7 +139,7 @@ TEST(ForEachSlot, SeedLayoutFillsEveryPeOnce) {
 
 TEST(ForEachSlot, ByteOffsetsCountLanesAndElementSize) {
   // T19 on mn2 with int32: (77) at PE 2 address 6 lane 1 → byte (6×2 + 1)×4 = 52, on 1024 replicas.
-  auto b = bound("((4_PE:1, 16:1, 2_W:1))", {128}, testing::mn2(), 4);
+  auto b = bound_layout("((4_PE:1, 16:1, 2_W:1))", {128}, testing::mn2(), 4);
   std::uint64_t copies = 0;
   for_each_slot(b, [&](std::uint64_t pe, std::uint64_t off, std::int64_t e) {
     if (e == 77) {
@@ -153,7 +153,8 @@ TEST(ForEachSlot, ByteOffsetsCountLanesAndElementSize) {
 
 TEST(Conversion, BlockedRowsToCyclicRows) {
   auto m = testing::toy();
-  auto a = bound("((4_PE, 3:8), (8:1))", {12, 8}, m), c = bound("((3:8, 4_PE), (8:1))", {12, 8}, m);
+  auto a = bound_layout("((4_PE, 3:8), (8:1))", {12, 8}, m),
+       c = bound_layout("((3:8, 4_PE), (8:1))", {12, 8}, m);
   ConversionPlan p = plan_conversion(a, c);
   // Row i: A puts it on PE i/3 at slot i%3, B on PE i%4 at slot i/4.
   // In place (same PE, same slot): rows 0 and 11 → 16 elements. Same PE, other slot: rows 5, 6 → 16.
@@ -173,7 +174,7 @@ TEST(Conversion, BlockedRowsToCyclicRows) {
 
 TEST(Conversion, UnicastToBroadcastIsAMulticast) {
   auto m = testing::toy();
-  auto a = bound("((4_PE, 3:8), (8:1))", {12, 8}, m), c = bound("((12:8), (8:1))", {12, 8}, m);
+  auto a = bound_layout("((4_PE, 3:8), (8:1))", {12, 8}, m), c = bound_layout("((12:8), (8:1))", {12, 8}, m);
   ConversionPlan p = plan_conversion(a, c);
   // Every element is wanted on all 4 PEs at address (i×8 + j): 384 slots. Row i sits on PE i/3 at
   // address (i%3)×8 + j, which equals i×8 + j only for rows 0, 1, 2 → 24 in place. Its own PE keeps a
@@ -188,7 +189,7 @@ TEST(Conversion, UnicastToBroadcastIsAMulticast) {
 }
 
 TEST(UnitView, PaddedRowsOfT11) {
-  auto b = bound("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, testing::toy());
+  auto b = bound_layout("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, testing::toy());
   UnitView v = unit_view(b, {0, 0, 0, 2});
   ASSERT_TRUE(v.used);
   EXPECT_EQ(runs_string(v.axes[0]), "2..10 step 4");
@@ -200,21 +201,21 @@ TEST(UnitView, PaddedRowsOfT11) {
 }
 
 TEST(UnitView, UnusedUnitsAndSummary) {
-  auto b = bound("((4_PE, 3:8), (8:1))", {12, 8}, testing::board());
+  auto b = bound_layout("((4_PE, 3:8), (8:1))", {12, 8}, testing::board());
   EXPECT_TRUE(unit_view(b, {0, 0, 0, 0}).used);
   EXPECT_EQ(summary(b, "i8"), "i8[12: 4_PE×3, 8] 24 words/PE (24 B), 8192 of 8192 PEs, replicated ×2048");
-  auto pinned = bound("((1_MAB, 4_PE, 3:8), (8:1))", {12, 8}, testing::board());
+  auto pinned = bound_layout("((1_MAB, 4_PE, 3:8), (8:1))", {12, 8}, testing::board());
   EXPECT_TRUE(unit_view(pinned, {3, 1, 0, 2}).used);
   EXPECT_FALSE(unit_view(pinned, {3, 1, 1, 2}).used);
   EXPECT_EQ(unit_view(pinned, {3, 1, 0, 2}).replica, 3u * 8 + 1);  // omitted L2B, L1B
 }
 
 TEST(UnitView, TensorGridOfT1) {
-  auto b = bound("((4_PE, 3:8), (8:1))", {12, 8}, testing::toy());
+  auto b = bound_layout("((4_PE, 3:8), (8:1))", {12, 8}, testing::toy());
   std::string grid = tensor_grid(b);
   // Row 5 = PE 1, addresses 16..23.
   EXPECT_NE(grid.find("\n 5 1:16 1:17 1:18 1:19 1:20 1:21 1:22 1:23\n"), std::string::npos) << grid;
-  auto padded = bound("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, testing::toy());
+  auto padded = bound_layout("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, testing::toy());
   EXPECT_NE(tensor_grid(padded).find("2:14*"), std::string::npos);
 }
 

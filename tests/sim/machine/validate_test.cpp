@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 
 // mini without its energy model (which names levels) and with memory only in the PEs, so each test
 // sees only the problems it makes.
-MachineConfig mini() {
+MachineConfig mini_config() {
   MachineConfig c = load_machine_file(testing::source_path("configs/mini.yaml"));
   c.energy.reset();
   for (std::size_t i = 0; i + 1 < c.levels.size(); ++i) c.levels[i].memory_bytes = 0;
@@ -34,7 +34,7 @@ TEST(Validate, ShippedMachinesHaveNoProblem) {
 }
 
 TEST(Validate, ReturnsEveryProblemWithItsFieldPath) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.levels[2].fanout = 0;
   c.pe.mac.int8_macs_per_cycle = 0;
   c.dram.bytes_per_cycle = 0;
@@ -46,7 +46,7 @@ TEST(Validate, ReturnsEveryProblemWithItsFieldPath) {
 }
 
 TEST(Validate, ZeroRateIsAnErrorForEveryUnit) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.pe.copy.bytes_per_cycle = c.pe.requant.values_per_cycle = c.pe.dpt_decoder.bytes_per_cycle = 0;
   c.levels[0].up_bytes_per_cycle = 0;
   EXPECT_THAT(wheres(validate(c)), ::testing::UnorderedElementsAre(
@@ -55,14 +55,14 @@ TEST(Validate, ZeroRateIsAnErrorForEveryUnit) {
 }
 
 TEST(Validate, FanoutsThatWrap64BitsAreRefusedAndUnitsAtDoesNotWrap) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   for (auto& l : c.levels) l.fanout = std::uint64_t{1} << 16;  // 2^64 PEs: a plain product is 0
   EXPECT_THAT(validate(c), Contains(Field(&core::Error::where, "levels[1].fanout")));
   EXPECT_THROW(c.pe_count(), std::overflow_error);
 }
 
 TEST(Validate, PeCountLimit) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.levels[0].fanout = MachineLimits::kMaxPes;  // × 32 below it
   c.levels.back().memory_bytes = 1;
   const auto errors = validate(c);
@@ -71,7 +71,7 @@ TEST(Validate, PeCountLimit) {
 }
 
 TEST(Validate, TotalMemoryLimitIsCheckedWithoutOverflow) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.levels.back().memory_bytes = std::uint64_t{16777215} << 40;  // 16 million TiB per PE
   const auto errors = validate(c);
   ASSERT_EQ(errors.size(), 1u);
@@ -79,7 +79,7 @@ TEST(Validate, TotalMemoryLimitIsCheckedWithoutOverflow) {
 }
 
 TEST(Validate, LevelCountLimitIsCheckedBeforeTheLevels) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.levels.resize(20000, c.levels.back());
   const auto errors = validate(c);
   ASSERT_EQ(errors.size(), 1u);
@@ -87,7 +87,7 @@ TEST(Validate, LevelCountLimitIsCheckedBeforeTheLevels) {
 }
 
 TEST(Validate, NamesMustBePrintableUtf8AndLevelNamesUnique) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.name = "bad\xff";
   c.levels[3].name = "L2B";
   EXPECT_THAT(wheres(validate(c)), ::testing::ElementsAre("name", "levels[3].name"));
@@ -97,7 +97,7 @@ TEST(Validate, NamesMustBePrintableUtf8AndLevelNamesUnique) {
 }
 
 TEST(Validate, ClockMustBeFinitePositive) {
-  MachineConfig c = mini();
+  MachineConfig c = mini_config();
   c.clock_ghz = std::numeric_limits<double>::infinity();
   EXPECT_THAT(wheres(validate(c)), ::testing::ElementsAre("clock_ghz"));
 }

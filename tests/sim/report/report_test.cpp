@@ -4,14 +4,13 @@
 
 #include "sim/machine/machine_file.h"
 #include "sim/report/report.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::report {
 namespace {
 
-machine::MachineConfig mini() {
-  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
-}
+using testing::mini;
 
 // mini: 32 PEs of 64 MACs and 8 requant values per cycle; DRAM 64 B/c; link rates L2B 64, L1B 32,
 // MAB 16, PE 8 B/c; energy mac 0.2, LM 0.5, DRAM 20, links L2B 8, L1B 4, MAB 2, PE 1 pJ/B.

@@ -81,7 +81,7 @@ TEST(MatrixFiles, SkewSymmetricMirrorsNegated) {
   EXPECT_EQ(dense_of(f.coo), (std::vector<double>{0, -3, 3, 0}));
 }
 
-std::string error_of(const std::string& text) {
+std::string read_error(const std::string& text) {
   try {
     read_matrix_market(text, "m.mtx");
   } catch (const SparseError& e) {
@@ -102,27 +102,27 @@ TEST(MatrixFileErrors, WrongMtxFromRNamesTheLineAndIndex) {
 }
 
 TEST(MatrixFileErrors, TruncatedCoordinateFile) {
-  EXPECT_EQ(error_of("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1.0\n"),
+  EXPECT_EQ(read_error("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1.0\n"),
             "m.mtx:3: expected 3 entries, got 1 before the end of the file");
 }
 
 TEST(MatrixFileErrors, BadBannerAndFields) {
-  EXPECT_EQ(error_of("%MatrixMarket matrix coordinate real general\n"),
+  EXPECT_EQ(read_error("%MatrixMarket matrix coordinate real general\n"),
             "m.mtx:1: expected the banner '%%MatrixMarket matrix coordinate|array real|integer|pattern "
             "general|symmetric|skew-symmetric'");
-  EXPECT_NE(
-      error_of("%%MatrixMarket matrix coordinate complex general\n1 1 0\n").find("complex is not supported"),
-      std::string::npos);
-  EXPECT_NE(error_of("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 x\n")
+  EXPECT_NE(read_error("%%MatrixMarket matrix coordinate complex general\n1 1 0\n")
+                .find("complex is not supported"),
+            std::string::npos);
+  EXPECT_NE(read_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 x\n")
                 .find("expected a real value, got 'x'"),
             std::string::npos);
-  EXPECT_NE(
-      error_of("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 2 1\n").find("above the diagonal"),
-      std::string::npos);
-  EXPECT_NE(error_of("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 2\n")
+  EXPECT_NE(read_error("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 2 1\n")
+                .find("above the diagonal"),
+            std::string::npos);
+  EXPECT_NE(read_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 2\n")
                 .find("expected the end"),
             std::string::npos);
-  EXPECT_NE(error_of("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 nan\n")
+  EXPECT_NE(read_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 nan\n")
                 .find("expected a real value"),
             std::string::npos);
 }

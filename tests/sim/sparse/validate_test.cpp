@@ -8,7 +8,7 @@
 namespace treesim::sparse {
 namespace {
 
-const std::vector<double> kA = {1, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 4, 0, 5, 0};
+const std::vector<double> kDense = {1, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 4, 0, 5, 0};
 
 std::string error_of(const SparseMatrix& m) {
   try {
@@ -19,13 +19,13 @@ std::string error_of(const SparseMatrix& m) {
   return "valid";
 }
 
-SparseMatrix csr() { return build_dense(kA, 4, 4, parse_encoding("csr")); }
+SparseMatrix csr() { return build_dense(kDense, 4, 4, parse_encoding("csr")); }
 
 TEST(Validate, BuiltStorageIsValidInEveryNamedEncoding) {
   for (const auto& s : shortcuts()) {
     const Encoding e = parse_encoding(s.name);
     if (e.is_ell() || e.levels.back().type.format == LevelFormat::kNOutOfM) continue;  // A does not fit them
-    EXPECT_EQ(error_of(build_dense(kA, 4, 4, e)), "valid") << s.name;
+    EXPECT_EQ(error_of(build_dense(kDense, 4, 4, e)), "valid") << s.name;
   }
 }
 
@@ -66,7 +66,8 @@ TEST(Validate, RepeatedCoordinateOfAUniqueLevel) {
 }
 
 TEST(Validate, NonorderedLevelTakesAnyOrder) {
-  SparseMatrix m = build_dense(kA, 4, 4, parse_encoding("(i, j) -> (i : dense, j : compressed(nonordered))"));
+  SparseMatrix m =
+      build_dense(kDense, 4, 4, parse_encoding("(i, j) -> (i : dense, j : compressed(nonordered))"));
   m.levels[1].coordinates = {3, 0, 1, 0, 2};
   EXPECT_EQ(error_of(m), "valid");
 }
@@ -85,7 +86,7 @@ TEST(Validate, NOutOfMBlockWithARepeatedCoordinate) {
 }
 
 TEST(Validate, EllPaddingInTheMiddleOfARow) {
-  SparseMatrix m = build_dense(kA, 4, 4, parse_encoding("ell2"));
+  SparseMatrix m = build_dense(kDense, 4, 4, parse_encoding("ell2"));
   m.levels[2].coordinates[2] = ell_pad(0);
   m.levels[2].coordinates[3] = 1;
   EXPECT_EQ(error_of(m),
@@ -94,13 +95,13 @@ TEST(Validate, EllPaddingInTheMiddleOfARow) {
 
 TEST(Validate, PositionPastPosWidth) {
   SparseMatrix m =
-      build_dense(kA, 4, 4, parse_encoding("map = (i, j) -> (i : dense, j : compressed), posWidth = 8"));
+      build_dense(kDense, 4, 4, parse_encoding("map = (i, j) -> (i : dense, j : compressed), posWidth = 8"));
   m.levels[1].positions[4] = 256;
   EXPECT_EQ(error_of(m), "level 1 positions[4]: 256 does not fit posWidth = 8");
 }
 
 TEST(Validate, LooseHiBelowLo) {
-  SparseMatrix m = build_dense(kA, 4, 4, parse_encoding("lcsr"));
+  SparseMatrix m = build_dense(kDense, 4, 4, parse_encoding("lcsr"));
   m.levels[1].positions[1] = 1;
   m.levels[1].positions[0] = 2;
   EXPECT_EQ(error_of(m), "level 1 positions[1]: 1 is less than its lo 2 (expected lo <= hi)");

@@ -9,14 +9,13 @@
 #include "sim/layout/convert.h"
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::timing {
 namespace {
 
-machine::MachineConfig mini() {
-  return machine::load_machine_file(testing::source_path("configs/mini.yaml"));
-}
+using testing::mini;
 
 TEST(CostModel, UnitIsLatencyPlusCeilingOfWorkOverRate) {
   const auto m = mini();
