@@ -57,6 +57,7 @@ test-cluster: build
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS) --target benchmarks treesim
 	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
+	@echo "== $(BUILD)/bench/bench_qgemm --timing-only"; $(BUILD)/bench/bench_qgemm --timing-only
 	@echo "== bench/qgemm_roofline.sh"; bench/qgemm_roofline.sh $(BUILD)/tools/treesim
 	@echo "== bench/sweep_wall_time.sh"; bench/sweep_wall_time.sh $(BUILD)/tools/treesim
 	@echo "== bench/tgemm_vs_qgemm.sh"; bench/tgemm_vs_qgemm.sh $(BUILD)/tools/treesim
