@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/core/error.h"
 #include "sim/io/npy.h"
 #include "sim/machine/machine_config.h"
 #include "sim/program/instruction.h"
@@ -25,6 +26,12 @@ class CliError : public std::runtime_error {
  private:
   int exit_code_;
 };
+
+// The one line a command prints for `errors`: the first of them (they come in the order the user
+// would fix them), or "failed" when there is none.
+inline std::string first_error(const core::Errors& errors) {
+  return errors.empty() ? "failed" : errors.front().message();
+}
 
 // Loads and validates a machine file; its errors become CliErrors with exit status 2.
 machine::MachineConfig load_machine_or_throw(const std::string& path);

@@ -101,7 +101,7 @@ void run_mlp(const MlpCommand& c) {
         chain_file ? mlp::chain_plan_file_layouts(c.plan_file, model, rows, machine)
                    : mlp::chain_network_plan(model, rows, machine);
     if (!p) {
-      const std::string message = p.errors().empty() ? "failed" : p.errors().front().message();
+      const std::string message = first_error(p.errors());
       throw CliError(chain_file ? message : fmt::format("the chain plan for {} images: {}", rows, message));
     }
     return chain_plans.emplace(rows, std::move(p.value())).first->second;
@@ -141,7 +141,7 @@ void run_mlp(const MlpCommand& c) {
       const std::string where = fmt::format("{}, images {}..{}", layer.name, first, first + rows - 1);
       std::unique_ptr<kernels::Problem> problem = mlp::layer_problem(model, l, rows, act, layouts);
       auto fail = [&](const core::Errors& e) {
-        throw CliError(fmt::format("{}: {}", where, e.empty() ? "failed" : e.front().message()));
+        throw CliError(fmt::format("{}: {}", where, first_error(e)));
       };
       if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
       kernels::Result<kernels::Plan> p = problem->plan(machine);

@@ -30,11 +30,6 @@ struct KernelCommand {
   RunOptions run;
 };
 
-[[noreturn]] void fail(const core::Errors& errors) {
-  // One line: the first error (they are in the order the user would fix them).
-  throw CliError(errors.empty() ? "failed" : errors.front().message());
-}
-
 // --out-dtype f32: scale · (q − zero_point) of each code, computed in double and rounded to f32 once
 // (exact for 8-bit codes up to that rounding, as oneDNN's f32 multiply).
 std::vector<float> dequantize_codes(const std::vector<std::uint8_t>& bytes, core::DType dtype,
@@ -87,7 +82,7 @@ ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
                        const std::string& heading) {
   const kernels::Kernel& kernel = *c.kernel;
   std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
-  if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
+  if (core::Errors e = problem->check(machine); !e.empty()) throw CliError(first_error(e));
   const kernels::Plan plan = c.plan_file.empty() ? take(problem->plan(machine))
                                                  : take(problem->plan_from_file(c.plan_file, machine));
   if (!c.run.quiet || c.plan_only) std::cout << heading << plan.description << "\n";

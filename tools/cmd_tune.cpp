@@ -154,7 +154,7 @@ void tune(const TuneCommand& c) {
   const kernels::Options options =
       take(kernels::parse_options(kernel.options, given_options(kernel, c.bound)));
   std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
-  if (core::Errors e = problem->check(machine); !e.empty()) throw CliError(e.front().message());
+  if (core::Errors e = problem->check(machine); !e.empty()) throw CliError(first_error(e));
   const kernels::Candidates cands = take(problem->candidates(machine));
   // The best --budget by estimate, simulated timing only on one elaboration.
   models::Simulation sim(machine);

@@ -29,11 +29,10 @@ void bind_kernel_options(CLI::App& cmd, const kernels::Kernel& kernel, std::vect
 std::map<std::string, std::string> given_options(const kernels::Kernel& kernel,
                                                  const std::vector<BoundOption>& bound);
 
-// A kernel's result, or a CliError of its first error (they come in the order the user would fix
-// them).
+// A kernel's result, or a CliError of its first error.
 template <typename T>
 T take(kernels::Result<T> r) {
-  if (!r) throw CliError(r.errors().empty() ? "failed" : r.errors().front().message());
+  if (!r) throw CliError(first_error(r.errors()));
   return std::move(r.value());
 }
 

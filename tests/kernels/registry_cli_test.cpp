@@ -11,6 +11,7 @@
 #include "kernels/registry.h"
 #include "sim/io/npy.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
@@ -79,7 +80,7 @@ std::unique_ptr<Problem> mini_problem(const Kernel* kernel, const std::map<std::
     ADD_FAILURE() << "no such kernel";
     return nullptr;
   }
-  const machine::MachineConfig mini = machine::load_machine_file(source_path("configs/mini.yaml"));
+  const machine::MachineConfig mini = testing::config("mini");
   Result<Options> options = parse_options(kernel->options, given);
   auto problem = options.ok() ? kernel->make_problem(options.value(), mini)
                               : Result<std::unique_ptr<Problem>>(options.errors());

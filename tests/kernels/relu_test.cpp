@@ -6,6 +6,7 @@
 
 #include "kernels/registry.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
@@ -20,7 +21,7 @@ std::unique_ptr<Problem> relu(std::uint64_t n, const machine::MachineConfig& m) 
 }
 
 TEST(Relu, ReferenceIsNeverNegativeAndClampsHalfTheInputsToZero) {
-  machine::MachineConfig m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  machine::MachineConfig m = testing::config("mini");
   auto p = relu(2000, m);
   Result<DramImage> y = p->reference();
   ASSERT_TRUE(y.ok());
@@ -47,7 +48,7 @@ TEST(Relu, MoreThanTheLmsHoldRunsInSeveralPassesAndVerifies) {
 }
 
 TEST(Relu, AProblemThatIsNotReluIsRefusedAsAValue) {
-  machine::MachineConfig m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  machine::MachineConfig m = testing::config("mini");
   auto p = relu(10, m);
   Plan foreign;
   foreign.mapping = 42;

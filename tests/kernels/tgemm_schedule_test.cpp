@@ -6,13 +6,14 @@
 #include "kernels/tgemm/tgemm.h"
 #include "models/simulation.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::kernels {
 namespace {
 
 TEST(TgemmSchedule, TheNextTilesDecodeOverlapsTheCurrentTilesMacs) {
-  const machine::MachineConfig m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  const machine::MachineConfig m = testing::config("mini");
   const Kernel* k = find_kernel("tgemm");
   ASSERT_NE(k, nullptr);
   Result<Options> o = parse_options(k->options, {{"m", "256"}, {"n", "128"}, {"k", "2000"}});

@@ -6,6 +6,7 @@
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
@@ -15,7 +16,7 @@ namespace {
 // every PE requantizes (instruction 2); the store reads Y from PEs 0 and 16 only (MAB and PE
 // omitted: replica 0 is their unit 0). `after` follows the store.
 std::vector<bool> dead_after(const std::string& after) {
-  const machine::MachineConfig m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  const machine::MachineConfig m = testing::config("mini");
   const std::string text = R"P(
 tensor X shape=32,4 dtype=int32
 tensor Y shape=2,4 dtype=int8

@@ -13,6 +13,7 @@
 
 #include "models/dram.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
@@ -95,7 +96,7 @@ std::vector<std::uint8_t> debug(Initiator& board, bool write, std::uint64_t addr
 }
 
 TEST(HostPages, ReservingDramStorageKeepsWhatItHolds) {
-  const machine::MachineConfig m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  const machine::MachineConfig m = testing::config("mini");
   Dram dram("dram", m);
   Initiator board("board");
   board.socket.bind(dram.socket);

@@ -5,6 +5,7 @@
 
 #include "models/sequencer.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::models {
@@ -35,7 +36,7 @@ TEST(Timeline, ANewRunRestartsTheCountersButKeepsTheNextFreeTime) {
 }
 
 TEST(Timeline, ResourcesAreNamedPerLevelAndDirection) {
-  const auto m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  const auto m = testing::config("mini");
   EXPECT_EQ(resource_name(m, 0), "dram");
   EXPECT_EQ(resource_name(m, unit_resource(timing::Unit::kMac)), "mac");
   EXPECT_EQ(resource_name(m, port_resource(0, timing::Direction::kDown)), "L2B.down");

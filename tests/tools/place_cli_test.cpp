@@ -10,6 +10,7 @@
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim {
@@ -62,7 +63,7 @@ std::vector<std::uint64_t> parse_shape(const std::string& s) {
 void expect_traffic_matches_plan(const nlohmann::json& j, const std::string& machine_name,
                                  const std::string& shape, const std::string& text,
                                  std::size_t element_bytes) {
-  machine::MachineConfig m = machine::load_machine_file(source_path("configs/" + machine_name + ".yaml"));
+  machine::MachineConfig m = testing::config(machine_name);
   layout::BoundLayout b =
       layout::bind_or_throw(layout::parse_layout_or_throw(text, m), parse_shape(shape), m, element_bytes);
   layout::TrafficPlan load = layout::plan_load(b), gather = layout::plan_gather(b);

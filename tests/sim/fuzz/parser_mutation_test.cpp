@@ -13,6 +13,7 @@
 #include "sim/layout/parse.h"
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 #include "tests/text_mutation.h"
 
@@ -26,7 +27,7 @@ std::string mutate(const std::string& seed, std::mt19937_64& gen) {
 }
 
 TEST(ParserMutation, LayoutsParseBindOrFailWithADiagnostic) {
-  machine::MachineConfig m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  machine::MachineConfig m = testing::config("mini");
   const std::vector<std::string> seeds = {"((4_PE, 3:8), (8:1))",
                                           "(10,7)/((3:7, 4_PE), (7:1))",
                                           "((12:8), (8:1); B@[PE])",

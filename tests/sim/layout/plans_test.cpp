@@ -12,6 +12,7 @@
 #include "sim/layout/slots.h"
 #include "sim/layout/unit_view.h"
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/sim/layout/machines.h"
 #include "tests/test_support.h"
 
@@ -26,7 +27,7 @@ BoundLayout bound_layout(const std::string& text, const V& shape, const machine:
 }
 
 TEST(LoaderPlan, SeedLayoutOnTheBoard) {
-  auto m = machine::load_machine_file(treesim::testing::source_path("configs/mncore-board.yaml"));
+  auto m = treesim::testing::config("mncore-board");
   auto b = bound_layout("((16_L2B, 8_L1B, 8:8), (16_MAB, 8:1, 4_PE))", {1024, 512}, m);
   TrafficPlan load = plan_load(b), gather = plan_gather(b);
   // 1024 × 512 int8 = 524288 bytes, each read once; no replication, so every level sends and

@@ -5,14 +5,13 @@
 #include <sstream>
 
 #include "sim/machine/machine_file.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::topology {
 namespace {
 
-Topology load(const std::string& name) {
-  return Topology(machine::load_machine_file(testing::source_path("configs/" + name + ".yaml")));
-}
+Topology load(const std::string& name) { return Topology(testing::config(name)); }
 
 TEST(Topology, MiniUnitsPerLevel) {
   Topology t = load("mini");

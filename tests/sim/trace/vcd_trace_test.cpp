@@ -5,6 +5,7 @@
 
 #include "sim/machine/machine_file.h"
 #include "sim/trace/vcd_trace.h"
+#include "tests/configs.h"
 #include "tests/test_support.h"
 
 namespace treesim::trace {
@@ -27,7 +28,7 @@ std::string var_id(const std::string& vcd, const std::string& scope, const std::
 }
 
 TEST(VcdWriter, AUnitWithWorkOfItsOwnGetsItsOwnIdentifier) {
-  const auto m = machine::load_machine_file(testing::source_path("configs/mini.yaml"));
+  const auto m = testing::config("mini");
   const topology::Topology topo(m);
   const int pe = static_cast<int>(m.levels.size()) - 1;
   TraceLog log;
