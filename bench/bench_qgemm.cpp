@@ -11,8 +11,8 @@
 #include <ctime>
 #include <random>
 
+#include "host/host_pages.h"
 #include "kernels/qgemm/qgemm.h"
-#include "models/host_pages.h"
 #include "models/simulation.h"
 #include "sim/machine/machine_file.h"
 
@@ -60,7 +60,7 @@ double onednn_seconds(const std::vector<std::uint8_t>& a, const std::vector<std:
 #endif
 
 void qgemm_vs_onednn(benchmark::State& state, bool functional) {
-  models::reserve_huge_page_heap();  // the heap the treesim command runs with
+  host::reserve_huge_page_heap();  // the heap the treesim command runs with
   machine::MachineConfig m = machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
   kernels::QgemmProblem p;
   p.m = p.n = p.k = kSize;

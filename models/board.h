@@ -1,12 +1,10 @@
-// The board: the tree of units below it (built like the TLM examples' top: children in the
-// constructor, names following the tree), the PEs' local memories in one arena, its own link to
-// the level-0 units, the sequencer that issues programs, and the TLM initiator socket through which
-// it reaches DRAM. The socket is bound by Simulation to the built-in Dram unless the user binds
-// another TLM-2.0 loosely-timed target (one that annotates delays rather than waits: the
-// sequencer is a method process).
+// The board: the modules of one machine, built like the TLM examples' top (children in the
+// constructor, bound in its body). One TreeLevel per level of the machine file, the PeArray, and
+// the Sequencer, whose ports are bound to the levels' and the array's exports and whose DRAM
+// initiator socket is bound to the board's own: the board's socket is what a DRAM target binds
+// to (Simulation binds the built-in Dram unless the caller binds another TLM-2.0 LT target).
 #pragma once
 
-#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -14,47 +12,38 @@
 #include <memory>
 #include <vector>
 
-#include "models/pe.h"
+#include "models/pe_array.h"
 #include "models/sequencer.h"
-#include "models/tree_node.h"
+#include "models/tree_level.h"
 #include "sim/machine/machine_config.h"
-#include "sim/timing/scoreboard.h"
-#include "sim/topology/topology.h"
 
 namespace treesim::models {
 
+// How a board is built besides its machine file.
+struct BoardConfig {
+  std::uint64_t quantum_cycles = 1000;  // how far the sequencer may run ahead of SystemC time
+  unsigned threads = 1;                 // host threads for the PE array's functional work
+};
+
 class Board : public sc_core::sc_module {
  public:
-  tlm_utils::simple_initiator_socket<Board> dram_socket;
+  tlm::tlm_initiator_socket<> dram_socket;
 
-  Board(const sc_core::sc_module_name& name, const machine::MachineConfig& config,
-        const topology::Topology& topo);
-  ~Board() override;
+  Board(const sc_core::sc_module_name& name, const machine::MachineConfig& config, BoardConfig board = {});
   Board(const Board&) = delete;
   Board& operator=(const Board&) = delete;
 
   const machine::MachineConfig& config() const { return config_; }
-  const topology::Topology& topology() const { return topo_; }
-  // Every PE, by global PE id.
-  const std::vector<Pe*>& pes() const { return index_.pes; }
-  // The links serving `level`'s units: one per parent (the board's for level 0).
-  const std::vector<Link*>& links(std::size_t level) const { return index_.links[level]; }
   Sequencer& sequencer() { return *sequencer_; }
-  // Maps the pages of `ranges` (LM offsets) in every PE's LM before a run writes them: one call per
-  // range and PE, or one for the arena when they cover nearly all of an LM, instead of a page fault
-  // per page (host_pages.h). What the LMs hold does not change.
-  void map_lms(std::vector<timing::Range> ranges);
+  PeArray& pe_array() { return *pe_array_; }
+  const PeArray& pe_array() const { return *pe_array_; }
+  TreeLevel& level(std::size_t l) { return *levels_.at(l); }
+  const TreeLevel& level(std::size_t l) const { return *levels_.at(l); }
 
  private:
-  void invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { sequencer_->invalidate_dmi(); }
   const machine::MachineConfig& config_;
-  const topology::Topology& topo_;
-  std::uint8_t* arena_ = nullptr;  // every PE's LM at a fixed stride; zero pages until written
-  std::uint64_t arena_bytes_ = 0;
-  TreeIndex index_;
-  Link link_;
-  std::vector<std::unique_ptr<TreeNode>> nodes_;
-  std::vector<std::unique_ptr<Pe>> own_pes_;  // only when the PE level is the root level
+  std::vector<std::unique_ptr<TreeLevel>> levels_;
+  std::unique_ptr<PeArray> pe_array_;
   std::unique_ptr<Sequencer> sequencer_;
 };
 

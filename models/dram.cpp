@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "host/host_pages.h"
 #include "models/clock.h"
-#include "models/host_pages.h"
 #include "sim/topology/topology.h"
 
 namespace treesim::models {
@@ -20,14 +20,14 @@ void Dram::start_run(std::uint64_t origin, trace::TraceLog* trace) {
   read_bytes_ = write_bytes_ = 0;
   burst_id_ = UINT64_MAX;
   // The port is traced on the board (the unit whose socket reaches it).
-  port_.start_run(origin, trace, topology::Unit{0}, topology::kBoardLevel, trace::Resource::kDram);
+  port_.start_run(origin, trace, topology::Unit{0}, topology::kBoardLevel, timing::Resource::dram());
 }
 
 void Dram::reserve(std::uint64_t bytes) {
   bytes = std::min(bytes, capacity_);
   if (bytes_.capacity() >= bytes) return;
   bytes_.reserve(bytes);
-  populate_pages(bytes_.data() + bytes_.size(), bytes_.capacity() - bytes_.size());
+  host::populate_pages(bytes_.data() + bytes_.size(), bytes_.capacity() - bytes_.size());
   socket->invalidate_direct_mem_ptr(0, UINT64_MAX);  // the storage moved
 }
 
@@ -69,14 +69,14 @@ void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   const auto cycles = [&](std::uint64_t bytes) { return cost_.dram(bytes).busy; };
   if (!burst || burst->id != burst_id_) {  // a new burst
     burst_id_ = burst ? burst->id : UINT64_MAX;
-    burst_start_ = std::max(arrival, port_.next_free());
+    burst_start_ = std::max(arrival, port_.latest_free());
     burst_bytes_ = burst_cycles_ = 0;
   }
   const std::uint64_t before = burst_cycles_;
   burst_bytes_ += len;
   burst_cycles_ = cycles(burst_bytes_);
   // The burst's port time grows by what this access adds (the port's timeline traces it).
-  port_.hold(burst_start_ + before, burst_cycles_ - before, len);
+  port_.hold_all(burst_start_ + before, burst_cycles_ - before, len);
   if (burst) {
     burst->start_cycle = burst_start_;
     burst->started = true;

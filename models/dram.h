@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/timeline.h"
+#include "models/lanes.h"
 #include "sim/machine/machine_config.h"
 #include "sim/timing/cost_model.h"
 
@@ -43,7 +43,7 @@ class Dram : public sc_core::sc_module {
   Dram& operator=(const Dram&) = delete;
 
   std::uint64_t capacity() const { return capacity_; }
-  const Timeline& port() const { return port_; }
+  const Lanes& port() const { return port_; }  // one lane
   std::uint64_t read_bytes() const { return read_bytes_; }
   std::uint64_t write_bytes() const { return write_bytes_; }
   // A new run from cycle `origin`: counters restart; the port's trace goes to `trace` when given.
@@ -63,7 +63,7 @@ class Dram : public sc_core::sc_module {
   const std::uint64_t capacity_;
   const timing::CostModel cost_;
   std::vector<std::uint8_t> bytes_;  // grows to the highest address written; beyond it reads zero
-  Timeline port_;
+  Lanes port_{1};
   std::uint64_t burst_id_ = UINT64_MAX, burst_start_ = 0, burst_bytes_ = 0, burst_cycles_ = 0;
   std::uint64_t read_bytes_ = 0, write_bytes_ = 0;
 };

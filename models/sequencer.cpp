@@ -6,41 +6,45 @@
 
 #include <fmt/format.h>
 
-#include "models/board.h"
+#include "host/dead_requant.h"
 #include "models/clock.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/instr_label.h"
 
 namespace treesim::models {
+namespace {
 
-std::size_t resource_count(const machine::MachineConfig& m) { return 5 + 2 * m.levels.size(); }
+// The sequencer's functional work (MAC packing, layout walks) runs on its thread's stack.
+constexpr std::size_t kStackBytes = std::size_t{16} << 20;
 
-std::string resource_name(const machine::MachineConfig& m, std::size_t id) {
-  if (id == 0) return "dram";
-  if (id < 5) return timing::unit_name(timing::kUnits[id - 1]);
-  const std::size_t l = (id - 5) / 2;
-  return m.levels[l].name + ((id - 5) % 2 ? ".up" : ".down");
-}
+}  // namespace
 
-Sequencer::Sequencer(const sc_core::sc_module_name& name, Board& board)
-    : sc_core::sc_module(name), board_(board), cost_(board.config()) {
-  SC_METHOD(issue);
-  sensitive << start_;
-  dont_initialize();
+Sequencer::Sequencer(const sc_core::sc_module_name& name, const machine::MachineConfig& machine,
+                     std::uint64_t quantum_cycles)
+    : sc_core::sc_module(name),
+      dram("dram"),
+      levels("levels"),
+      pes("pes"),
+      machine_(machine),
+      cost_(machine),
+      keeper_(cycles_to_time(std::max<std::uint64_t>(1, quantum_cycles))) {
+  SC_THREAD(issue);
+  set_stack_size(kStackBytes);
+  dram.register_invalidate_direct_mem_ptr(this, &Sequencer::invalidate_dmi);
 }
 
 void Sequencer::arm(const program::Program& program, const program::CheckedProgram& checked,
-                    const DramMap& dram, const std::vector<timing::Range>& written, trace::TraceLog* trace,
-                    bool functional) {
-  functional_ = functional;
+                    const DramMap& dram_map, const std::vector<timing::Range>& written,
+                    IssueOptions options) {
+  options_ = options;
   program_ = &program;
   checked_ = &checked;
-  dram_ = &dram;
-  trace_ = trace;
+  dram_map_ = &dram_map;
   error_ = nullptr;
+  syncs_ = 0;
   records_.assign(program.instrs.size(), {});
-  dead_requant_ = functional ? dead_requant_outputs(program, checked, board_.pes().size())
-                             : std::vector<std::vector<bool>>{};
+  dead_requant_ = options.functional ? host::dead_requant_outputs(program, checked, machine_.pe_count())
+                                     : std::vector<std::vector<bool>>{};
   scoreboard_ = timing::Scoreboard();
   for (const timing::Range& w : written) scoreboard_.mark_written(w);
   origin_ = end_ = time_to_cycles(sc_core::sc_time_stamp());
@@ -51,13 +55,13 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
   probe.set_address(0);
   probe.set_command(tlm::TLM_READ_COMMAND);
   dram_read_latency_ = dram_write_latency_ = 0;
-  dmi_valid_ = board_.dram_socket->get_direct_mem_ptr(probe, dmi);
+  dmi_valid_ = dram->get_direct_mem_ptr(probe, dmi);
   dmi_ = dmi;
   if (dmi_valid_) {
     dram_read_latency_ = time_to_cycles(dmi.get_read_latency());
     dram_write_latency_ = time_to_cycles(dmi.get_write_latency());
   }
-  if (trace_) trace_->instructions().assign(program.instrs.size(), {});
+  if (options_.trace) options_.trace->instructions().assign(program.instrs.size(), {});
   start_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -72,62 +76,34 @@ void Sequencer::fail(std::size_t index, const std::string& message) const {
 }
 
 void Sequencer::issue() {
-  if (!program_) return;
-  const std::uint64_t now = time_to_cycles(sc_core::sc_time_stamp());
-  if (now > origin_ || program_->instrs.empty()) {  // the synchronisation at the end of the run
+  for (;;) {
+    sc_core::wait(start_);
+    // An exception escaping a SystemC process ends the whole simulation with a report: keep it.
+    try {
+      run_program();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
     program_ = nullptr;
-    return;
   }
-  // An exception escaping a SystemC process ends the whole simulation with a report: keep it.
-  try {
-    for (std::size_t i = 0; i < program_->instrs.size(); ++i) run_instruction(i);
-  } catch (...) {
-    error_ = std::current_exception();
-    program_ = nullptr;
-    return;
-  }
-  if (end_ > now)
-    next_trigger(cycles_to_time(end_ - now));
-  else
-    program_ = nullptr;
 }
 
-void Sequencer::unshare(std::size_t i) {
-  const program::PreparedInstr& prep = checked_->instrs[i];
-  const auto& pes = board_.pes();
-  std::visit(
-      [&](const auto& op) {
-        using T = std::decay_t<decltype(op)>;
-        if constexpr (std::is_same_v<T, program::Load>) {
-          // scatter_block replaces or makes real what the load overwrites.
-        } else if constexpr (std::is_same_v<T, program::Mac> || std::is_same_v<T, program::TernaryMac>) {
-          // The MAC reads whole shared operands from their sources; C must be real.
-          std::uint64_t b = 0;
-          if constexpr (std::is_same_v<T, program::Mac>)
-            b = op.b;
-          else
-            b = op.w;
-          shared_.materialize(prep.writes, pes);
-          shared_.materialize_partial(op.a, op.a + op.m * op.k * core::dtype_bytes(op.a_dtype), pes);
-          shared_.materialize_partial(b, b + op.k * op.n, pes);
-        } else if constexpr (std::is_same_v<T, program::DptDecode>) {
-          // The decoder reads shared packed bytes from their source PE, and its weights are then
-          // shared the same way (compute()); every PE writes the whole output range.
-          const std::uint64_t hi =
-              op.dst + op.bytes * static_cast<std::uint64_t>(numeric::trits_per_byte(op.codec));
-          if (op.dst < op.src + op.bytes && op.src < hi) {
-            shared_.materialize(prep.reads, pes);
-            shared_.materialize(prep.writes, pes);
-          } else {
-            shared_.materialize_partial(op.src, op.src + op.bytes, pes);
-            shared_.overwrite(op.dst, hi, std::vector<bool>(pes.size(), true), pes);
-          }
-        } else {
-          shared_.materialize(prep.reads, pes);
-          shared_.materialize(prep.writes, pes);
-        }
-      },
-      program_->instrs[i]);
+void Sequencer::run_program() {
+  keeper_.reset();
+  for (std::size_t i = 0; i < program_->instrs.size(); ++i) run_instruction(i);
+  // The run ends when its last instruction completes.
+  const std::uint64_t now = time_to_cycles(sc_core::sc_time_stamp());
+  if (end_ > now) sc_core::wait(cycles_to_time(end_ - now));
+}
+
+void Sequencer::advance_horizon(std::uint64_t cycle) {
+  const std::uint64_t now = time_to_cycles(sc_core::sc_time_stamp());
+  if (cycle <= now) return;
+  keeper_.set(cycles_to_time(cycle - now));
+  if (keeper_.need_sync()) {
+    keeper_.sync();
+    ++syncs_;
+  }
 }
 
 void Sequencer::run_instruction(std::size_t i) {
@@ -142,10 +118,10 @@ void Sequencer::run_instruction(std::size_t i) {
   }
   std::size_t waits_for = SIZE_MAX;
   const std::uint64_t ready = std::max(origin_, scoreboard_.ready(prep.reads, prep.writes, &waits_for));
-  if (trace_) trace_->set_instruction(i);
+  if (options_.trace) options_.trace->set_instruction(i);
   InstrRecord& r = records_[i];
-  r.traffic.assign(board_.config().levels.size(), {});
-  if (functional_ && !shared_.empty()) unshare(i);
+  r.work.levels.assign(machine_.levels.size(), {});
+  if (options_.functional) pes->prepare(program_->instrs[i], prep);
   std::visit(
       [&](const auto& op) {
         using T = std::decay_t<decltype(op)>;
@@ -154,7 +130,7 @@ void Sequencer::run_instruction(std::size_t i) {
         else if constexpr (std::is_same_v<T, program::Store>)
           store(i, op, ready, r);
         else if constexpr (program::kCollective<T>)
-          collective(i, op, ready, r);
+          collective(i, ready, r);
         else
           compute(i, ready, r);
       },
@@ -163,22 +139,22 @@ void Sequencer::run_instruction(std::size_t i) {
   end_ = std::max(end_, r.timing.end);
   for (const timing::Range& w : prep.writes)
     if (w.space == program::kLmSpace) r.lm_peak = std::max(r.lm_peak, w.hi);
-  if (r.lm_bytes == 0) {
+  if (r.work.lm_bytes == 0) {
     for (const auto* list : {&prep.reads, &prep.writes})
       for (const timing::Range& x : *list)
-        if (x.space == program::kLmSpace) r.lm_bytes += (x.hi - x.lo) * board_.config().pe_count();
+        if (x.space == program::kLmSpace) r.work.lm_bytes += (x.hi - x.lo) * machine_.pe_count();
   }
   r.timing.start -= origin_;
   r.timing.end -= origin_;
-  if (trace_) log_span(i, ready, waits_for, r);
+  if (options_.trace) log_span(i, ready, waits_for, r);
 }
 
 void Sequencer::log_span(std::size_t i, std::uint64_t ready, std::size_t waits_for, const InstrRecord& r) {
-  std::vector<std::string> levels;
-  for (const auto& l : board_.config().levels) levels.push_back(l.name);
-  trace::InstrSpan& s = trace_->instructions()[i];
+  std::vector<std::string> names;
+  for (const auto& l : machine_.levels) names.push_back(l.name);
+  trace::InstrSpan& s = options_.trace->instructions()[i];
   const program::Instr& instr = program_->instrs[i];
-  s.label = program::instr_label(*program_, i, levels);
+  s.label = program::instr_label(*program_, i, names);
   s.kind = program::kind_name(instr);
   s.ready = ready - origin_;
   s.start = r.timing.start;
@@ -187,13 +163,13 @@ void Sequencer::log_span(std::size_t i, std::uint64_t ready, std::size_t waits_f
   auto number = [&](const char* name, std::uint64_t v) {
     if (v) s.numbers[name] = v;
   };
-  number("dram_read_bytes", r.dram_read);
-  number("dram_write_bytes", r.dram_write);
-  number("macs", r.macs);
-  number("dpt_bytes", r.dpt_bytes);
-  number("requant_values", r.requant_values);
-  number("copy_bytes", r.copy_bytes);
-  number("lm_bytes", r.lm_bytes);
+  number("dram_read_bytes", r.work.dram_read_bytes);
+  number("dram_write_bytes", r.work.dram_write_bytes);
+  number("macs", r.work.macs);
+  number("dpt_bytes", r.work.dpt_bytes);
+  number("requant_values", r.work.requant_values);
+  number("copy_bytes", r.work.copy_bytes);
+  number("lm_bytes", r.work.lm_bytes);
   std::visit(
       [&](const auto& op) {
         using T = std::decay_t<decltype(op)>;
@@ -228,9 +204,9 @@ std::uint64_t union_length(std::vector<InstrTiming>& list) {
 report::RunStats collect_stats(const machine::MachineConfig& m, const program::Program& program,
                                const std::vector<InstrRecord>& records, std::size_t first, std::size_t last) {
   report::RunStats s;
-  s.levels.resize(m.levels.size());
+  s.work.levels.resize(m.levels.size());
   for (const auto& kind : program::kind_names()) s.instructions[kind];
-  std::vector<std::uint64_t> busy(resource_count(m), 0);
+  std::vector<std::uint64_t> busy(timing::Resource::count(m.levels.size()), 0);
   std::map<std::string, std::vector<InstrTiming>> intervals;  // per kind, for its span
   for (std::size_t i = first; i < last && i < records.size(); ++i) {
     const InstrRecord& r = records[i];
@@ -239,36 +215,17 @@ report::RunStats collect_stats(const machine::MachineConfig& m, const program::P
     auto& ks = s.instructions[kind];
     ks.count += 1;
     std::uint64_t longest = 0;
-    for (const auto& [id, cycles] : r.busy) {
-      busy[id] += cycles;
+    for (const auto& [resource, cycles] : r.busy) {
+      busy[resource.index()] += cycles;
       longest = std::max(longest, cycles);
     }
     ks.busy_cycles += longest;
     intervals[kind].push_back(r.timing);
-    s.dram_read_bytes += r.dram_read;
-    s.dram_write_bytes += r.dram_write;
-    for (std::size_t l = 0; l < r.traffic.size(); ++l) {
-      report::LinkStats& a = s.levels[l];
-      const report::LinkStats& t = r.traffic[l];
-      a.down_sent_bytes += t.down_sent_bytes;
-      a.down_delivered_bytes += t.down_delivered_bytes;
-      a.up_sent_bytes += t.up_sent_bytes;
-      a.up_delivered_bytes += t.up_delivered_bytes;
-      a.down_busiest_port_bytes += t.down_busiest_port_bytes;
-      a.up_busiest_port_bytes += t.up_busiest_port_bytes;
-    }
-    s.macs += r.macs;
-    s.dpt_bytes += r.dpt_bytes;
-    s.ternary_macs += r.ternary_macs;
-    s.sparse_macs += r.sparse_macs;
-    s.sparse_items += r.sparse_items;
-    s.base3_bytes += r.base3_bytes;
-    s.requant_values += r.requant_values;
-    s.copy_bytes += r.copy_bytes;
-    s.lm_bytes_accessed += r.lm_bytes;
+    s.work += r.work;
     s.lm_peak_bytes_per_pe = std::max(s.lm_peak_bytes_per_pe, r.lm_peak);
   }
-  for (std::size_t id = 0; id < busy.size(); ++id) s.resource_busy_cycles[resource_name(m, id)] = busy[id];
+  for (const timing::Resource& res : timing::Resource::all(m))
+    s.resource_busy_cycles[timing::name(res, m)] = busy[res.index()];
   for (auto& [kind, list] : intervals) s.instructions[kind].span_cycles = union_length(list);
   return s;
 }

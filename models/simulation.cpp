@@ -1,7 +1,5 @@
 #include "models/simulation.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -19,13 +17,6 @@ namespace treesim::models {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::uint64_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::uint64_t size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
 
 // Debug transport (no time, no counters) of `len` bytes at `addr`, in pieces a payload can hold.
 void debug_access(Board& board, bool write, std::uint64_t addr, std::uint8_t* data, std::uint64_t len) {
@@ -67,54 +58,51 @@ void write_traces(trace::TraceLog& log, const SimulationOptions& options, const 
   }
 }
 
-// Binds every link port, PE unit and the DRAM to this run's origin and trace.
-void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::TraceLog* vcd) {
+// Starts every module's run at `origin`, traced into `log` when given (then `topo` names the units).
+void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::TraceLog* log,
+               const topology::Topology* topo) {
   const machine::MachineConfig& m = board.config();
-  const topology::Topology& topo = board.topology();
-  if (dram) dram->start_run(origin, vcd);
+  if (dram) dram->start_run(origin, log);
   for (std::size_t l = 0; l < m.levels.size(); ++l) {
-    for (std::uint64_t p = 0; p < board.links(l).size(); ++p) {
-      Link& link = *board.links(l)[p];
-      // A level's links are traced in their parent: level l's under level l − 1's unit p.
-      const topology::Unit u = l == 0 ? topo.board() : topo.unit(static_cast<int>(l) - 1, p);
-      const int level = static_cast<int>(l) - 1;
-      link.down.start_run(origin, vcd, u, level, trace::Resource::kDown);
-      link.up.start_run(origin, vcd, u, level, trace::Resource::kUp);
-    }
+    // A level's ports are traced in their parents: the units of level l − 1, the board for level 0.
+    const topology::Unit first = topo ? topo->unit(static_cast<int>(l) - 1, 0) : 0;
+    board.level(l).start_run(origin, log, first);
   }
   const int pe_level = static_cast<int>(m.levels.size()) - 1;
-  for (timing::Unit u : timing::kUnits) {
-    const trace::Resource r = u == timing::Unit::kMac          ? trace::Resource::kMac
-                              : u == timing::Unit::kDptDecoder ? trace::Resource::kDpt
-                              : u == timing::Unit::kRequant    ? trace::Resource::kRequant
-                                                               : trace::Resource::kCopy;
-    for (std::size_t p = 0; p < board.pes().size(); ++p)
-      board.pes()[p]->unit(u).start_run(origin, vcd, topo.unit(pe_level, p), pe_level, r);
-  }
+  board.pe_array().start_run(origin, log, topo ? topo->unit(pe_level, 0) : 0, pe_level);
 }
 
 }  // namespace
 
 Simulation::Simulation(const machine::MachineConfig& machine, SimulationConfig config)
-    : machine_(machine), topo_(machine_), config_(config) {
+    : machine_(machine), config_(config) {
   const auto t0 = Clock::now();
-  board_ = std::make_unique<Board>("board", machine_, topo_);
+  BoardConfig board;
+  board.quantum_cycles = config.quantum_cycles.value_or(machine_.quantum_cycles);
+  board.threads = config.threads ? config.threads : host::LanePool::usable_cores();
+  board_ = std::make_unique<Board>("board", machine_, board);
   if (config_.bind_dram) {
     dram_ = std::make_unique<Dram>("dram", machine_);
     board_->dram_socket.bind(dram_->socket);
   }
   elaboration_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
-  rss_after_elaboration_ = resident_bytes();
 }
 
 Simulation::~Simulation() = default;
 
+const topology::Topology& Simulation::topology() {
+  if (!topo_) topo_ = std::make_unique<topology::Topology>(machine_);
+  return *topo_;
+}
+
 SimulationResult Simulation::run(const program::Program& program, const DramImage& inputs,
                                  const SimulationOptions& options) {
   const auto t0 = Clock::now();
+  // The first run ends elaboration (a caller binds its own DRAM target before it): ports and
+  // sockets are resolved, and the sequencer's thread starts and waits for a program.
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
   SimulationResult result;
   result.elaboration_seconds = elaboration_seconds_;
-  result.rss_after_elaboration_bytes = rss_after_elaboration_;
   const program::CheckedProgram checked = program::check_program(program, machine_);
   if (!checked.ok()) throw SimError(checked.errors.front().message());
   for (const auto& [name, bytes] : inputs) {
@@ -144,7 +132,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     for (const program::PreparedInstr& in : checked.instrs)
       for (const timing::Range& w : in.writes)
         if (!in.transfer && w.space == program::kLmSpace) every_pe.push_back(w);
-    board_->map_lms(every_pe);
+    board_->pe_array().map_lms(every_pe);
   }
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
     const program::TensorDecl& t = program.tensors[i];
@@ -167,23 +155,22 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   std::unique_ptr<trace::TraceLog> vcd;
   if (!options.vcd_path.empty() || !options.json_path.empty()) vcd = std::make_unique<trace::TraceLog>();
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
-  start_run(*board_, dram_.get(), origin, vcd.get());
-  // The log dies with this run, however it ends: no timeline may keep pointing at it.
+  start_run(*board_, dram_.get(), origin, vcd.get(), vcd ? &topology() : nullptr);
+  // The log dies with this run, however it ends: no module may keep pointing at it.
   struct Detach {
     Board& board;
     Dram* dram;
     ~Detach() {
-      for (std::size_t l = 0; l < board.config().levels.size(); ++l)
-        for (Link* link : board.links(l)) link->down.detach_log(), link->up.detach_log();
-      for (Pe* pe : board.pes())
-        for (timing::Unit u : timing::kUnits) pe->unit(u).detach_log();
+      for (std::size_t l = 0; l < board.config().levels.size(); ++l) board.level(l).detach_log();
+      board.pe_array().detach_log();
       if (dram) dram->detach_log();
     }
   } detach{*board_, dram_.get()};
   Sequencer& seq = board_->sequencer();
-  seq.arm(program, checked, map, written, vcd.get(), options.functional);
+  seq.arm(program, checked, map, written, {options.functional, vcd.get()});
   sc_core::sc_start();
   const std::vector<InstrRecord>& records = seq.records();
+  result.syncs = seq.syncs();
   result.stats = collect_stats(machine_, program, records, 0, records.size());
   for (const auto& [first, last] : options.phases)
     result.phases.push_back(collect_stats(machine_, program, records, first, last));
@@ -192,14 +179,21 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   for (const InstrRecord& r : records) result.timings.push_back(r.timing);
   // Per-port and per-PE counters of the whole run, from the modules that own them.
   for (std::size_t l = 0; l < machine_.levels.size(); ++l) {
-    for (const Link* link : board_->links(l)) {
-      result.stats.levels[l].down_ports.push_back({link->down.busy_cycles(), link->down.work()});
-      result.stats.levels[l].up_ports.push_back({link->up.busy_cycles(), link->up.work()});
+    const TreeLevel& level = board_->level(l);
+    report::LevelPorts ports;
+    for (std::uint64_t p = 0; p < level.parents(); ++p) {
+      ports.down.push_back({level.ports(timing::Direction::kDown).busy_cycles(p),
+                            level.ports(timing::Direction::kDown).work(p)});
+      ports.up.push_back(
+          {level.ports(timing::Direction::kUp).busy_cycles(p), level.ports(timing::Direction::kUp).work(p)});
     }
+    result.stats.ports.push_back(std::move(ports));
   }
+  const PeArray& array = board_->pe_array();
   for (timing::Unit u : timing::kUnits) {
     auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
-    for (const Pe* pe : board_->pes()) v.push_back(pe->unit(u).busy_cycles());
+    v.resize(array.count());
+    for (std::uint64_t p = 0; p < array.count(); ++p) v[p] = array.unit(u).busy_cycles(p);
   }
   std::vector<bool> stored(program.tensors.size(), !options.read_back_stored_only);
   for (std::size_t k = 0; k < program.instrs.size(); ++k)
@@ -211,14 +205,15 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     bytes.resize(program.tensors[i].bytes());
     debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());
   }
-  if (vcd) write_traces(*vcd, options, machine_, topo_, result.stats.cycles);
+  if (vcd) write_traces(*vcd, options, machine_, topology(), result.stats.cycles);
   result.simulation_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;
 }
 
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          const DramImage& inputs, const SimulationOptions& options) {
-  Simulation sim(machine);
+                          const DramImage& inputs, const SimulationOptions& options,
+                          SimulationConfig config) {
+  Simulation sim(machine, config);
   return sim.run(program, inputs, options);
 }
 

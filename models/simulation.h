@@ -37,7 +37,7 @@ struct SimulationOptions {
   // counters, no LM is touched, the inputs only say which tensors hold data, and no output is read.
   bool functional = true;
   // true: SimulationResult::dram holds only the tensors a store writes (a kernel's outputs), not the
-  // inputs the caller already has, whose copies cost the board's 2048³ qgemm 8 MB.
+  // inputs the caller already has.
   bool read_back_stored_only = false;
 };
 
@@ -46,14 +46,20 @@ struct SimulationResult {
   std::vector<InstrTiming> timings;      // per instruction, cycles from the run's start
   std::vector<report::RunStats> phases;  // as SimulationOptions::phases asked
   DramImage dram;  // every tensor after the run, or the stored ones (options); none when timing only
-  double elaboration_seconds = 0;                 // of the Simulation, once
-  double simulation_seconds = 0;                  // of this run (checks included)
-  std::uint64_t rss_after_elaboration_bytes = 0;  // resident memory of the process then (Linux)
+  double elaboration_seconds = 0;  // of the Simulation, once
+  double simulation_seconds = 0;   // of this run (checks included)
+  std::uint64_t syncs = 0;         // times the sequencer synchronised with SystemC time
 };
 
 struct SimulationConfig {
   // false: the caller binds board().dram_socket to its own TLM-2.0 target before the first run.
   bool bind_dram = true;
+  // How far the sequencer may run ahead of SystemC time, in cycles (machine.quantum_cycles when
+  // not given).
+  std::optional<std::uint64_t> quantum_cycles;
+  // Host threads for the PE array's functional work (0: the cores this process may use). Results
+  // do not depend on it.
+  unsigned threads = 0;
 };
 
 class Simulation {
@@ -65,6 +71,7 @@ class Simulation {
 
   Board& board() { return *board_; }
   const machine::MachineConfig& machine() const { return machine_; }
+  double elaboration_seconds() const { return elaboration_seconds_; }
 
   // Runs `program` with `inputs` (tensor name → row-major bytes; other tensors start as zeros and
   // count as never written). Throws SimError with every problem of a program that cannot run on
@@ -73,17 +80,19 @@ class Simulation {
                        const SimulationOptions& options = {});
 
  private:
+  // The tree's units, built on first use (only traces name units).
+  const topology::Topology& topology();
   const machine::MachineConfig machine_;
-  const topology::Topology topo_;
+  std::unique_ptr<topology::Topology> topo_;
   std::unique_ptr<Board> board_;
   std::unique_ptr<Dram> dram_;
   SimulationConfig config_;
   double elaboration_seconds_ = 0;
-  std::uint64_t rss_after_elaboration_ = 0;
 };
 
-// One run on a fresh simulation (the common case of the command line).
+// One program on a fresh simulation (tests, benchmarks and `treesim exec` run single programs).
 SimulationResult simulate(const machine::MachineConfig& machine, const program::Program& program,
-                          const DramImage& inputs, const SimulationOptions& options);
+                          const DramImage& inputs, const SimulationOptions& options = {},
+                          SimulationConfig config = {});
 
 }  // namespace treesim::models

@@ -117,7 +117,7 @@ void run_exec(const ExecOptions& o) {
     throw CliError("--timing-only: moves no data, so --output has nothing to write");
   models::SimulationOptions sim = o.run.simulation(outputs);
   sim.kernel = o.program;
-  models::SimulationResult r = run_simulation(machine, p, std::move(dram), sim);
+  models::SimulationResult r = run_simulation(machine, o.run.config(), p, dram, sim);
   r.stats.kernel = "exec";
   finish_run(machine, r.stats, o.run, outputs);
   for (const auto& [name, path] : outputs_wanted) {

@@ -13,6 +13,7 @@
 #include "kernels/mlp/mlp_chain.h"
 #include "kernels/mlp/mlp_layer.h"
 #include "models/simulation.h"
+#include "session/run_problem.h"
 #include "sim/io/idx.h"
 #include "sim/io/npy.h"
 #include "sim/report/report.h"
@@ -125,7 +126,7 @@ void run_mlp(const MlpCommand& c) {
   const std::size_t layers = model.layers.size();
   const std::uint64_t classes = model.layers.back().n;
 
-  models::Simulation sim(machine);
+  models::Simulation sim(machine, c.run.config());
   std::vector<LayerTotals> totals(layers);
   std::uint64_t correct = 0, agree = 0, reference_correct = 0;
   std::vector<std::uint8_t> predicted;  // --out: the simulated network's class per image
@@ -143,49 +144,34 @@ void run_mlp(const MlpCommand& c) {
       auto fail = [&](const core::Errors& e) {
         throw CliError(fmt::format("{}: {}", where, first_error(e)));
       };
-      if (core::Errors e = problem->check(machine); !e.empty()) fail(e);
-      kernels::Result<kernels::Plan> p = problem->plan(machine);
+      kernels::Result<kernels::Plan> p = session::plan_problem(*problem, machine);
       if (!p) fail(p.errors());
-      kernels::Result<program::Program> program = problem->program(p.value(), machine);
-      if (!program) fail(program.errors());
-      models::SimulationOptions options;
-      options.kernel = layer.ternary ? "tgemm" : "qgemm";
-      options.functional = !c.run.timing_only;
-      // Timing only moves no bytes: the run needs only the names of the tensors that hold data.
-      kernels::DramImage inputs;
-      if (c.run.timing_only) {
-        for (const std::string& name : problem->input_tensors()) inputs[name];
-      } else {
-        inputs = problem->inputs();
-      }
-      models::SimulationResult r;
-      try {
-        r = sim.run(program.value(), inputs, options);
-      } catch (const std::runtime_error& e) {
-        throw CliError(fmt::format("{}: {}", where, e.what()));
-      }
-      if (!c.run.timing_only) {
-        kernels::Result<kernels::DramImage> expected = problem->reference();
-        if (!expected) fail(expected.errors());
-        const report::VerifyResult v = problem->verify(r.dram, expected.value());
-        if (!v.ok)
-          throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v.mismatches,
-                                     v.first_mismatch),
-                         1);
-      }
-      const report::Report rep = report::make_report(machine, r.stats);
+      session::RunOptions run;
+      run.kernel = layer.ternary ? "tgemm" : "qgemm";
+      run.simulation.kernel = run.kernel;
+      run.simulation.functional = !c.run.timing_only;
+      run.simulation.read_back_stored_only = true;
+      run.verify = !c.run.timing_only;  // every layer's output checked against the host reference
+      kernels::Result<session::Outcome> outcome = session::run_problem(*problem, p.value(), sim, run);
+      if (!outcome) fail(outcome.errors());
+      const report::VerifyResult* v = outcome->stats.verify ? &*outcome->stats.verify : nullptr;
+      if (v && !v->ok)
+        throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v->mismatches,
+                                   v->first_mismatch),
+                       1);
+      const report::Report& rep = outcome->report;
       LayerTotals& t = totals[l];
       t.cycles += rep.cycles;
       t.macs += rows * layer.k * layer.n;
-      t.dram_read += rep.dram_read_bytes;
-      t.dram_written += rep.dram_write_bytes;
+      t.dram_read += rep.work.dram_read_bytes;
+      t.dram_written += rep.work.dram_write_bytes;
       t.down_sent.resize(rep.levels.size());
       for (std::size_t i = 0; i < rep.levels.size(); ++i)
         t.down_sent[i] += rep.levels[i].traffic.down_sent_bytes;
       if (rep.energy_pj) t.energy_pj += rep.energy_pj->total, t.has_energy = true;
       // Timing only: the next layer's input is only its size (its values are never read).
       act = c.run.timing_only ? std::vector<std::uint8_t>(rows * layer.n)
-                              : r.dram.at(problem->outputs().front().tensor);
+                              : outcome->dram.at(outcome->outputs.front().tensor);
     }
     if (c.run.timing_only) continue;
     // The simulated logits against the host reference's, computed from the pixels alone.

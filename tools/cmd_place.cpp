@@ -82,7 +82,7 @@ void run_place(const PlaceOptions& o) {
   models::SimulationOptions sim = o.run.simulation(outputs);
   sim.kernel = "place";
   sim.phases = {{0, 1}, {1, 2}};
-  models::SimulationResult r = run_simulation(machine, p, {{"T", input}}, sim);
+  models::SimulationResult r = run_simulation(machine, o.run.config(), p, {{"T", input}}, sim);
 
   // The report is the load's; the gather is checked and timed on its own.
   report::RunStats stats = r.phases[0];
@@ -90,7 +90,7 @@ void run_place(const PlaceOptions& o) {
   stats.kernel = "place";
   const std::uint64_t gather_cycles = r.timings[1].end - r.timings[1].start;
   stats.extra["gather_cycles"] = gather_cycles;
-  stats.phases["gather"] = {gather_cycles, gather.dram_read_bytes, gather.dram_write_bytes, gather.levels};
+  stats.phases["gather"] = {gather_cycles, gather.work};
   if (o.run.timing_only) {  // nothing was moved: there is nothing to compare
     finish_run(machine, stats, o.run, outputs);
     outputs.commit();

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "kernels/registry.h"
+#include "session/run_problem.h"
 #include "sim/io/npy.h"
 #include "sim/layout/diagnostic.h"
 #include "sim/numeric/quantize.h"
@@ -28,6 +29,7 @@ struct KernelCommand {
   std::string plan_file;  // --plan-file: the plan a tuner wrote
   bool verify = false, plan_only = false;
   RunOptions run;
+  const machine::MachineConfig* plan_machine = nullptr;  // the loaded machine, while a command runs
 };
 
 // --out-dtype f32: scale · (q − zero_point) of each code, computed in double and rounded to f32 once
@@ -75,12 +77,12 @@ std::uint64_t elements(const std::vector<kernels::OutputArray>& outputs) {
   return total;
 }
 
-// One problem planned, built, run (on `sim` when given, else on a fresh simulation), reported and
-// verified. With --plan only the plan is printed (after `heading`).
-ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
-                       const machine::MachineConfig& machine, OutputSet& files, models::Simulation* sim,
-                       const std::string& heading) {
+// One problem planned and run on `sim` by the run session (session/run_problem.h). With --plan only
+// the plan is printed (after `heading`).
+ProblemRun run_one(const KernelCommand& c, const kernels::Options& options, OutputSet& files,
+                   models::Simulation* sim, const std::string& heading) {
   const kernels::Kernel& kernel = *c.kernel;
+  const machine::MachineConfig& machine = sim ? sim->machine() : *c.plan_machine;
   std::unique_ptr<kernels::Problem> problem = take(kernel.make_problem(options, machine));
   if (core::Errors e = problem->check(machine); !e.empty()) throw CliError(first_error(e));
   const kernels::Plan plan = c.plan_file.empty() ? take(problem->plan(machine))
@@ -88,36 +90,16 @@ ProblemRun run_problem(const KernelCommand& c, const kernels::Options& options,
   if (!c.run.quiet || c.plan_only) std::cout << heading << plan.description << "\n";
   ProblemRun out;
   if (c.plan_only) return out;
-  const program::Program program = take(problem->program(plan, machine));
-  // Timing only moves no bytes: the run needs only the names of the tensors that hold data.
-  models::DramImage inputs;
-  if (c.run.timing_only) {
-    for (const std::string& name : problem->input_tensors()) inputs[name];
-  } else {
-    inputs = problem->take_inputs();
-  }
-  models::SimulationOptions options_of_run = c.run.simulation(files);
-  options_of_run.kernel = kernel.name;
-  options_of_run.read_back_stored_only = true;  // outputs are stored; the inputs are the problem's
-  models::SimulationResult r;
-  if (sim) {
-    try {
-      r = sim->run(program, inputs, options_of_run);
-    } catch (const models::SimError& e) {
-      throw CliError(e.what());
-    } catch (const layout::LayoutError& e) {
-      throw CliError(e.what());
-    }
-  } else {
-    r = run_simulation(machine, program, std::move(inputs), options_of_run);
-  }
-  out.stats = std::move(r.stats);
-  out.stats.kernel = kernel.name;
-  problem->add_report_fields(plan, machine, out.stats);
-  if (out.stats.functional) r.dram = problem->host_outputs(plan, std::move(r.dram));
-  if (c.verify) out.stats.verify = problem->verify(r.dram, take(problem->reference()));
-  out.outputs = problem->outputs();
-  out.dram = std::move(r.dram);
+  session::RunOptions run;
+  run.kernel = kernel.name;
+  run.simulation = c.run.simulation(files);
+  run.simulation.kernel = kernel.name;
+  run.simulation.read_back_stored_only = true;  // outputs are stored; the inputs are the problem's
+  run.verify = c.verify;
+  session::Outcome outcome = take(session::run_problem(*problem, plan, *sim, run));
+  out.stats = std::move(outcome.stats);
+  out.outputs = std::move(outcome.outputs);
+  out.dram = std::move(outcome.dram);
   return out;
 }
 
@@ -147,8 +129,8 @@ std::string comparison_table(const machine::MachineConfig& machine, const std::s
   row("cycles", [](const report::Report& r) { return std::to_string(r.cycles); });
   row("bound",
       [](const report::Report& r) { return fmt::format("{} {}", r.roofline.cycles, r.roofline.resource); });
-  row("DRAM read B", [](const report::Report& r) { return std::to_string(r.dram_read_bytes); });
-  row("DRAM written B", [](const report::Report& r) { return std::to_string(r.dram_write_bytes); });
+  row("DRAM read B", [](const report::Report& r) { return std::to_string(r.work.dram_read_bytes); });
+  row("DRAM written B", [](const report::Report& r) { return std::to_string(r.work.dram_write_bytes); });
   for (std::size_t l = 0; l < machine.levels.size(); ++l)
     row(machine.levels[l].name + " down sent B", [&](const report::Report& r) {
       return l < r.levels.size() ? std::to_string(r.levels[l].traffic.down_sent_bytes) : std::string("-");
@@ -222,12 +204,12 @@ void run_comparison(const KernelCommand& c, const kernels::Options& options,
       for (const std::string& choice : spec.choices)
         if (choice != "all") names.push_back(choice);
   std::unique_ptr<models::Simulation> sim;
-  if (!c.plan_only) sim = std::make_unique<models::Simulation>(machine);
+  if (!c.plan_only) sim = std::make_unique<models::Simulation>(machine, c.run.config());
   std::vector<report::Report> reports;
   for (const std::string& name : names) {
     kernels::Options one = options;
     one.set(kernel.compare_option, name);
-    ProblemRun run = run_problem(c, one, machine, files, sim.get(), fmt::format("{} {}: ", flag, name));
+    ProblemRun run = run_one(c, one, files, sim.get(), fmt::format("{} {}: ", flag, name));
     if (c.plan_only) continue;
     check_verified(run, fmt::format(" with {} {}", flag, name));
     reports.push_back(report::make_report(machine, run.stats));
@@ -245,12 +227,13 @@ void run_comparison(const KernelCommand& c, const kernels::Options& options,
   files.commit();
 }
 
-void run_kernel(const KernelCommand& c) {
+void run_kernel(KernelCommand& c) {
   const kernels::Kernel& kernel = *c.kernel;
   OutputSet files;  // --report, --vcd and --out: all written or none
   c.run.stage(files);
   if (!c.out_path.empty()) files.stage(c.out_path, "--out");
-  machine::MachineConfig machine = load_machine_or_throw(c.machine);
+  const machine::MachineConfig machine = load_machine_or_throw(c.machine);
+  c.plan_machine = &machine;
   if (c.run.timing_only && (c.verify || !c.out_path.empty()))
     throw CliError(fmt::format("--timing-only: moves no data, so {} has nothing to {}",
                                c.verify ? "--verify" : "--out", c.verify ? "compare" : "write"));
@@ -258,7 +241,9 @@ void run_kernel(const KernelCommand& c) {
       take(kernels::parse_options(kernel.options, given_options(kernel, c.bound)));
   if (!kernel.compare_option.empty() && options.text(kernel.compare_option) == "all")
     return run_comparison(c, options, machine, files);
-  const ProblemRun run = run_problem(c, options, machine, files, nullptr, "");
+  std::unique_ptr<models::Simulation> sim;
+  if (!c.plan_only) sim = std::make_unique<models::Simulation>(machine, c.run.config());
+  const ProblemRun run = run_one(c, options, files, sim.get(), "");
   if (c.plan_only) return;
   finish_run(machine, run.stats, c.run, files);
   if (!c.out_path.empty() && !run.outputs.empty())

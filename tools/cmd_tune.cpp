@@ -12,7 +12,7 @@
 #include "kernels/chain/chain.h"
 #include "kernels/registry.h"
 #include "models/simulation.h"
-#include "sim/layout/diagnostic.h"
+#include "session/run_problem.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/kernel_options.h"
@@ -76,7 +76,7 @@ std::string table(const machine::MachineConfig& machine, const kernels::Candidat
                                  fmt::format("{:+.1f}%", error_pct(cand.plan.estimated_cycles, r.cycles)),
                                  std::to_string(r.roofline.cycles),
                                  r.roofline.resource,
-                                 short_bytes(r.dram_read_bytes)};
+                                 short_bytes(r.work.dram_read_bytes)};
     for (std::size_t l = 0; l < machine.levels.size(); ++l)
       row.push_back(l < r.levels.size() ? short_bytes(r.levels[l].traffic.down_sent_bytes) : "-");
     row.push_back(std::to_string(cand.lm_bytes));
@@ -134,8 +134,8 @@ nlohmann::json to_json(const machine::MachineConfig& machine, const kernels::Ker
     t["roofline_cycles"] = r.roofline.cycles;
     t["bottleneck"] = r.roofline.resource;
     t["mac_roofline_pct"] = mac_roofline_pct(r);
-    t["dram_read_bytes"] = r.dram_read_bytes;
-    t["dram_write_bytes"] = r.dram_write_bytes;
+    t["dram_read_bytes"] = r.work.dram_read_bytes;
+    t["dram_write_bytes"] = r.work.dram_write_bytes;
     for (const auto& level : r.levels) {
       t["down_sent_bytes"][level.name] = level.traffic.down_sent_bytes;
       t["up_sent_bytes"][level.name] = level.traffic.up_sent_bytes;
@@ -158,28 +158,14 @@ void tune(const TuneCommand& c) {
   const kernels::Candidates cands = take(problem->candidates(machine));
   // The best --budget by estimate, simulated timing only on one elaboration.
   models::Simulation sim(machine);
-  models::DramImage inputs;
-  for (const std::string& name : problem->input_tensors()) inputs[name];
-  models::SimulationOptions run_options;
-  run_options.functional = false;
-  run_options.kernel = kernel.name;
+  session::RunOptions run;
+  run.kernel = kernel.name;
+  run.simulation.functional = false;
+  run.simulation.kernel = kernel.name;
   std::vector<Tried> tried;
   const std::size_t n = std::min<std::size_t>(c.budget, cands.ranked.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const kernels::Candidate& cand = cands.ranked[i];
-    const program::Program program = take(problem->program(cand.plan, machine));
-    models::SimulationResult r;
-    try {
-      r = sim.run(program, inputs, run_options);
-    } catch (const models::SimError& e) {
-      throw CliError(e.what());
-    } catch (const layout::LayoutError& e) {
-      throw CliError(e.what());
-    }
-    r.stats.kernel = kernel.name;
-    problem->add_report_fields(cand.plan, machine, r.stats);
-    tried.push_back({i, report::make_report(machine, r.stats)});
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    tried.push_back({i, take(session::run_problem(*problem, cands.ranked[i].plan, sim, run)).report});
   // Ranked by simulated cycles; on a tie the better estimate first.
   std::stable_sort(tried.begin(), tried.end(),
                    [](const Tried& a, const Tried& b) { return a.report.cycles < b.report.cycles; });

@@ -33,6 +33,13 @@ models::SimulationOptions RunOptions::simulation(OutputSet& outputs) const {
   return o;
 }
 
+models::SimulationConfig RunOptions::config() const {
+  models::SimulationConfig c;
+  c.threads = threads;
+  if (quantum_cycles > 0) c.quantum_cycles = quantum_cycles;
+  return c;
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--report", o.report_path, "Write the JSON report to this file");
   cmd.add_option("--vcd", o.vcd_path, "Write a VCD trace to this file, and a GTKWave view to FILE.gtkw");
@@ -53,6 +60,14 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--quiet,-q", o.quiet, "Print no summary");
   cmd.add_flag("--timing-only", o.timing_only,
                "Simulate timing only: the same cycles and counters, no bytes moved and nothing computed");
+  cmd.add_option("--threads", o.threads,
+                 "Host threads for the PEs' functional work (default: this machine's cores); results do "
+                 "not depend on it")
+      ->check(unsigned_in(1, 1024));
+  cmd.add_option("--quantum", o.quantum_cycles,
+                 "Cycles the sequencer may run ahead of SystemC time before it synchronises (default: "
+                 "the machine file's quantum_cycles, else 1000); cycles do not depend on it")
+      ->check(unsigned_in(1, std::uint64_t{1} << 40));
 }
 
 void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats, const RunOptions& o,
@@ -63,19 +78,13 @@ void finish_run(const machine::MachineConfig& machine, const report::RunStats& s
 }
 
 models::SimulationResult run_simulation(const machine::MachineConfig& machine,
+                                        const models::SimulationConfig& config,
                                         const program::Program& program,
-                                        std::map<std::string, std::vector<std::uint8_t>> inputs,
+                                        const std::map<std::string, std::vector<std::uint8_t>>& inputs,
                                         const models::SimulationOptions& options) {
-  // The command's simulation is left to the process's exit, as clang leaves its AST
-  // (-disable-free): destroying the board's modules only to exit after is work no one sees (8,192
-  // PEs and their units on mncore-board). The pointer keeps it reachable for leak checkers; a
-  // second run in one process (none today) frees the first.
-  static models::Simulation* kept = nullptr;
   try {
-    delete kept;
-    kept = nullptr;  // if the next one's construction throws
-    kept = new models::Simulation(machine);
-    return kept->run(program, std::move(inputs), options);
+    models::Simulation sim(machine, config);
+    return sim.run(program, inputs, options);
   } catch (const models::SimError& e) {
     throw CliError(e.what());
   } catch (const layout::LayoutError& e) {

@@ -1,6 +1,5 @@
 // Options every simulating command shares (--report, --vcd, --trace-json, --trace-depth,
-// --trace-units, --quiet, --timing-only)
-// and how a finished run is reported.
+// --trace-units, --quiet, --timing-only, --threads, --quantum) and how a finished run is reported.
 #pragma once
 
 #include <string>
@@ -22,11 +21,15 @@ struct RunOptions {
   std::string vcd_units;
   bool quiet = false;
   bool timing_only = false;
+  unsigned threads = 0;              // --threads: host threads (0: the machine's cores)
+  std::uint64_t quantum_cycles = 0;  // --quantum: the sequencer's TLM quantum (0: the machine file's)
   // Stages --report, --vcd (and its .gtkw) and --trace-json in `outputs` (call it before the work, so a bad
   // folder fails early).
   void stage(OutputSet& outputs) const;
   // The simulation's options; the VCD goes to its staged temporary.
   models::SimulationOptions simulation(OutputSet& outputs) const;
+  // How the simulation is built (threads, quantum).
+  models::SimulationConfig config() const;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& options);
@@ -35,10 +38,12 @@ void add_run_options(CLI::App& cmd, RunOptions& options);
 void finish_run(const machine::MachineConfig& machine, const report::RunStats& stats,
                 const RunOptions& options, OutputSet& outputs);
 
-// Runs the simulation, turning simulator and layout errors into CliErrors (exit status 2).
+// Runs `program` on a simulation of `machine` built as `config` says, turning simulator and layout
+// errors into CliErrors (exit status 2).
 models::SimulationResult run_simulation(const machine::MachineConfig& machine,
+                                        const models::SimulationConfig& config,
                                         const program::Program& program,
-                                        std::map<std::string, std::vector<std::uint8_t>> inputs,
+                                        const std::map<std::string, std::vector<std::uint8_t>>& inputs,
                                         const models::SimulationOptions& options);
 
 // Deterministic pseudo-random bytes (mt19937_64 output, the same on every platform).

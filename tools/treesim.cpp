@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
-#include "models/host_pages.h"
+#include "host/host_pages.h"
 #include "sim/core/echo.h"
 #include "tools/cli.h"
 #include "tools/options.h"
@@ -16,7 +16,7 @@ namespace {
 // The heap is reserved before any library's static initialisers run (the executable's
 // .preinit_array comes first): SystemC's allocate and clear 3 MiB, which would otherwise take
 // 768 page faults (8 ms on this project's machine) before main.
-void reserve_heap_first(int, char**, char**) { treesim::models::reserve_huge_page_heap(); }
+void reserve_heap_first(int, char**, char**) { treesim::host::reserve_huge_page_heap(); }
 __attribute__((section(".preinit_array"),
                used)) void (*const reserve_heap_entry)(int, char**, char**) = &reserve_heap_first;
 

@@ -81,12 +81,9 @@ layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> 
 }
 
 // Cycles each resource is busy per transfer of a tile (the cost model's stages), added into
-// `totals`: DRAM first, then every level's down and up port.
+// `totals` (index: timing::Resource::index).
 void add_transfer(const timing::TransferTime& t, double times, std::vector<double>& totals) {
-  for (const timing::Stage& s : t.stages) {
-    const std::size_t at = s.dram ? 0 : 1 + 2 * s.level + (s.direction == timing::Direction::kUp ? 1 : 0);
-    totals[at] += times * static_cast<double>(s.cycles);
-  }
+  for (const timing::Stage& s : t.stages) totals[s.resource.index()] += times * static_cast<double>(s.cycles);
 }
 
 // An estimate of the program's cycles under the schedule build_program emits:
@@ -105,7 +102,7 @@ double estimate(const QgemmProblem& prob, const QgemmPlan& p, const machine::Mac
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
   const double steps = static_cast<double>(p.steps) * passes;
-  const std::size_t resources = 1 + 2 * m.levels.size();
+  const std::size_t resources = timing::Resource::count(m.levels.size());
   std::vector<double> totals(resources, 0.0), step(resources, 0.0);
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);

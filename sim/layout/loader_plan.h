@@ -37,6 +37,17 @@ struct LevelTraffic {
            busiest_down_port_bytes == o.busiest_down_port_bytes &&
            busiest_up_port_bytes == o.busiest_up_port_bytes;
   }
+  // Traffic of several transfers: every figure adds (the busiest ports' bytes too: lock-step
+  // transfers each wait for their own busiest port).
+  LevelTraffic& operator+=(const LevelTraffic& o) {
+    down_sent_bytes += o.down_sent_bytes;
+    down_delivered_bytes += o.down_delivered_bytes;
+    up_sent_bytes += o.up_sent_bytes;
+    up_delivered_bytes += o.up_delivered_bytes;
+    busiest_down_port_bytes += o.busiest_down_port_bytes;
+    busiest_up_port_bytes += o.busiest_up_port_bytes;
+    return *this;
+  }
 };
 
 struct TrafficPlan {

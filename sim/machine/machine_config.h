@@ -92,6 +92,10 @@ struct MachineConfig {
   std::vector<LevelConfig> levels;  // root-most first; the last level is the PE
   PeConfig pe;
   std::optional<EnergyConfig> energy;
+  // How far the sequencer may run ahead of SystemC time before it synchronises (its TLM quantum):
+  // only how often other SystemC processes (a second initiator, a DRAM model that waits) get to run,
+  // never a cycle count of the run.
+  std::uint64_t quantum_cycles = 1000;
 
   // Units of level `index` in the whole machine (product of the fan-outs down to it). Never wraps:
   // throws std::overflow_error on a config that validate() would refuse.

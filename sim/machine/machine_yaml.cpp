@@ -217,12 +217,14 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root) {
            fmt::format("expected a machine description (a YAML mapping with name, clock_ghz, dram, "
                        "levels, pe), got {}",
                        describe(root)));
-  r.expect_map(root, top, "", {"name", "clock_ghz", "dram", "levels", "pe", "energy"},
+  r.expect_map(root, top, "", {"name", "clock_ghz", "dram", "levels", "pe", "energy", "quantum_cycles"},
                {"name", "clock_ghz", "dram", "levels", "pe"});
   const YAML::Mark m = root.Mark();
   MachineConfig c;
   c.name = r.text(root["name"], m, "name");
   c.clock_ghz = r.positive_real(root["clock_ghz"], m, "clock_ghz", false);
+  if (root["quantum_cycles"].IsDefined())
+    c.quantum_cycles = r.integer(root["quantum_cycles"], m, "quantum_cycles", 1);
 
   const YAML::Node dram = root["dram"];
   r.expect_map(dram, m, "dram", {"bytes", "bytes_per_cycle", "latency_cycles"},

@@ -134,6 +134,8 @@ std::vector<core::Error> validate(const MachineConfig& c) {
   if (!std::isfinite(c.clock_ghz) || c.clock_ghz <= 0 || c.clock_ghz > L::kMaxClockGhz)
     k.add("clock_ghz",
           fmt::format("expected a positive number of GHz up to {}, got {}", L::kMaxClockGhz, c.clock_ghz));
+  if (c.quantum_cycles == 0 || c.quantum_cycles > L::kMaxQuantum)
+    k.add("quantum_cycles", fmt::format("expected 1 to {} cycles, got {}", L::kMaxQuantum, c.quantum_cycles));
   if (c.dram.bytes == 0) k.add("dram.bytes", "expected a positive size in bytes, got 0");
   k.rate("dram.bytes_per_cycle", c.dram.bytes_per_cycle);
   k.latency("dram.latency_cycles", c.dram.latency_cycles);

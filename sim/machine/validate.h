@@ -24,6 +24,7 @@ struct MachineLimits {
   static constexpr std::uint64_t kMaxWordsPerAddress = 1024;
   static constexpr std::size_t kMaxNameLength = 256;
   static constexpr double kMaxClockGhz = 1000;
+  static constexpr std::uint64_t kMaxQuantum = std::uint64_t{1} << 40;  // cycles (sc_time stays in range)
 };
 
 // Every problem, in field order; empty when the configuration is usable. `where` is a field path

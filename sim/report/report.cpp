@@ -11,10 +11,11 @@ double ratio(std::uint64_t part, std::uint64_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-std::vector<LevelReport> level_reports(const machine::MachineConfig& m, const std::vector<LinkStats>& stats) {
+std::vector<LevelReport> level_reports(const machine::MachineConfig& m, const timing::Work& work,
+                                       const std::vector<LevelPorts>& ports = {}) {
   std::vector<LevelReport> out;
-  for (std::size_t l = 0; l < m.levels.size() && l < stats.size(); ++l)
-    out.push_back({m.levels[l].name, stats[l]});
+  for (std::size_t l = 0; l < m.levels.size() && l < work.levels.size(); ++l)
+    out.push_back({m.levels[l].name, work.levels[l], l < ports.size() ? ports[l] : LevelPorts{}});
   return out;
 }
 
@@ -22,14 +23,15 @@ std::vector<LevelReport> level_reports(const machine::MachineConfig& m, const st
 EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
   const auto& en = *m.energy;
   EnergyReport e;
-  e.mac = en.mac_int8_pj * static_cast<double>(s.macs);
-  e.lm = en.lm_byte_pj * static_cast<double>(s.lm_bytes_accessed);
-  e.dram = en.dram_byte_pj * static_cast<double>(s.dram_read_bytes + s.dram_write_bytes);
-  for (std::size_t l = 0; l < m.levels.size() && l < s.levels.size(); ++l) {
+  const timing::Work& w = s.work;
+  e.mac = en.mac_int8_pj * static_cast<double>(w.macs);
+  e.lm = en.lm_byte_pj * static_cast<double>(w.lm_bytes);
+  e.dram = en.dram_byte_pj * static_cast<double>(w.dram_bytes());
+  for (std::size_t l = 0; l < m.levels.size() && l < w.levels.size(); ++l) {
     auto it = en.link_byte_pj.find(m.levels[l].name);
     if (it == en.link_byte_pj.end()) continue;
     e.links +=
-        it->second * static_cast<double>(s.levels[l].down_delivered_bytes + s.levels[l].up_delivered_bytes);
+        it->second * static_cast<double>(w.levels[l].down_delivered_bytes + w.levels[l].up_delivered_bytes);
   }
   e.total = 0;
   for (double part : {e.dram, e.links, e.lm, e.mac}) e.total += part;
@@ -39,21 +41,7 @@ EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
 }  // namespace
 
 Roofline roofline(const machine::MachineConfig& m, const RunStats& s) {
-  timing::Work w;
-  w.macs = s.macs;
-  w.dpt_bytes = s.dpt_bytes;
-  w.ternary_macs = s.ternary_macs;
-  w.sparse_macs = s.sparse_macs;
-  w.sparse_items = s.sparse_items;
-  w.base3_bytes = s.base3_bytes;
-  w.requant_values = s.requant_values;
-  w.copy_bytes = s.copy_bytes;
-  w.dram_bytes = s.dram_read_bytes + s.dram_write_bytes;
-  for (std::size_t l = 0; l < m.levels.size() && l < s.levels.size(); ++l) {
-    w.busiest_down_bytes.push_back(s.levels[l].down_busiest_port_bytes);
-    w.busiest_up_bytes.push_back(s.levels[l].up_busiest_port_bytes);
-  }
-  const timing::Roofline t = timing::CostModel(m).roofline(w);
+  const timing::Roofline t = timing::CostModel(m).roofline(s.work);
   Roofline r;
   r.cycles = t.cycles;
   r.resource = t.resource;
@@ -96,9 +84,7 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   r.cycles = s.cycles;
   r.seconds = static_cast<double>(s.cycles) / (m.clock_ghz * 1e9);
   r.roofline = roofline(m, s);
-  r.dram_read_bytes = s.dram_read_bytes;
-  r.dram_write_bytes = s.dram_write_bytes;
-  r.levels = level_reports(m, s.levels);
+  r.levels = level_reports(m, s.work, s.ports);
   for (const auto& [name, busy] : s.resource_busy_cycles) {
     UnitReport u{name, busy, ratio(busy, s.cycles), std::nullopt};
     auto pe = s.pe_unit_busy_cycles.find(name);
@@ -110,12 +96,12 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   }
   for (const auto& [kind, ks] : s.instructions)
     r.instructions.push_back({kind, ks.count, ks.busy_cycles, ks.span_cycles});
-  r.work = {s.macs, s.dpt_bytes, s.requant_values, s.copy_bytes, s.lm_bytes_accessed};
+  r.work = s.work;
   r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;
   if (m.energy) r.energy_pj = energy(m, s);
   r.verify = s.verify;
   for (const auto& [name, p] : s.phases)
-    r.phases.push_back({name, p.cycles, p.dram_read_bytes, p.dram_write_bytes, level_reports(m, p.levels)});
+    r.phases.push_back({name, p.cycles, p.work, level_reports(m, p.work)});
   if (s.sparse) r.sparse = sparse_report(*s.sparse);
   r.info = s.info;
   r.fields = s.extra;

@@ -22,11 +22,12 @@ struct Roofline {
   double fraction_of_run = 0;                   // cycles / the run's cycles (0 for an empty run)
 };
 
-// One tree level's links to its parents, named by the machine. Per-level figures (and, later,
-// per-unit arrays of the level) belong here.
+// One tree level's links to its parents, named by the machine: the level's traffic and, for whole
+// runs, every parent port's.
 struct LevelReport {
   std::string name;
-  LinkStats traffic;
+  timing::LinkWork traffic;
+  LevelPorts ports;
 };
 
 // A shared resource of §8.1 of the timing model: "mac", "dram", "L2B.down", ...
@@ -43,14 +44,6 @@ struct KindReport {
   std::uint64_t count = 0;
   std::uint64_t busy_cycles = 0;  // as KindStats
   std::uint64_t span_cycles = 0;
-};
-
-struct WorkReport {
-  std::uint64_t macs = 0;
-  std::uint64_t dpt_bytes = 0;
-  std::uint64_t requant_values = 0;
-  std::uint64_t copy_bytes = 0;
-  std::uint64_t lm_bytes_accessed = 0;
 };
 
 // Picojoules by component, from the machine's energy section.
@@ -81,8 +74,7 @@ struct SparseReport {
 struct PhaseReport {
   std::string name;
   std::uint64_t cycles = 0;
-  std::uint64_t dram_read_bytes = 0;
-  std::uint64_t dram_write_bytes = 0;
+  timing::Work work;
   std::vector<LevelReport> levels;
 };
 
@@ -95,12 +87,10 @@ struct Report {
   std::uint64_t cycles = 0;
   double seconds = 0;  // simulated: cycles / clock, not host time
   Roofline roofline;
-  std::uint64_t dram_read_bytes = 0;
-  std::uint64_t dram_write_bytes = 0;
   std::vector<LevelReport> levels;       // machine order, root-most first
   std::vector<UnitReport> units;         // name order
   std::vector<KindReport> instructions;  // kind-name order
-  WorkReport work;
+  timing::Work work;                     // what the run moved and computed (RunStats::work)
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::optional<EnergyReport> energy_pj;  // only when the machine has an energy section
   std::optional<VerifyResult> verify;
@@ -110,8 +100,7 @@ struct Report {
   std::map<std::string, std::uint64_t> fields;  // kernel-specific counts (m, n, gather_cycles, ...)
 };
 
-// The largest of: MACs / (PEs × MACs per cycle), DPT bytes and requant values likewise, DRAM
-// bytes / DRAM bytes per cycle, and every level's busiest-port bytes / its rate, per direction.
+// The cost model's roofline of the run's work (timing::CostModel::roofline), and its share of the run.
 Roofline roofline(const machine::MachineConfig& machine, const RunStats& stats);
 
 Report make_report(const machine::MachineConfig& machine, const RunStats& stats);

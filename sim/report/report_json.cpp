@@ -11,13 +11,13 @@ using json = nlohmann::ordered_json;
 json levels_json(const std::vector<LevelReport>& levels) {
   json out = json::object();
   for (const LevelReport& level : levels) {
-    const LinkStats& ls = level.traffic;
+    const timing::LinkWork& ls = level.traffic;
     out[level.name] = {{"down_sent_bytes", ls.down_sent_bytes},
                        {"down_delivered_bytes", ls.down_delivered_bytes},
                        {"up_sent_bytes", ls.up_sent_bytes},
                        {"up_delivered_bytes", ls.up_delivered_bytes},
-                       {"busiest_down_port_bytes", ls.down_busiest_port_bytes},
-                       {"busiest_up_port_bytes", ls.up_busiest_port_bytes}};
+                       {"busiest_down_port_bytes", ls.busiest_down_port_bytes},
+                       {"busiest_up_port_bytes", ls.busiest_up_port_bytes}};
     // Per parent port (whole runs only): which units' links worked and which idled.
     auto ports = [](const std::vector<PortStats>& v) {
       json busy = json::array(), bytes = json::array();
@@ -27,8 +27,8 @@ json levels_json(const std::vector<LevelReport>& levels) {
       }
       return json{{"busy_cycles", busy}, {"bytes", bytes}};
     };
-    if (!ls.down_ports.empty() || !ls.up_ports.empty())
-      out[level.name]["ports"] = {{"down", ports(ls.down_ports)}, {"up", ports(ls.up_ports)}};
+    if (!level.ports.down.empty() || !level.ports.up.empty())
+      out[level.name]["ports"] = {{"down", ports(level.ports.down)}, {"up", ports(level.ports.up)}};
   }
   return out;
 }
@@ -45,7 +45,7 @@ std::string to_json(const Report& r) {
   j["seconds"] = r.seconds;
   j["roofline"] = {
       {"cycles", r.roofline.cycles}, {"resource", r.roofline.resource}, {"bounds", r.roofline.bounds}};
-  j["dram"] = {{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}};
+  j["dram"] = {{"read_bytes", r.work.dram_read_bytes}, {"write_bytes", r.work.dram_write_bytes}};
   j["levels"] = levels_json(r.levels);
   json units = json::object();
   for (const UnitReport& u : r.units) {
@@ -63,7 +63,7 @@ std::string to_json(const Report& r) {
                {"dpt_bytes", r.work.dpt_bytes},
                {"requant_values", r.work.requant_values},
                {"copy_bytes", r.work.copy_bytes},
-               {"lm_bytes_accessed", r.work.lm_bytes_accessed}};
+               {"lm_bytes_accessed", r.work.lm_bytes}};
   j["lm_peak_bytes_per_pe"] = r.lm_peak_bytes_per_pe;
   if (r.energy_pj) {
     const EnergyReport& e = *r.energy_pj;
@@ -76,9 +76,10 @@ std::string to_json(const Report& r) {
   if (!r.phases.empty()) {
     json phases = json::object();
     for (const PhaseReport& p : r.phases)
-      phases[p.name] = {{"cycles", p.cycles},
-                        {"dram", {{"read_bytes", p.dram_read_bytes}, {"write_bytes", p.dram_write_bytes}}},
-                        {"levels", levels_json(p.levels)}};
+      phases[p.name] = {
+          {"cycles", p.cycles},
+          {"dram", {{"read_bytes", p.work.dram_read_bytes}, {"write_bytes", p.work.dram_write_bytes}}},
+          {"levels", levels_json(p.levels)}};
     j["phases"] = phases;
   }
   if (r.sparse) {

@@ -10,9 +10,9 @@ std::string to_text(const Report& r) {
                                 r.seconds, r.clock_ghz);
   out += fmt::format("  roofline bound {} cycles, set by {} ({:.1f}% of the run)\n", r.roofline.cycles,
                      r.roofline.resource, 100 * r.roofline.fraction_of_run);
-  out += fmt::format("  DRAM read {} B, written {} B\n", r.dram_read_bytes, r.dram_write_bytes);
+  out += fmt::format("  DRAM read {} B, written {} B\n", r.work.dram_read_bytes, r.work.dram_write_bytes);
   for (const LevelReport& level : r.levels) {
-    const LinkStats& ls = level.traffic;
+    const timing::LinkWork& ls = level.traffic;
     out += fmt::format("  {:<4} down sent {} B, delivered {} B; up sent {} B, delivered {} B\n", level.name,
                        ls.down_sent_bytes, ls.down_delivered_bytes, ls.up_sent_bytes, ls.up_delivered_bytes);
   }

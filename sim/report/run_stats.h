@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/timing/work.h"
+
 namespace treesim::report {
 
 // One parent's port towards its children: the cycles it was held and the bytes it carried.
@@ -16,19 +18,10 @@ struct PortStats {
   std::uint64_t bytes = 0;
 };
 
-// Traffic on the links between one level's units and their parents.
-struct LinkStats {
-  std::uint64_t down_sent_bytes = 0;       // port occupancy at the parents
-  std::uint64_t down_delivered_bytes = 0;  // what arrived in the children (differs by broadcast)
-  std::uint64_t up_sent_bytes = 0;
-  std::uint64_t up_delivered_bytes = 0;
-  // Σ over instructions of the busiest parent port's bytes (lock-step: each instruction waits for
-  // its busiest port), per direction: the level's link bound.
-  std::uint64_t down_busiest_port_bytes = 0;
-  std::uint64_t up_busiest_port_bytes = 0;
-  // Per parent port (index = the parent's global index at the level above; one for level 0, the
-  // board's), for a whole run: which units' links worked and which idled.
-  std::vector<PortStats> down_ports, up_ports;
+// Per parent port of one level's links (index = the parent's global index at the level above; one
+// for level 0, the board's), for a whole run: which units' links worked and which idled.
+struct LevelPorts {
+  std::vector<PortStats> down, up;
 };
 
 // The instructions of one kind (docs/reports.md §9.2 defines both figures, with a worked example).
@@ -51,9 +44,7 @@ struct VerifyResult {
 // A part of a run reported on its own (e.g. the gather after `treesim place`'s load).
 struct PhaseStats {
   std::uint64_t cycles = 0;  // its own duration
-  std::uint64_t dram_read_bytes = 0;
-  std::uint64_t dram_write_bytes = 0;
-  std::vector<LinkStats> levels;
+  timing::Work work;
 };
 
 // A sparse kernel's raw figures: how A's entries fell on the PEs (the report derives the rest).
@@ -71,23 +62,14 @@ struct RunStats {
   std::string kernel;
   bool functional = true;  // false: a timing-only run (no bytes moved, nothing computed)
   std::uint64_t cycles = 0;
-  std::uint64_t dram_read_bytes = 0;
-  std::uint64_t dram_write_bytes = 0;
-  std::vector<LinkStats> levels;                              // index = machine level
+  timing::Work work;              // what the run moved and computed
+  std::vector<LevelPorts> ports;  // per level, per parent port (whole runs only)
+  // Σ over instructions of the cycles each held each resource kind (its busiest unit of the kind).
   std::map<std::string, std::uint64_t> resource_busy_cycles;  // "mac", "dram", "L2B.down", ...
   // Per PE unit ("mac", ...): every PE's busy cycles (index = PE id), for a whole run.
   std::map<std::string, std::vector<std::uint64_t>> pe_unit_busy_cycles;
   std::map<std::string, KindStats> instructions;  // "load", "mac", ...
   std::uint64_t lm_peak_bytes_per_pe = 0;
-  std::uint64_t macs = 0;            // all PEs
-  std::uint64_t dpt_bytes = 0;       // all PEs
-  std::uint64_t ternary_macs = 0;    // of macs: on the ternary MAC path
-  std::uint64_t sparse_macs = 0;     // of macs: by sparse walks (sparse_mv)
-  std::uint64_t sparse_items = 0;    // entries and position reads of the sparse walks, all PEs
-  std::uint64_t base3_bytes = 0;     // of dpt_bytes: on the base-3 decoder
-  std::uint64_t requant_values = 0;  // all PEs
-  std::uint64_t copy_bytes = 0;      // all PEs
-  std::uint64_t lm_bytes_accessed = 0;
   std::optional<VerifyResult> verify;
   std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, top-level keys of the report
   std::map<std::string, PhaseStats> phases;    // reported under "phases"

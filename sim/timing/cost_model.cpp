@@ -6,20 +6,6 @@ namespace treesim::timing {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
 
-const char* unit_name(Unit u) {
-  switch (u) {
-    case Unit::kMac:
-      return "mac";
-    case Unit::kDptDecoder:
-      return "dpt_decoder";
-    case Unit::kRequant:
-      return "requant";
-    case Unit::kCopy:
-      return "copy";
-  }
-  return "?";
-}
-
 std::uint64_t TransferTime::duration() const {
   std::uint64_t longest = 0;
   for (const Stage& s : stages) longest = std::max(longest, s.cycles);
@@ -75,13 +61,13 @@ TransferTime CostModel::transfer(const layout::TrafficPlan& plan, Direction d) c
   TransferTime t;
   const std::uint64_t dram_bytes = down ? plan.dram_read_bytes : plan.dram_write_bytes;
   const UnitTime dt = dram(dram_bytes);
-  t.stages.push_back({true, 0, d, dram_bytes, dt.busy});
+  t.stages.push_back({Resource::dram(), dram_bytes, dt.busy});
   t.latency = dt.latency;
   for (std::size_t l = 0; l < m_.levels.size(); ++l) {
     const layout::LevelTraffic& lt = plan.levels[l];
     const std::uint64_t bytes = down ? lt.busiest_down_port_bytes : lt.busiest_up_port_bytes;
     const UnitTime pt = port(l, d, bytes);
-    t.stages.push_back({false, l, d, bytes, pt.busy});
+    t.stages.push_back({Resource::port(l, d), bytes, pt.busy});
     t.latency += pt.latency;
   }
   if (!down) std::reverse(t.stages.begin(), t.stages.end());  // a store flows from the PEs up
@@ -105,7 +91,7 @@ TransferTime CostModel::conversion(const layout::ConversionPlan& plan, std::uint
       const std::uint64_t bytes = d == Direction::kUp ? lt.busiest_up_port_bytes : lt.busiest_down_port_bytes;
       if (bytes == 0) continue;
       const UnitTime pt = port(l, d, bytes);
-      t.stages.push_back({false, l, d, bytes, pt.busy});
+      t.stages.push_back({Resource::port(l, d), bytes, pt.busy});
       t.latency += pt.latency;
     }
   const std::uint64_t in_pe = plan.copies_by_lca.empty() ? 0 : plan.copies_by_lca.back();
@@ -113,7 +99,7 @@ TransferTime CostModel::conversion(const layout::ConversionPlan& plan, std::uint
     // The copy unit works beside the links: the conversion ends with the slower of the two.
     const UnitTime copy = unit(Unit::kCopy, ceil_div(in_pe * element_bytes, m_.pe_count()));
     if (copy.duration() > t.duration()) {
-      t.stages.assign(1, {false, m_.levels.size() - 1, Direction::kDown, in_pe * element_bytes, copy.busy});
+      t.stages.assign(1, {Resource::unit(Unit::kCopy), in_pe * element_bytes, copy.busy});
       t.latency = copy.latency;
     }
   }
@@ -179,31 +165,48 @@ TransferTime CostModel::collective(Collective kind, int li, std::uint64_t bytes)
   for (std::size_t l = static_cast<std::size_t>(li + 1); l < m_.levels.size(); ++l) {
     const UnitTime up = port(l, Direction::kUp, traffic[l].up_busiest);
     const UnitTime down = port(l, Direction::kDown, traffic[l].down_busiest);
-    t.stages.push_back({false, l, Direction::kUp, traffic[l].up_busiest, up.busy});
-    t.stages.push_back({false, l, Direction::kDown, traffic[l].down_busiest, down.busy});
+    t.stages.push_back({Resource::port(l, Direction::kUp), traffic[l].up_busiest, up.busy});
+    t.stages.push_back({Resource::port(l, Direction::kDown), traffic[l].down_busiest, down.busy});
     t.latency += up.latency + down.latency;  // up to the level's unit and back down
   }
   return t;
+}
+
+Peaks CostModel::peaks() const {
+  Peaks p;
+  p.int8_macs_per_cycle = m_.pe_count() * m_.pe.mac.int8_macs_per_cycle;
+  p.dram_bytes_per_cycle = m_.dram.bytes_per_cycle;
+  for (std::size_t l = 0; l < m_.levels.size(); ++l) {
+    const machine::LevelConfig& lc = m_.levels[l];
+    const std::uint64_t parents = l == 0 ? 1 : m_.units_at(l - 1);
+    p.port_down_bytes_per_cycle.push_back(lc.down_bytes_per_cycle);
+    p.port_up_bytes_per_cycle.push_back(lc.up_bytes_per_cycle);
+    p.level_down_bytes_per_cycle.push_back(parents * lc.down_bytes_per_cycle);
+    p.level_up_bytes_per_cycle.push_back(parents * lc.up_bytes_per_cycle);
+  }
+  p.cycles_per_second = m_.clock_ghz * 1e9;
+  return p;
 }
 
 Roofline CostModel::roofline(const Work& w) const {
   Roofline r;
   const std::uint64_t pes = m_.pe_count();
   const machine::PeConfig& pe = m_.pe;
-  r.bounds["mac"] = ceil_div(w.macs - w.ternary_macs - w.sparse_macs, pes * pe.mac.int8_macs_per_cycle) +
-                    ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first) +
-                    ceil_div(w.sparse_items, pes * rate(Unit::kMac, Path::kSparse).first);
-  r.bounds["dpt_decoder"] = ceil_div(w.dpt_bytes - w.base3_bytes, pes * pe.dpt_decoder.bytes_per_cycle) +
-                            ceil_div(w.base3_bytes, pes * rate(Unit::kDptDecoder, Path::kBase3).first);
-  r.bounds["requant"] = ceil_div(w.requant_values, pes * pe.requant.values_per_cycle);
-  r.bounds["copy"] = ceil_div(w.copy_bytes, pes * pe.copy.bytes_per_cycle);
-  r.bounds["dram"] = dram(w.dram_bytes).busy;
-  for (std::size_t l = 0; l < m_.levels.size(); ++l) {
-    const std::string& name = m_.levels[l].name;
-    if (l < w.busiest_down_bytes.size())
-      r.bounds[name + ".down"] = port(l, Direction::kDown, w.busiest_down_bytes[l]).busy;
-    if (l < w.busiest_up_bytes.size())
-      r.bounds[name + ".up"] = port(l, Direction::kUp, w.busiest_up_bytes[l]).busy;
+  auto bound = [&](Resource res, std::uint64_t cycles) { r.bounds[name(res, m_)] = cycles; };
+  bound(Resource::unit(Unit::kMac),
+        ceil_div(w.macs - w.ternary_macs - w.sparse_macs, pes * pe.mac.int8_macs_per_cycle) +
+            ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first) +
+            ceil_div(w.sparse_items, pes * rate(Unit::kMac, Path::kSparse).first));
+  bound(Resource::unit(Unit::kDptDecoder),
+        ceil_div(w.dpt_bytes - w.base3_bytes, pes * pe.dpt_decoder.bytes_per_cycle) +
+            ceil_div(w.base3_bytes, pes * rate(Unit::kDptDecoder, Path::kBase3).first));
+  bound(Resource::unit(Unit::kRequant), ceil_div(w.requant_values, pes * pe.requant.values_per_cycle));
+  bound(Resource::unit(Unit::kCopy), ceil_div(w.copy_bytes, pes * pe.copy.bytes_per_cycle));
+  bound(Resource::dram(), dram(w.dram_bytes()).busy);
+  for (std::size_t l = 0; l < m_.levels.size() && l < w.levels.size(); ++l) {
+    bound(Resource::port(l, Direction::kDown),
+          port(l, Direction::kDown, w.levels[l].busiest_down_port_bytes).busy);
+    bound(Resource::port(l, Direction::kUp), port(l, Direction::kUp, w.levels[l].busiest_up_port_bytes).busy);
   }
   for (const auto& [name, cycles] : r.bounds) {
     if (cycles > r.cycles || r.resource.empty()) {

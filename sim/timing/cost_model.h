@@ -17,17 +17,12 @@
 #include "sim/layout/convert.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/machine/machine_config.h"
+#include "sim/timing/resource.h"
+#include "sim/timing/work.h"
 
 namespace treesim::timing {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
-
-enum class Direction { kDown, kUp };
-
-// The PE's units.
-enum class Unit { kMac, kDptDecoder, kRequant, kCopy };
-const char* unit_name(Unit u);  // "mac", "dpt_decoder", "requant", "copy"
-inline constexpr Unit kUnits[] = {Unit::kMac, Unit::kDptDecoder, Unit::kRequant, Unit::kCopy};
 
 // The datapath a unit's work runs on, when the unit has more than one: the MAC unit's int8 array or
 // its ternary path (pe.ternary_mac; absent: the int8 array's rate), the decoder's DPT datapath
@@ -45,12 +40,10 @@ struct UnitTime {
   std::uint64_t duration() const { return latency + busy; }
 };
 
-// One stage of a transfer: where (DRAM, or a level's port in a direction), its busiest port's
+// One stage of a transfer: where (DRAM, or a level's ports in a direction), its busiest port's
 // bytes and the cycles they hold that port.
 struct Stage {
-  bool dram = false;
-  std::size_t level = 0;  // when !dram
-  Direction direction = Direction::kDown;
+  Resource resource = Resource::dram();
   std::uint64_t bytes = 0;
   std::uint64_t cycles = 0;
 };
@@ -70,22 +63,21 @@ struct CollectiveLevelTraffic {
 };
 enum class Collective { kBroadcast, kScatter, kGather, kReduce };
 
-// Totals of a run's work, the roofline's input.
-struct Work {
-  std::uint64_t macs = 0, dpt_bytes = 0, requant_values = 0, copy_bytes = 0;  // all PEs
-  // Of those, MACs on the ternary path and bytes on the base-3 decoder (their own rates).
-  std::uint64_t ternary_macs = 0, base3_bytes = 0;
-  // Of macs, those of sparse walks, whose pace is their items (entries and position reads, all PEs)
-  // on the sparse path's rate.
-  std::uint64_t sparse_macs = 0, sparse_items = 0;
-  std::uint64_t dram_bytes = 0;                                     // read + written
-  std::vector<std::uint64_t> busiest_down_bytes, busiest_up_bytes;  // per level, Σ over instructions
-};
-
 struct Roofline {
   std::uint64_t cycles = 0;
   std::string resource;                         // "mac", "dram", "L1B.down", ...
   std::map<std::string, std::uint64_t> bounds;  // every resource's bound
+};
+
+// What the machine can do per cycle and per second, summed over its units: the peaks a summary,
+// a sweep's table and a roofline chart print.
+struct Peaks {
+  std::uint64_t int8_macs_per_cycle = 0;  // all PEs
+  std::uint64_t dram_bytes_per_cycle = 0;
+  // Per level: one parent port's rate and all parents' together, per direction.
+  std::vector<std::uint64_t> port_down_bytes_per_cycle, port_up_bytes_per_cycle;
+  std::vector<std::uint64_t> level_down_bytes_per_cycle, level_up_bytes_per_cycle;
+  double cycles_per_second = 0;
 };
 
 class CostModel {
@@ -104,6 +96,8 @@ class CostModel {
   UnitTime dram(std::uint64_t bytes) const;
   // One port of `level`'s links carrying `bytes` in `direction`, and the level's link latency.
   UnitTime port(std::size_t level, Direction direction, std::uint64_t bytes) const;
+  // The machine's peak rates.
+  Peaks peaks() const;
 
   // A load (down, from DRAM) or a store (up, to DRAM) by its layout's traffic plan, alone.
   TransferTime load(const layout::TrafficPlan& plan) const;

@@ -45,10 +45,10 @@ void write_gtkw(std::ostream& out, const std::string& vcd_name, const TraceLog& 
     out << kGroupBegin << "\n-" << name << "\n";
     out << kDecimal << "\n[color] " << colour << "\n" << name << ".instr\n";
     for (Resource r : log.resources(level)) {
-      out << kBit << "\n[color] " << colour << "\n" << name << "." << resource_name(r) << "_busy\n";
-      if (r == Resource::kDram || r == Resource::kDown || r == Resource::kUp)
+      out << kBit << "\n[color] " << colour << "\n" << name << "." << timing::trace_name(r) << "_busy\n";
+      if (r.moves_bytes())
         out << kDecimal << "\n[color] " << colour << "\n"
-            << name << "." << resource_name(r) << "_bytes[31:0]\n";
+            << name << "." << timing::trace_name(r) << "_bytes[31:0]\n";
     }
     out << kGroupEnd << "\n-" << name << "\n";
   }

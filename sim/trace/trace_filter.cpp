@@ -33,7 +33,7 @@ Selection select_units(const topology::Topology& topo, const TraceFilter& filter
     if (!filter.units.empty() && ::fnmatch(filter.units.c_str(), topo.path_name(u).c_str(), 0) != 0) continue;
     if (pick) {
       TimelineKey key;
-      for (Resource r : log.resources(level)) key.add(static_cast<int>(r), log.holds(u, level, r));
+      for (Resource r : log.resources(level)) key.add(static_cast<int>(r.index()), log.holds(u, level, r));
       const topology::Unit* first = seen[level].find(key);
       if (first) {
         ++s.alike[*first];

@@ -83,14 +83,14 @@ void write_trace_json(std::ostream& out, const TraceLog& log, const topology::To
     const int level = topo.level_of(u), pid = pid_of(level);
     const std::string path = topo.path_name(u);
     for (Resource r : log.resources(level)) {
-      const std::string track = path + "." + resource_name(r);
+      const std::string track = path + "." + timing::trace_name(r);
       const std::uint64_t alike = sel.alike[u];
       events.push_back(
           metadata("thread_name", pid, tid,
                    {{"name", alike > 1 ? fmt::format("{} (and {} alike)", track, alike - 1) : track}}));
       events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
       const std::vector<Hold> holds = log.holds(u, level, r);
-      const bool bytes = r == Resource::kDram || r == Resource::kDown || r == Resource::kUp;
+      const bool bytes = r.moves_bytes();
       for (std::size_t i = 0; i < holds.size(); ++i) {
         const Hold& h = holds[i];
         const InstrSpan* s = h.instr < log.instructions().size() ? &log.instructions()[h.instr] : nullptr;
@@ -101,7 +101,7 @@ void write_trace_json(std::ostream& out, const TraceLog& log, const topology::To
                           {"dur", h.end - h.start},
                           {"pid", pid},
                           {"tid", tid},
-                          {"args", {{"instr", h.instr}, {work_name(r), h.work}}}});
+                          {"args", {{"instr", h.instr}, {timing::work_name(r), h.work}}}});
         if (!bytes) continue;
         events.push_back({{"ph", "C"},
                           {"name", track + " bytes"},

@@ -4,21 +4,13 @@
 
 namespace treesim::trace {
 
-const char* resource_name(Resource r) {
-  static const char* const kNames[] = {"dram", "down", "up", "mac", "dpt", "requant", "copy"};
-  return kNames[static_cast<int>(r)];
+namespace {
+
+std::uint64_t key(topology::Unit unit, Resource r) {
+  return static_cast<std::uint64_t>(unit) * 256 + static_cast<std::uint64_t>(r.index());
 }
 
-const char* work_name(Resource r) {
-  switch (r) {
-    case Resource::kMac:
-      return "macs";
-    case Resource::kRequant:
-      return "values";
-    default:
-      return "bytes";
-  }
-}
+}  // namespace
 
 void TraceLog::declare(int level, Resource r) {
   std::vector<Resource>& list = declared_[level];
@@ -43,19 +35,18 @@ void TraceLog::add(std::vector<Hold>& list, const Hold& h) {
 void TraceLog::hold(topology::Unit unit, Resource r, std::uint64_t start, std::uint64_t end,
                     std::uint64_t work) {
   if (end <= start) return;  // a hold of no time leaves no mark
-  add(own_[static_cast<std::uint64_t>(unit) * kResourceKinds + static_cast<std::uint64_t>(r)],
-      {start, end, work, current_});
+  add(own_[key(unit, r)], {start, end, work, current_});
 }
 
 void TraceLog::hold_level(int level, Resource r, std::uint64_t start, std::uint64_t end, std::uint64_t work) {
   if (end <= start) return;
-  add(level_[{level, r}], {start, end, work, current_});
+  add(level_[{level, r.index()}], {start, end, work, current_});
 }
 
 std::vector<Hold> TraceLog::holds(topology::Unit unit, int level, Resource r) const {
   std::vector<Hold> out;
-  auto own = own_.find(static_cast<std::uint64_t>(unit) * kResourceKinds + static_cast<std::uint64_t>(r));
-  auto shared = level_.find({level, r});
+  auto own = own_.find(key(unit, r));
+  auto shared = level_.find({level, r.index()});
   if (own != own_.end()) out = own->second;
   if (shared != level_.end()) out.insert(out.end(), shared->second.begin(), shared->second.end());
   // Each list runs in time order (a resource is held once at a time); their union needs sorting.

@@ -12,16 +12,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/timing/resource.h"
 #include "sim/topology/topology.h"
 
 namespace treesim::trace {
 
-// The kinds of resource a unit can hold: the board's DRAM port, a unit's down and up ports towards
-// its children, and a PE's four units.
-enum class Resource : std::uint8_t { kDram, kDown, kUp, kMac, kDpt, kRequant, kCopy };
-inline constexpr int kResourceKinds = 7;
-const char* resource_name(Resource r);  // "dram", "down", "up", "mac", "dpt", "requant", "copy"
-const char* work_name(Resource r);      // what its work counts: "bytes", "macs", "values"
+// The resources a unit holds are the timing model's: the board holds DRAM's port, a parent the
+// ports of its children's level (timing::Resource::port), a PE its units. Traces name them by
+// timing::trace_name ("down", "mac", ...) and count their work by timing::work_name.
+using timing::Resource;
 
 // One hold of a resource: [start, end) in cycles from the run's start.
 struct Hold {
@@ -67,8 +66,9 @@ class TraceLog {
   static void add(std::vector<Hold>& list, const Hold& h);
   std::size_t current_ = 0;
   std::map<int, std::vector<Resource>> declared_;
-  std::unordered_map<std::uint64_t, std::vector<Hold>> own_;  // key: unit × kinds + resource
-  std::map<std::pair<int, Resource>, std::vector<Hold>> level_;
+  std::unordered_map<std::uint64_t, std::vector<Hold>>
+      own_;  // key: unit × 256 + resource index (at most 1 + 4 + 2 × 64)
+  std::map<std::pair<int, std::size_t>, std::vector<Hold>> level_;  // (level, resource index)
   std::vector<InstrSpan> instructions_;
 };
 

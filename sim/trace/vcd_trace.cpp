@@ -23,7 +23,7 @@ std::string vcd_id(std::size_t n) {
 }
 
 // Ports and DRAM show the bytes in flight; a PE unit shows busy only.
-bool has_bytes(Resource r) { return r == Resource::kDram || r == Resource::kDown || r == Resource::kUp; }
+bool has_bytes(Resource r) { return r.moves_bytes(); }
 
 enum class Kind : std::uint8_t { kBit, kVector, kText };
 
@@ -124,7 +124,7 @@ void write_vcd(std::ostream& out, const TraceLog& log, const topology::Topology&
       std::vector<Hold> holds = log.holds(u, level, r);
       all.insert(all.end(), holds.begin(), holds.end());
       TimelineKey key;
-      key.add(static_cast<int>(r), holds);
+      key.add(static_cast<int>(r.index()), holds);
       const std::size_t* found = ids.find(key);
       std::size_t id = found ? *found : next_id;
       if (!found) {
@@ -137,8 +137,8 @@ void write_vcd(std::ostream& out, const TraceLog& log, const topology::Topology&
           if (has_bytes(r)) changes.push_back({cycle, id + 1, Kind::kVector, work, {}});
         }
       }
-      var(1, id, std::string(resource_name(r)) + "_busy", false);
-      if (has_bytes(r)) var(32, id + 1, std::string(resource_name(r)) + "_bytes", false);
+      var(1, id, std::string(timing::trace_name(r)) + "_busy", false);
+      if (has_bytes(r)) var(32, id + 1, std::string(timing::trace_name(r)) + "_bytes", false);
     }
     std::stable_sort(all.begin(), all.end(), [](const Hold& a, const Hold& b) { return a.start < b.start; });
     TimelineKey key;

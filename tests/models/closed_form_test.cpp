@@ -56,8 +56,8 @@ TEST(ClosedForm, BroadcastLoadOccupiesEachPortOnce) {
   // 16×8 copied to all 32 PEs: every port sends the 128 B once; PE stage 128/8 = 16.
   auto r = run("tensor A shape=16,8\nload tensor=A layout=\"((16:8), (8:1); B@[PE])\"\n");
   EXPECT_EQ(r.stats.cycles, kLoadLatency + 16);
-  EXPECT_EQ(r.stats.levels[3].down_sent_bytes, 8u * 128);        // one send per MAB port
-  EXPECT_EQ(r.stats.levels[3].down_delivered_bytes, 32u * 128);  // every PE receives it
+  EXPECT_EQ(r.stats.work.levels[3].down_sent_bytes, 8u * 128);        // one send per MAB port
+  EXPECT_EQ(r.stats.work.levels[3].down_delivered_bytes, 32u * 128);  // every PE receives it
 }
 
 TEST(ClosedForm, StoreIsLatencyPlusBusiestUpStage) {
@@ -226,8 +226,8 @@ TEST(ClosedForm, ReduceChargesEveryReceivedByteOnTheUpPorts) {
       run("tensor A shape=2048\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n"
           "reduce level=L1B src=0 dst=64 count=16\n");
   EXPECT_EQ(duration(r, 1), 6u + 64u);
-  const auto& pe = r.stats.levels[3];
-  const auto& mab = r.stats.levels[2];
+  const auto& pe = r.stats.work.levels[3];
+  const auto& mab = r.stats.work.levels[2];
   EXPECT_EQ(pe.up_sent_bytes - 0, 32u * 64);  // every PE sends its block
   EXPECT_EQ(mab.up_sent_bytes, 8u * 4 * 64);  // every MAB forwards 4 blocks
 }

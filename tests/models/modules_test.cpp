@@ -24,6 +24,13 @@ using testing::config;
 
 using testing::parse;
 
+// A simulation whose DRAM socket the test binds to its own target.
+SimulationConfig unbound() {
+  SimulationConfig c;
+  c.bind_dram = false;
+  return c;
+}
+
 // A test-only LT memory with its own latency and rate: one access of n bytes streams
 // ceil(n / rate) cycles from max(arrival, next free), then `latency` cycles. It declares its
 // latency in its DMI descriptor, as a TLM target may.
@@ -80,7 +87,7 @@ TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
   // its path latency is DRAM's + 8 + 4 + 2 + 1. With a DRAM of latency 300 the closed form says
   // 300 + 15 + 12.
   const auto m = config("mini");
-  Simulation sim(m, {/*bind_dram=*/false});
+  Simulation sim(m, unbound());
   OtherDram other("other", 300, 64);
   sim.board().dram_socket.bind(other.socket);
   auto p = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
@@ -92,7 +99,7 @@ TEST(Modules, ATargetWithoutDmiMovesTheBytesThroughBTransport) {
   // Without DMI the sequencer reads and writes every row of a block through b_transport; the data
   // arrive all the same (block loads and stores of a 12×8 tensor, 4×8 blocks at row offsets).
   const auto m = config("mini");
-  Simulation sim(m, {/*bind_dram=*/false});
+  Simulation sim(m, unbound());
   OtherDram other("other", 50, 64, /*dmi=*/false);
   sim.board().dram_socket.bind(other.socket);
   auto p = parse(
@@ -111,7 +118,7 @@ TEST(Modules, ATargetWithoutDmiMovesTheBytesThroughBTransport) {
 TEST(Modules, ASlowTargetMakesALoadDramBound) {
   // The same load from a DRAM of 1 B/c: its stage (96 cycles) now dominates: 300 + 15 + 96.
   const auto m = config("mini");
-  Simulation sim(m, {false});
+  Simulation sim(m, unbound());
   OtherDram other("other", 300, 1);
   sim.board().dram_socket.bind(other.socket);
   auto p = parse("tensor A shape=12,8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\"\n", m);
@@ -149,7 +156,7 @@ TEST(Modules, ALoadOverHalfTheL2BsLeavesTheOtherHalfsPortsIdle) {
   o.vcd_path = testing::temp_path("half.vcd");
   o.vcd_filter.depth = 2;
   SimulationResult r = sim.run(p, {{"A", std::vector<std::uint8_t>(1024 * 512, 3)}}, o);
-  const auto& ports = r.stats.levels[1].down_ports;  // L1B links: one port per L2B unit
+  const auto& ports = r.stats.ports[1].down;  // L1B links: one port per L2B unit
   ASSERT_EQ(ports.size(), 16u);
   for (std::size_t u = 0; u < 16; ++u) {
     if (u < 8) {
@@ -178,18 +185,14 @@ TEST(Modules, AnInstructionWithUnequalPerPeWorkTakesTheSlowestPesTime) {
   Simulation sim(m);
   std::vector<std::uint64_t> work(m.pe_count(), 64);
   work[5] = 640;
-  InstrRecord r;
-  std::uint64_t start = 0;
-  const std::uint64_t end = sim.board().sequencer().unit_step(timing::Unit::kMac, work, 7, r, start);
-  EXPECT_EQ(start, 7u);
-  EXPECT_EQ(end, 7u + 4u + 10u);
-  EXPECT_EQ(sim.board().pes()[5]->unit(timing::Unit::kMac).busy_cycles(), 10u);
-  EXPECT_EQ(sim.board().pes()[4]->unit(timing::Unit::kMac).busy_cycles(), 1u);
+  PeArray& pes = sim.board().pe_array();
+  const StepTime t = pes.step_each(timing::Unit::kMac, work, 7, timing::Path::kDefault);
+  EXPECT_EQ(t.start, 7u);
+  EXPECT_EQ(t.end, 7u + 4u + 10u);
+  EXPECT_EQ(pes.unit(timing::Unit::kMac).busy_cycles(5), 10u);
+  EXPECT_EQ(pes.unit(timing::Unit::kMac).busy_cycles(4), 1u);
   // The next step waits for the busiest PE's unit.
-  std::uint64_t start2 = 0;
-  sim.board().sequencer().unit_step(timing::Unit::kMac, std::vector<std::uint64_t>(m.pe_count(), 64), 0, r,
-                                    start2);
-  EXPECT_EQ(start2, 17u);
+  EXPECT_EQ(pes.step(timing::Unit::kMac, 64, 0, timing::Path::kDefault).start, 17u);
 }
 
 TEST(Modules, OneSimulationRunsTwoProgramsWithSeparateCounters) {
@@ -205,9 +208,9 @@ TEST(Modules, OneSimulationRunsTwoProgramsWithSeparateCounters) {
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(i);
   SimulationResult r2 = sim.run(second, {{"B", b}});
   EXPECT_EQ(a.stats.cycles, 127u);
-  EXPECT_EQ(a.stats.dram_read_bytes, 96u);
-  EXPECT_EQ(r2.stats.dram_read_bytes, 64u);  // its own, not 96 + 64
-  EXPECT_EQ(r2.stats.dram_write_bytes, 64u);
+  EXPECT_EQ(a.stats.work.dram_read_bytes, 96u);
+  EXPECT_EQ(r2.stats.work.dram_read_bytes, 64u);  // its own, not 96 + 64
+  EXPECT_EQ(r2.stats.work.dram_write_bytes, 64u);
   EXPECT_EQ(r2.stats.instructions.at("load").count, 1u);
   EXPECT_EQ(r2.dram.at("C"), b);  // copied through the LMs
   // The second run's cycles count from its own start and equal the closed forms: the load's
@@ -240,13 +243,13 @@ TEST(Modules, TimingOnlyGivesTheSameCyclesAndCountersAsAFullRun) {
   EXPECT_FALSE(timing.stats.functional);
   EXPECT_TRUE(timing.dram.empty());
   EXPECT_EQ(timing.stats.cycles, full.stats.cycles);
-  EXPECT_EQ(timing.stats.dram_read_bytes, full.stats.dram_read_bytes);
-  EXPECT_EQ(timing.stats.dram_write_bytes, full.stats.dram_write_bytes);
+  EXPECT_EQ(timing.stats.work.dram_read_bytes, full.stats.work.dram_read_bytes);
+  EXPECT_EQ(timing.stats.work.dram_write_bytes, full.stats.work.dram_write_bytes);
   EXPECT_EQ(timing.stats.resource_busy_cycles, full.stats.resource_busy_cycles);
-  EXPECT_EQ(timing.stats.macs, full.stats.macs);
+  EXPECT_EQ(timing.stats.work.macs, full.stats.work.macs);
   for (std::size_t l = 0; l < m.levels.size(); ++l) {
-    EXPECT_EQ(timing.stats.levels[l].down_sent_bytes, full.stats.levels[l].down_sent_bytes);
-    EXPECT_EQ(timing.stats.levels[l].up_sent_bytes, full.stats.levels[l].up_sent_bytes);
+    EXPECT_EQ(timing.stats.work.levels[l].down_sent_bytes, full.stats.work.levels[l].down_sent_bytes);
+    EXPECT_EQ(timing.stats.work.levels[l].up_sent_bytes, full.stats.work.levels[l].up_sent_bytes);
   }
   for (std::size_t i = 0; i < p.instrs.size(); ++i) {
     EXPECT_EQ(timing.timings[i].start, full.timings[i].start) << i;

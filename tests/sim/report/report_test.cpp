@@ -18,24 +18,24 @@ RunStats toy_run() {
   RunStats s;
   s.kernel = "toy";
   s.cycles = 1000;
-  s.dram_read_bytes = 640;
-  s.dram_write_bytes = 64;
-  s.levels.resize(4);
+  s.work.dram_read_bytes = 640;
+  s.work.dram_write_bytes = 64;
+  s.work.levels.resize(4);
   const std::uint64_t down_delivered[4] = {640, 1280, 2560, 2560};
   const std::uint64_t down_busiest[4] = {640, 640, 640, 2000};
   for (int l = 0; l < 4; ++l) {
-    s.levels[l].down_sent_bytes = 640;
-    s.levels[l].down_delivered_bytes = down_delivered[l];
-    s.levels[l].up_sent_bytes = 64;
-    s.levels[l].up_delivered_bytes = 64;
-    s.levels[l].down_busiest_port_bytes = down_busiest[l];
-    s.levels[l].up_busiest_port_bytes = 64;
+    s.work.levels[l].down_sent_bytes = 640;
+    s.work.levels[l].down_delivered_bytes = down_delivered[l];
+    s.work.levels[l].up_sent_bytes = 64;
+    s.work.levels[l].up_delivered_bytes = 64;
+    s.work.levels[l].busiest_down_port_bytes = down_busiest[l];
+    s.work.levels[l].busiest_up_port_bytes = 64;
   }
   s.resource_busy_cycles = {{"mac", 250}, {"dram", 11}, {"requant", 0}};
   s.instructions = {{"mac", {1, 100, 104}}, {"load", {2, 300, 250}}, {"store", {0, 0, 0}}};
-  s.macs = 32 * 64 * 100;
-  s.requant_values = 32 * 8 * 5;
-  s.lm_bytes_accessed = 1000;
+  s.work.macs = 32 * 64 * 100;
+  s.work.requant_values = 32 * 8 * 5;
+  s.work.lm_bytes = 1000;
   s.lm_peak_bytes_per_pe = 512;
   return s;
 }
@@ -98,13 +98,13 @@ TEST(MakeReport, NoEnergySectionMeansNoEnergy) {
 TEST(MakeReport, LevelsAndPhasesCarryTheMachinesLevelNames) {
   RunStats s = toy_run();
   s.phases["gather"].cycles = 7;
-  s.phases["gather"].levels.resize(4);
-  s.phases["gather"].levels[3].up_sent_bytes = 96;
+  s.phases["gather"].work.levels.resize(4);
+  s.phases["gather"].work.levels[3].up_sent_bytes = 96;
   Report r = make_report(mini(), s);
   ASSERT_EQ(r.levels.size(), 4u);
   EXPECT_EQ(r.levels[0].name, "L2B");
   EXPECT_EQ(r.levels[3].name, "PE");
-  EXPECT_EQ(r.levels[3].traffic.down_busiest_port_bytes, 2000u);
+  EXPECT_EQ(r.levels[3].traffic.busiest_down_port_bytes, 2000u);
   ASSERT_EQ(r.phases.size(), 1u);
   EXPECT_EQ(r.phases[0].name, "gather");
   EXPECT_EQ(r.phases[0].cycles, 7u);

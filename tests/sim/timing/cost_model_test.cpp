@@ -46,7 +46,8 @@ TEST(CostModel, LoadIsPathLatencyPlusTheSlowestStage) {
   EXPECT_EQ(t.latency, 115u);
   EXPECT_EQ(t.duration(), 115u + 12u);
   ASSERT_EQ(t.stages.size(), 5u);
-  EXPECT_TRUE(t.stages[0].dram);
+  EXPECT_EQ(t.stages[0].resource, Resource::dram());
+  EXPECT_EQ(t.stages[4].resource, Resource::port(3, Direction::kDown));
 }
 
 TEST(CostModel, EmptyStagesTakeNoTimeButTheLatency) {
@@ -83,9 +84,10 @@ TEST(CostModel, BroadcastFromTheBoardCrossesEveryLevelTwice) {
 TEST(CostModel, RooflineNamesTheBindingResource) {
   const auto m = mini();
   Work w;
-  w.macs = 32 * 64 * 10;   // 10 cycles on 32 PEs
-  w.dram_bytes = 64 * 12;  // 12 cycles
-  w.busiest_down_bytes = {0, 0, 0, 8 * 11};
+  w.macs = 32 * 64 * 10;        // 10 cycles on 32 PEs
+  w.dram_read_bytes = 64 * 12;  // 12 cycles
+  w.levels.resize(4);
+  w.levels[3].busiest_down_port_bytes = 8 * 11;
   Roofline r = CostModel(m).roofline(w);
   EXPECT_EQ(r.cycles, 12u);
   EXPECT_EQ(r.resource, "dram");
@@ -115,8 +117,8 @@ TEST(CostModel, ConversionGoesUpThenDownItsBusiestPorts) {
   EXPECT_EQ(t.latency, 2u);
   EXPECT_EQ(t.duration(), 10u);
   ASSERT_EQ(t.stages.size(), 2u);
-  EXPECT_EQ(t.stages[0].direction, Direction::kUp);
-  EXPECT_EQ(t.stages[1].direction, Direction::kDown);
+  EXPECT_EQ(t.stages[0].resource, Resource::port(3, Direction::kUp));
+  EXPECT_EQ(t.stages[1].resource, Resource::port(3, Direction::kDown));
 }
 
 }  // namespace

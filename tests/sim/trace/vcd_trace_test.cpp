@@ -35,11 +35,11 @@ TEST(VcdWriter, AUnitWithWorkOfItsOwnGetsItsOwnIdentifier) {
   log.instructions().resize(2);
   log.instructions()[0].label = "mac#0:1x1x1";
   log.instructions()[1].label = "copy#1:8B";
-  log.declare(pe, Resource::kMac);
+  log.declare(pe, Resource::unit(timing::Unit::kMac));
   log.set_instruction(0);
-  log.hold_level(pe, Resource::kMac, 0, 10, 64);  // every PE alike
+  log.hold_level(pe, Resource::unit(timing::Unit::kMac), 0, 10, 64);  // every PE alike
   log.set_instruction(1);
-  log.hold(topo.unit(pe, 5), Resource::kMac, 10, 12, 8);  // PE 5 alone
+  log.hold(topo.unit(pe, 5), Resource::unit(timing::Unit::kMac), 10, 12, 8);  // PE 5 alone
   log.end_cycle = 12;
   std::ostringstream out;
   write_vcd(out, log, topo, {});

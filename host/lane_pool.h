@@ -1,0 +1,51 @@
+// Host threads for the lanes of a lock-step step. The lanes of a step are independent (every PE
+// works on its own LM), so a step's lanes are split into one contiguous piece per thread; each
+// lane's result is its own, so the split changes nothing the simulation computes. The caller's
+// thread runs the first piece; the others wait on a condition variable between steps.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace treesim::host {
+
+class LanePool {
+ public:
+  // `threads` host threads in all, the caller's included (at least 1: then no thread is started).
+  explicit LanePool(unsigned threads);
+  ~LanePool();
+  LanePool(const LanePool&) = delete;
+  LanePool& operator=(const LanePool&) = delete;
+
+  unsigned threads() const { return threads_; }
+
+  // Calls body(first, last, worker) over pieces that cover lanes [0, count), worker < threads(),
+  // each worker on one piece. With fewer than `grain` lanes per thread, fewer threads take part
+  // (a small step costs less on one thread than waking the others). Returns when every piece is
+  // done; then rethrows the exception of the lowest piece that threw, if any.
+  void run(std::uint64_t count, std::uint64_t grain,
+           const std::function<void(std::uint64_t first, std::uint64_t last, unsigned worker)>& body);
+
+  // The cores this process may run on (its affinity mask, which containers and taskset narrow).
+  static unsigned usable_cores();
+
+ private:
+  void work(unsigned worker);
+  const unsigned threads_;
+  std::vector<std::thread> pool_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::uint64_t generation_ = 0;
+  unsigned pending_ = 0, active_ = 0;  // pieces not yet finished; workers taking part in this run
+  bool stop_ = false;
+  std::uint64_t count_ = 0;
+  const std::function<void(std::uint64_t, std::uint64_t, unsigned)>* body_ = nullptr;
+  std::vector<std::exception_ptr> errors_;
+};
+
+}  // namespace treesim::host

@@ -1,0 +1,53 @@
+#include "host/mac_batch.h"
+
+#include <algorithm>
+
+namespace treesim::host {
+namespace {
+
+// The cache entry packed from PE `source`'s bytes, packing them into the oldest entry when none is.
+// Neighbouring PEs mostly share a source: the last entry found is tried first.
+template <typename Cache, typename Pack>
+const auto& lookup(Cache& cache, std::uint32_t source, Pack pack) {
+  if (cache.valid[cache.last] && cache.source[cache.last] == source) return cache.packed[cache.last];
+  for (std::size_t e = 0; e < Cache::kEntries; ++e)
+    if (cache.valid[e] && cache.source[e] == source) return cache.packed[cache.last = e];
+  const std::size_t e = cache.next;
+  cache.next = (cache.next + 1) % Cache::kEntries;
+  cache.source[e] = source;
+  pack(cache.packed[e]);
+  cache.valid[e] = true;
+  return cache.packed[cache.last = e];
+}
+
+}  // namespace
+
+void MacBatch::run_range(const MacShape& op, const LmView& pes, const LmReplicas& shared, std::uint32_t first,
+                         std::uint32_t last, Worker& w) const {
+  // Entries of an earlier instruction may have another shape or zero point.
+  w.a.valid.fill(false);
+  w.b.valid.fill(false);
+  const Int8Operand a_kind{nullptr, op.a_signed, op.a_zero}, b_kind{nullptr, op.b_signed, op.b_zero};
+  const std::int32_t za = folded_zero_a(a_kind), zb = folded_zero_b(b_kind);
+  for (std::uint32_t q = first; q < last; ++q) {
+    const std::uint32_t sa = shared.source(q, op.a, op.a + op.m * op.k);
+    const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
+    const Int8Operand a{pes.lm(sa) + op.a, op.a_signed, op.a_zero};
+    const Int8Operand b{pes.lm(sb) + op.b, op.b_signed, op.b_zero};
+    const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(isa_, a, op.m, op.k, op.n, zb, out); });
+    const PackedB& pb = lookup(w.b, sb, [&](PackedB& out) { pack_b(isa_, b, op.k, op.n, za, out); });
+    mac_packed(isa_, pa, pb, pes.lm(q) + op.c, op.accumulate);
+  }
+}
+
+void MacBatch::run(const MacShape& op, const LmView& pes, const LmReplicas& shared, LanePool& pool) {
+  if (workers_.size() < pool.threads()) workers_.resize(pool.threads());
+  const std::uint64_t per_pe = std::max<std::uint64_t>(1, op.m * op.n * op.k);
+  pool.run(pes.count, std::max<std::uint64_t>(1, kMacsPerThread / per_pe),
+           [&](std::uint64_t first, std::uint64_t last, unsigned worker) {
+             run_range(op, pes, shared, static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last),
+                       workers_[worker]);
+           });
+}
+
+}  // namespace treesim::host

@@ -1,0 +1,158 @@
+// The PE array's transfers: a load's bytes into every replica's LM slots, a store's out of them,
+// and the collectives between the PEs of each subtree.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "models/pe_array.h"
+#include "sim/layout/slots.h"
+
+namespace treesim::models {
+namespace {
+
+// Where the runs' elements point in `host`: the block itself (row-major), or with `tensor` the whole
+// tensor the block lies in.
+layout::ElementIndex element_index(const program::Block* tensor) {
+  layout::ElementIndex index;
+  if (!tensor || tensor->whole) return index;
+  index.strides = tensor->tensor_strides;
+  index.origin = tensor->full_index(0);
+  return index;
+}
+
+// sum[c] += part[c] over int32 values stored as bytes, wrapping.
+void add_int32(std::uint8_t* __restrict sum, const std::uint8_t* __restrict part, std::uint64_t count) {
+  for (std::uint64_t c = 0; c < count; ++c) {
+    std::uint32_t x, y;
+    std::memcpy(&x, sum + 4 * c, 4);
+    std::memcpy(&y, part + 4 * c, 4);
+    x += y;
+    std::memcpy(sum + 4 * c, &x, 4);
+  }
+}
+
+}  // namespace
+
+void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm_base,
+                      std::int32_t pad, const program::Block* tensor) {
+  // Replicas are recorded as shared only where the MAC kernels read shared operands.
+  host::LmReplicas* shared = mac_batch_ ? &shared_ : nullptr;
+  const host::LmView pes = lms();
+  const layout::BoundLayout& b = t.bound;
+  const std::size_t eb = b.element_bytes();
+  std::uint8_t pad_bytes[4];
+  const std::uint32_t pad_bits = static_cast<std::uint32_t>(pad);
+  for (int i = 0; i < 4; ++i) pad_bytes[i] = static_cast<std::uint8_t>(pad_bits >> (8 * i));
+  const std::vector<std::uint64_t> shift = layout::replica_pe_offsets(b);
+  if (shared && shared->overlaps(lm_base, lm_base + t.footprint_bytes)) {
+    // Which PEs the load rewrites whole (replica 0's PEs that it fills densely, and their
+    // replicas): what was shared in them need not be copied first.
+    std::vector<std::uint64_t> fill(count_, 0);
+    layout::for_each_run(b, [&](std::uint64_t pe, std::uint64_t, std::int64_t, std::uint64_t count) {
+      fill[pe] += count * eb;
+    });
+    std::vector<bool> covered(count_, false);
+    bool all_dense = true;
+    for (std::uint64_t pe = 0; pe < count_; ++pe)
+      all_dense = all_dense && (fill[pe] == 0 || fill[pe] == t.footprint_bytes);
+    for (std::uint64_t pe = 0; pe < count_ && all_dense; ++pe)
+      for (std::uint64_t r = 0; r < shift.size() && fill[pe] > 0; ++r)
+        covered[pe + shift[r] - shift[0]] = true;
+    shared->overwrite(lm_base, lm_base + t.footprint_bytes, covered, pes);
+  }
+  // Replica 0, run by run; remember which PEs it filled and how many bytes.
+  std::vector<std::uint64_t> filled(count_, 0);
+  layout::for_each_run(
+      b,
+      [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+        std::uint8_t* dst = lm(pe) + lm_base + offset;
+        filled[pe] += count * eb;
+        if (element < 0) {
+          for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * eb, pad_bytes, eb);
+          return;
+        }
+        std::memcpy(dst, host + static_cast<std::uint64_t>(element) * eb, count * eb);
+      },
+      element_index(tensor));
+  if (b.replicas() == 1) return;
+  // Every replica is replica 0 moved to other PEs at the same LM offsets. Where replica 0 fills its
+  // PEs' footprints densely, copy footprints; otherwise copy slot by slot.
+  bool dense = true;
+  for (std::uint64_t pe = 0; pe < count_; ++pe)
+    dense = dense && (filled[pe] == 0 || filled[pe] == t.footprint_bytes);
+  if (dense && shared) {
+    std::vector<std::uint32_t> source(count_);
+    for (std::uint64_t pe = 0; pe < count_; ++pe) source[pe] = static_cast<std::uint32_t>(pe);
+    for (std::uint64_t pe = 0; pe < count_; ++pe)
+      for (std::uint64_t r = 1; r < shift.size() && filled[pe] > 0; ++r)
+        source[pe + shift[r] - shift[0]] = static_cast<std::uint32_t>(pe);
+    shared->add(lm_base, lm_base + t.footprint_bytes, std::move(source));
+    return;
+  }
+  if (dense) {
+    for (std::uint64_t pe = 0; pe < count_; ++pe) {
+      if (filled[pe] == 0) continue;
+      const std::uint8_t* src = lm(pe) + lm_base;
+      for (std::uint64_t r = 1; r < shift.size(); ++r)
+        std::memcpy(lm(pe + shift[r] - shift[0]) + lm_base, src, t.footprint_bytes);
+    }
+    return;
+  }
+  layout::for_each_run(b, [&](std::uint64_t pe, std::uint64_t offset, std::int64_t, std::uint64_t count) {
+    const std::uint8_t* src = lm(pe) + lm_base + offset;
+    for (std::uint64_t r = 1; r < shift.size(); ++r)
+      std::memcpy(lm(pe + shift[r] - shift[0]) + lm_base + offset, src, count * eb);
+  });
+}
+
+void PeArray::gather(const program::Transfer& t, std::uint64_t lm_base, std::uint8_t* host,
+                     const program::Block* tensor) {
+  const std::size_t eb = t.bound.element_bytes();
+  layout::for_each_run(
+      t.bound,
+      [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+        if (element < 0) return;
+        std::memcpy(host + static_cast<std::uint64_t>(element) * eb, lm(pe) + lm_base + offset, count * eb);
+      },
+      element_index(tensor));
+}
+
+void PeArray::collective(const program::Instr& instr, std::uint64_t subtree) {
+  const std::uint64_t s = subtree, subtrees = s == 0 ? 0 : count_ / s;
+  // Every subtree works on its own PEs: the subtrees are the lanes.
+  pool_.run(subtrees, 1, [&](std::uint64_t first_tree, std::uint64_t last_tree, unsigned) {
+    std::vector<std::uint8_t> buffer;
+    for (std::uint64_t tree = first_tree; tree < last_tree; ++tree) {
+      const std::uint64_t first = tree * s;
+      std::visit(
+          [&](const auto& op) {
+            using Op = std::decay_t<decltype(op)>;
+            if constexpr (std::is_same_v<Op, program::Broadcast>) {
+              buffer.assign(lm(first) + op.src, lm(first) + op.src + op.bytes);
+              for (std::uint64_t j = 0; j < s; ++j)
+                std::memcpy(lm(first + j) + op.dst, buffer.data(), op.bytes);
+            } else if constexpr (std::is_same_v<Op, program::Scatter>) {
+              buffer.assign(lm(first) + op.src, lm(first) + op.src + s * op.bytes);
+              for (std::uint64_t j = 0; j < s; ++j)
+                std::memcpy(lm(first + j) + op.dst, buffer.data() + j * op.bytes, op.bytes);
+            } else if constexpr (std::is_same_v<Op, program::Gather>) {
+              buffer.resize(s * op.bytes);
+              for (std::uint64_t j = 0; j < s; ++j)
+                std::memcpy(buffer.data() + j * op.bytes, lm(first + j) + op.src, op.bytes);
+              std::memcpy(lm(first) + op.dst, buffer.data(), buffer.size());
+            } else if constexpr (std::is_same_v<Op, program::Reduce>) {
+              // Summed straight from the LMs, with the first PE's sums as the start (int32 wraps, as
+              // the adders do); the result goes to dst only after every source is read, as src and
+              // dst may meet.
+              buffer.assign(lm(first) + op.src, lm(first) + op.src + op.count * 4);
+              for (std::uint64_t j = 1; j < s; ++j)
+                add_int32(buffer.data(), lm(first + j) + op.src, op.count);
+              std::memcpy(lm(first) + op.dst, buffer.data(), op.count * 4);
+            }
+          },
+          instr);
+    }
+  });
+}
+
+}  // namespace treesim::models
