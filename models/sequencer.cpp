@@ -33,6 +33,10 @@ Sequencer::Sequencer(const sc_core::sc_module_name& name, const machine::Machine
   dram.register_invalidate_direct_mem_ptr(this, &Sequencer::invalidate_dmi);
 }
 
+void Sequencer::set_quantum_cycles(std::uint64_t cycles) {
+  keeper_.set_quantum(cycles_to_time(std::max<std::uint64_t>(1, cycles)));
+}
+
 void Sequencer::arm(const program::Program& program, const program::CheckedProgram& checked,
                     const DramMap& dram_map, const std::vector<timing::Range>& written,
                     IssueOptions options) {

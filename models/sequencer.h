@@ -62,6 +62,7 @@ struct DramMap {
 class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
  public:
   explicit QuantumKeeper(const sc_core::sc_time& quantum) : quantum_(quantum) {}
+  void set_quantum(const sc_core::sc_time& quantum) { quantum_ = quantum; }
 
  protected:
   sc_core::sc_time compute_local_quantum() override { return quantum_; }
@@ -95,6 +96,8 @@ class Sequencer : public sc_core::sc_module {
            const std::vector<timing::Range>& written, IssueOptions options);
   // After the run: rethrows what stopped it (SimError for a bad program), else its records.
   const std::vector<InstrRecord>& records() const;
+  // From the next run on, the sequencer runs at most `cycles` ahead of SystemC time.
+  void set_quantum_cycles(std::uint64_t cycles);
   // Times the sequencer synchronised with SystemC time in the last run (quantum used up or a target
   // that advanced time).
   std::uint64_t syncs() const { return syncs_; }

@@ -21,14 +21,6 @@ std::string join_u64(const std::vector<std::uint64_t>& v) {
   return s;
 }
 
-std::string join_i32(const std::vector<std::int32_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
-const char* b(bool v) { return v ? "true" : "false"; }
-
 // The key=value fields of one line; every accessor records what it consumed so that unknown keys
 // can be reported.
 class Fields {
@@ -309,90 +301,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
   f.fail(fmt::format("unknown instruction '{}' (expected one of: {})", core::echo(kind), names));
 }
 
-struct Printer {
-  const std::vector<std::string>& levels;
-  std::string level(Level l) const {
-    if (l.is_board()) return "board";
-    return static_cast<std::size_t>(l.index) < levels.size() ? levels[static_cast<std::size_t>(l.index)]
-                                                             : fmt::format("level{}", l.index);
-  }
-  static std::string block(const std::vector<std::uint64_t>& offset,
-                           const std::vector<std::uint64_t>& shape) {
-    if (offset.empty()) return "";
-    return fmt::format(" offset={} shape={}", join_u64(offset), join_u64(shape));
-  }
-  std::string operator()(const Load& l) const {
-    std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
-    return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}", l.tensor, layout::to_string(l.layout), l.lm,
-                       block(l.offset, l.shape), pad);
-  }
-  std::string operator()(const Store& s) const {
-    return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, layout::to_string(s.layout), s.lm,
-                       block(s.offset, s.shape));
-  }
-  std::string operator()(const Mac& m) const {
-    return fmt::format("mac a={} b={} c={} m={} n={} k={} a_dtype={} b_dtype={} a_zero={} b_zero={} acc={}",
-                       m.a, m.b, m.c, m.m, m.n, m.k, core::dtype_name(m.a_dtype), core::dtype_name(m.b_dtype),
-                       m.a_zero, m.b_zero, b(m.accumulate));
-  }
-  std::string operator()(const DptDecode& d) const {
-    std::string extra = d.cols != 1 ? fmt::format(" cols={}", d.cols) : "";
-    if (d.codec != numeric::TernaryCodec::kDpt)
-      extra += fmt::format(" codec={}", numeric::to_string(d.codec));
-    return fmt::format("dpt_decode src={} dst={} bytes={}{}", d.src, d.dst, d.bytes, extra);
-  }
-  std::string operator()(const TernaryMac& m) const {
-    return fmt::format("ternary_mac a={} w={} c={} m={} n={} k={} a_dtype={} a_zero={} acc={}", m.a, m.w, m.c,
-                       m.m, m.n, m.k, core::dtype_name(m.a_dtype), m.a_zero, b(m.accumulate));
-  }
-  std::string operator()(const Requant& r) const {
-    std::string bias = r.has_bias ? fmt::format(" bias={}", r.bias) : "";
-    std::string params =
-        r.params_in_lm ? fmt::format("multiplier_lm={} shift_lm={}", r.multiplier_lm, r.shift_lm)
-                       : fmt::format("multiplier={} shift={}", join_i32(r.multiplier), join_i32(r.shift));
-    return fmt::format(
-        "requant src={} dst={} rows={} cols={}{} {} out_zero={} out_dtype={} act_min={} act_max={} "
-        "rounding={}",
-        r.src, r.dst, r.rows, r.cols, bias, params, r.out_zero, core::dtype_name(r.out_dtype), r.act_min,
-        r.act_max, numeric::to_string(r.rounding));
-  }
-  std::string operator()(const SparseMac& s) const {
-    return fmt::format(
-        "sparse_mac encoding=\"{}\" a={} a_bytes={} b={} b_rows={} n={} b_zero={} c={} c_rows={} entries={} "
-        "segments={}",
-        sparse::print_encoding(s.encoding), s.a, s.a_bytes, s.b, s.b_rows, s.n, s.b_zero, s.c, s.c_rows,
-        join_u64(s.entries), join_u64(s.segments));
-  }
-  std::string operator()(const Copy& c) const {
-    return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
-  }
-  std::string operator()(const Broadcast& c) const {
-    return fmt::format("broadcast level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
-  }
-  std::string operator()(const Scatter& c) const {
-    return fmt::format("scatter level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
-  }
-  std::string operator()(const Gather& c) const {
-    return fmt::format("gather level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
-  }
-  std::string operator()(const Reduce& c) const {
-    return fmt::format("reduce level={} src={} dst={} count={}", level(c.level), c.src, c.dst, c.count);
-  }
-};
-
 }  // namespace
-
-std::string print_instr(const Instr& instr, const std::vector<std::string>& level_names) {
-  return std::visit(Printer{level_names}, instr);
-}
-
-std::string print_program(const Program& p, const std::vector<std::string>& level_names) {
-  std::string out = "# treesim program\n";
-  for (const auto& t : p.tensors)
-    out += fmt::format("tensor {} shape={} dtype={}\n", t.name, join_u64(t.shape), core::dtype_name(t.dtype));
-  for (const auto& i : p.instrs) out += print_instr(i, level_names) + "\n";
-  return out;
-}
 
 Program parse_program(const std::string& text, const std::string& file,
                       const std::vector<std::string>& level_names) {

@@ -1,0 +1,147 @@
+// The default planner's analytic estimate of a qgemm plan, and a cheap lower bound of it that the
+// search prunes by.
+#include <algorithm>
+
+#include "kernels/qgemm/qgemm.h"
+#include "kernels/qgemm/qgemm_estimate.h"
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/loader_plan.h"
+#include "sim/layout/parse.h"
+#include "sim/timing/cost_model.h"
+
+namespace treesim::kernels {
+namespace {
+
+using timing::ceil_div;
+
+layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
+                            std::size_t element_bytes, const machine::MachineConfig& m) {
+  layout::TensorLayout parsed = layout::parse_layout_or_throw(text, m);
+  return layout::plan_load(layout::bind_or_throw(parsed, shape, m, element_bytes));
+}
+
+// Cycles each resource is busy per transfer of a tile (the cost model's stages), added into
+// `totals` (index: timing::Resource::index).
+void add_transfer(const timing::TransferTime& t, double times, std::vector<double>& totals) {
+  for (const timing::Stage& s : t.stages) totals[s.resource.index()] += times * static_cast<double>(s.cycles);
+}
+
+// An estimate of the program's cycles under the schedule build_program emits:
+// - a step's transfers are its A and B loads and, after the first pass, its share of the previous
+//   pass's store (its pieces are spread over the steps). With two buffers, step s+1's loads start
+//   when MAC s−1 ends and must land before MAC s+1 starts, so in a steady state of period P they
+//   have 2P − MAC for their busiest stage plus the path latency: P is the largest of the MAC, the
+//   busiest stage and (MAC + busiest stage + latency) / 2;
+// - at each pass boundary the next pass's first MAC waits for the requant to read the accumulator
+//   (where K is split, passes alternate between two accumulators and nothing waits);
+// - the run is at least every resource's total (loads, stores, reduces, vector loads);
+// - fill (the first step's loads) and drain (the last pass's reduce, requant and whole store) do
+//   not overlap the steps; a resource's total includes them, so the run is at least that total
+//   plus a path latency at each end and the last requant.
+}  // namespace
+
+double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  const timing::CostModel cost(m);
+  const double passes = static_cast<double>(p.m_passes * p.n_passes);
+  const double steps = static_cast<double>(p.steps) * passes;
+  const std::size_t resources = timing::Resource::count(m.levels.size());
+  std::vector<double> totals(resources, 0.0), step(resources, 0.0);
+  const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
+  const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
+  const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
+  add_transfer(load_a, 1, step);
+  const std::uint64_t t = prob.w_trits_per_byte;
+  if (t > 0) {  // packed W: kt/t rows of bytes per unit
+    QgemmPlan packed = p;
+    packed.kt = p.kt / t;
+    const std::uint64_t rows = ceil_div(bk, t);
+    add_transfer(cost.load(traffic(tile_layout_b(packed, m, rows, bn), {rows, bn}, 1, m)), 1, step);
+  } else {
+    add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
+  }
+  const double load_step = *std::max_element(step.begin(), step.end());
+  layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
+  const timing::TransferTime store =
+      cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1)));
+  for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
+  add_transfer(store, passes, totals);
+  if (passes > 1) add_transfer(store, 1.0 / static_cast<double>(p.steps), step);
+  const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
+  if (vectors > 0)
+    add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
+                 static_cast<double>(vectors * p.n_passes), totals);
+  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
+  double reduce = 0;
+  if (p.pk > 1) {
+    const int level = p.reduce_level == "board" ? -1 : static_cast<int>(*m.level_index(p.reduce_level));
+    const timing::TransferTime t = cost.collective(timing::Collective::kReduce, level, p.tm * p.tn * 4);
+    add_transfer(t, passes, totals);
+    reduce = static_cast<double>(t.duration());
+  }
+  // Every transfer crosses DRAM and every level: they share one path latency.
+  const double latency = static_cast<double>(load_a.latency);
+  const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
+  const double mac_step =
+      static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
+  const double transfer_step = *std::max_element(step.begin(), step.end());
+  // A packed W tile is decoded while the MACs of the step before run: the decoder is a third stage.
+  double decode_step = 0, decode_fill = 0;
+  if (t > 0) {
+    const timing::UnitTime d = cost.unit(timing::Unit::kDptDecoder, p.kt / t * p.tn,
+                                         prob.w_base3 ? timing::Path::kBase3 : timing::Path::kDefault);
+    decode_step = static_cast<double>(d.busy);
+    decode_fill = static_cast<double>(d.duration());
+  }
+  const double step_cycles =
+      std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / 2});
+  const double boundary = p.pk > 1 ? 0 : requant;
+  // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
+  // in the period before, where a transfer-bound run spends its time).
+  const double body = (steps - 1) * step_cycles + mac_step + (passes - 1) * boundary;
+  const double fill_drain =
+      load_step + latency + decode_fill + reduce + requant + static_cast<double>(store.duration());
+  // A resource's total already holds the first loads and the last store: where one resource bounds
+  // the run (DRAM on a memory-bound shape), only the path latency at each end is outside it.
+  const double busiest = *std::max_element(totals.begin(), totals.end());
+  return std::max(body + fill_drain, busiest + requant + latency + latency);
+}
+
+double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  // The estimate's busiest resource is at least its body — every step at least its MAC, every
+  // step but the last at least (MAC + path latency) / 2 — and at least DRAM, which reads each distinct byte
+  // of a tile once and writes each of C's; fill and drain add at least two path latencies (the first loads,
+  // the last store) and the last requant. The same double arithmetic as estimate(), so the bound never rounds
+  // above it.
+  const timing::CostModel cost(m);
+  std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
+  for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
+  const double latency = static_cast<double>(path);
+  const double passes = static_cast<double>(p.m_passes * p.n_passes);
+  const double steps = static_cast<double>(p.steps) * passes;
+  const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
+  const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
+  double dram = 0;
+  dram += steps * static_cast<double>(cost.dram(bm * bk).busy);
+  const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(bk, prob.w_trits_per_byte) : bk;
+  dram += steps * static_cast<double>(cost.dram(w_rows * bn).busy);
+  dram += passes * static_cast<double>(cost.dram(bm * bn).busy);
+  const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
+  const double mac_step =
+      static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
+  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
+  return std::max({steps * mac_step, (steps - 1) * ((mac_step + latency) / 2) + mac_step, dram}) + requant +
+         latency + latency;
+}
+
+std::optional<Rejection> estimate_plan(const QgemmProblem& prob, QgemmPlan& plan,
+                                       const machine::MachineConfig& m) {
+  // The estimate builds the tile layouts: one that does not bind is this candidate's failure.
+  try {
+    plan.estimated_cycles = estimate_cycles(prob, plan, m);
+  } catch (const std::exception& e) {
+    return Rejection{Prune::kLayout, e.what()};
+  }
+  return std::nullopt;
+}
+
+}  // namespace treesim::kernels
