@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/hierarchy.h"
+#include "models/simulation.h"
 #include "sim/machine/machine_summary.h"
 #include "tools/cli.h"
 #include "tools/format.h"
@@ -54,16 +56,56 @@ std::string info_text(const machine::MachineSummary& s) {
   return out;
 }
 
+// The modules a simulation of `machine` elaborates (it is built, not run).
+std::string systemc_text(const machine::MachineConfig& machine, bool json) {
+  models::Simulation sim(machine);
+  const std::vector<models::ModuleInfo> modules = models::hierarchy();
+  if (json) {
+    nlohmann::ordered_json j;
+    j["machine"] = machine.name;
+    j["modules"] = nlohmann::ordered_json::array();
+    for (const auto& m : modules)
+      j["modules"].push_back({{"name", m.name},
+                              {"kind", m.kind},
+                              {"processes", m.processes},
+                              {"sockets", m.sockets},
+                              {"ports", m.ports}});
+    return j.dump(2) + "\n";
+  }
+  std::size_t name_width = 0, kind_width = 0;
+  for (const auto& m : modules) name_width = std::max(name_width, m.name.size());
+  for (const auto& m : modules) kind_width = std::max(kind_width, m.kind.size());
+  std::string out = fmt::format("SystemC modules of {}: {}\n", machine.name, modules.size());
+  for (const auto& m : modules) {
+    std::string what;
+    auto add = [&](const char* label, const std::vector<std::string>& items) {
+      for (std::size_t i = 0; i < items.size(); ++i)
+        what += fmt::format("{}{}{}", what.empty() ? "" : (i ? ", " : "; "), i ? "" : label, items[i]);
+    };
+    add("process ", m.processes);
+    add("socket ", m.sockets);
+    add("", m.ports);
+    out += fmt::format("  {:<{}}  {:<{}}  {}\n", m.name, name_width, m.kind, kind_width, what);
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Print a machine's units, memories, peak compute and bandwidths");
   auto machine_path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto systemc = std::make_shared<bool>(false);
   cmd->add_option("--machine", *machine_path, "Machine file (YAML), e.g. configs/mini.yaml")->required();
   cmd->add_flag("--json", *json, "Print JSON instead of text");
-  cmd->callback([machine_path, json] {
-    machine::MachineSummary s = machine::summarize(load_machine_or_throw(*machine_path));
+  cmd->add_flag("--systemc", *systemc,
+                "Print the SystemC modules a simulation of the machine elaborates: each with its processes, "
+                "sockets, ports and exports");
+  cmd->callback([machine_path, json, systemc] {
+    const machine::MachineConfig machine = load_machine_or_throw(*machine_path);
+    if (*systemc) return emit(systemc_text(machine, *json));
+    machine::MachineSummary s = machine::summarize(machine);
     emit(*json ? info_json(s) : info_text(s));
   });
 }

@@ -21,6 +21,22 @@ nlohmann::json info_json(const std::string& machine) {
   return nlohmann::json::parse(r.out);
 }
 
+TEST(InfoCli, TheBoardElaboratesFewerThan50ModulesEachWithAProcessSocketOrPort) {
+  auto r =
+      run_treesim({"info", "--machine", source_path("configs/mncore-board.yaml"), "--systemc", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_LT(j["modules"].size(), 50u);
+  std::vector<std::string> names;
+  for (const auto& m : j["modules"]) {
+    names.push_back(m["name"]);
+    EXPECT_FALSE(m["processes"].empty() && m["sockets"].empty() && m["ports"].empty()) << m.dump();
+  }
+  // One module per level, the PE array, the sequencer (a thread) and the DRAM behind the board.
+  EXPECT_EQ(names, (std::vector<std::string>{"board", "board.L2B", "board.L1B", "board.MAB", "board.PE",
+                                             "board.pe_array", "board.sequencer", "dram"}));
+}
+
 TEST(InfoCli, BoardJsonCounts) {
   auto j = info_json("mncore-board");
   EXPECT_EQ(j["pes"], 8192);
