@@ -13,9 +13,9 @@ TreeLevel::TreeLevel(const sc_core::sc_module_name& name, const machine::Machine
       cost_(machine),
       level_(level),
       parents_(level == 0 ? 1 : machine.units_at(level - 1)),
-      down_rate_(machine.levels.at(level).down_bytes_per_cycle),
-      up_rate_(machine.levels.at(level).up_bytes_per_cycle),
-      latency_(machine.levels.at(level).latency_cycles),
+      down_rate_(cost_.rate(timing::Resource::port(level, Direction::kDown)).first),
+      up_rate_(cost_.rate(timing::Resource::port(level, Direction::kUp)).first),
+      latency_(cost_.rate(timing::Resource::port(level, Direction::kDown)).second),
       reduce_(machine.levels.at(level).reduce),
       down_(parents_),
       up_(parents_) {

@@ -6,7 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "sim/machine/machine_file.h"
-#include "sim/machine/machine_summary.h"
+#include "sim/timing/machine_summary.h"
 
 namespace py = pybind11;
 
@@ -15,9 +15,9 @@ namespace {
 
 // The machine's summary (as `treesim info` prints it) as a dict.
 py::dict summary_dict(const machine::MachineConfig& config) {
-  const machine::MachineSummary s = machine::summarize(config);
+  const timing::MachineSummary s = timing::summarize(config);
   py::list levels;
-  for (const machine::LevelSummary& l : s.levels) {
+  for (const timing::LevelSummary& l : s.levels) {
     py::dict d;
     d["name"] = l.name;
     d["fanout"] = l.fanout;

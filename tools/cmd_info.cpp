@@ -5,14 +5,14 @@
 
 #include "models/hierarchy.h"
 #include "models/simulation.h"
-#include "sim/machine/machine_summary.h"
+#include "sim/timing/machine_summary.h"
 #include "tools/cli.h"
 #include "tools/format.h"
 
 namespace treesim::tools {
 namespace {
 
-std::string info_json(const machine::MachineSummary& s) {
+std::string info_json(const timing::MachineSummary& s) {
   nlohmann::ordered_json j;
   j["machine"] = s.name;
   j["clock_ghz"] = s.clock_ghz;
@@ -37,7 +37,7 @@ std::string info_json(const machine::MachineSummary& s) {
   return j.dump(2) + "\n";
 }
 
-std::string info_text(const machine::MachineSummary& s) {
+std::string info_text(const timing::MachineSummary& s) {
   std::string out = fmt::format("machine {}: {} PEs at {} GHz\n", s.name, s.pes, s.clock_ghz);
   out += fmt::format("  {:<8} {:>7} {:>7} {:>12} {:>12} {:>14} {:>14} {:>8}\n", "level", "fanout", "units",
                      "memory/unit", "memory", "down BW", "up BW", "latency");
@@ -105,7 +105,7 @@ void add_info_command(CLI::App& app) {
   cmd->callback([machine_path, json, systemc] {
     const machine::MachineConfig machine = load_machine_or_throw(*machine_path);
     if (*systemc) return emit(systemc_text(machine, *json));
-    machine::MachineSummary s = machine::summarize(machine);
+    timing::MachineSummary s = timing::summarize(machine);
     emit(*json ? info_json(s) : info_text(s));
   });
 }

@@ -1,6 +1,9 @@
 // `treesim topology`: the machine's tree as Graphviz DOT.
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "sim/timing/cost_model.h"
 #include "sim/topology/topology.h"
 #include "tools/cli.h"
 #include "tools/options.h"
@@ -26,9 +29,17 @@ void add_topology_command(CLI::App& app) {
     OutputSet outputs;
     const bool to_file = !o->out.empty() && o->out != "-";
     if (to_file) outputs.stage(o->out, "--out");
-    topology::Topology topo(load_machine_or_throw(o->machine));
+    const machine::MachineConfig machine = load_machine_or_throw(o->machine);
+    const topology::Topology topo(machine);
+    const timing::CostModel cost(machine);
     std::ostringstream dot;
-    topo.write_dot(dot, o->depth);
+    // Each link with its level's rates down and up and its latency, as the cost model reads them.
+    topo.write_dot(dot, o->depth, [&](int level) {
+      const auto l = static_cast<std::size_t>(level);
+      const auto [down, latency] = cost.rate(timing::Resource::port(l, timing::Direction::kDown));
+      return fmt::format("{}/{} B/c, {} c", down,
+                         cost.rate(timing::Resource::port(l, timing::Direction::kUp)).first, latency);
+    });
     if (!to_file) return emit(dot.str());
     outputs.write(o->out, dot.str(), "--out");
     outputs.commit();

@@ -6,6 +6,7 @@
 
 #include "sim/core/echo.h"
 #include "sim/io/atomic_file.h"
+#include "sim/timing/machine_summary.h"
 #include "tools/cli.h"
 
 namespace treesim::tools {
@@ -136,11 +137,9 @@ PointResult result_from_report(const json& r, const machine::MachineConfig* mach
   if (r.contains("verify")) f["verify"] = r["verify"].value("ok", false) ? "ok" : "failed";
   f["lm_peak_bytes"] = text_of(r.value("lm_peak_bytes_per_pe", json()));
   if (machine) {
-    const double hz = machine->clock_ghz * 1e9;
-    f["peak_ops_per_second"] =
-        json(2.0 * static_cast<double>(machine->pe_count() * machine->pe.mac.int8_macs_per_cycle) * hz)
-            .dump();
-    f["dram_bytes_per_second"] = json(static_cast<double>(machine->dram.bytes_per_cycle) * hz).dump();
+    const timing::MachineSummary s = timing::summarize(*machine);
+    f["peak_ops_per_second"] = json(s.peak_int8_ops_per_second).dump();
+    f["dram_bytes_per_second"] = json(s.dram_bytes_per_second).dump();
   }
   return out;
 }

@@ -37,23 +37,38 @@ std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const
   return {1, 0};
 }
 
+std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Resource r) const {
+  switch (r.kind()) {
+    case Resource::Kind::kDram:
+      return {m_.dram.bytes_per_cycle, m_.dram.latency_cycles};
+    case Resource::Kind::kPort: {
+      const machine::LevelConfig& l = m_.levels.at(r.level());
+      return {r.direction() == Direction::kDown ? l.down_bytes_per_cycle : l.up_bytes_per_cycle,
+              l.latency_cycles};
+    }
+    case Resource::Kind::kUnit:
+      break;
+  }
+  return rate(r.pe_unit());
+}
+
 UnitTime CostModel::unit(Unit u, std::uint64_t work, Path path) const {
   const auto [per_cycle, latency] = rate(u, path);
   return {ceil_div(work, per_cycle), latency};
 }
 
 std::uint64_t CostModel::sparse_items(std::uint64_t entries, std::uint64_t segments, std::uint64_t n) const {
-  return segments + entries * std::max<std::uint64_t>(1, ceil_div(n, m_.pe.mac.int8_macs_per_cycle));
+  return segments + entries * std::max<std::uint64_t>(1, ceil_div(n, rate(Unit::kMac).first));
 }
 
 UnitTime CostModel::dram(std::uint64_t bytes) const {
-  return {ceil_div(bytes, m_.dram.bytes_per_cycle), m_.dram.latency_cycles};
+  const auto [per_cycle, latency] = rate(Resource::dram());
+  return {ceil_div(bytes, per_cycle), latency};
 }
 
 UnitTime CostModel::port(std::size_t level, Direction d, std::uint64_t bytes) const {
-  const machine::LevelConfig& l = m_.levels[level];
-  return {ceil_div(bytes, d == Direction::kDown ? l.down_bytes_per_cycle : l.up_bytes_per_cycle),
-          l.latency_cycles};
+  const auto [per_cycle, latency] = rate(Resource::port(level, d));
+  return {ceil_div(bytes, per_cycle), latency};
 }
 
 TransferTime CostModel::transfer(const layout::TrafficPlan& plan, Direction d) const {
@@ -174,15 +189,17 @@ TransferTime CostModel::collective(Collective kind, int li, std::uint64_t bytes)
 
 Peaks CostModel::peaks() const {
   Peaks p;
-  p.int8_macs_per_cycle = m_.pe_count() * m_.pe.mac.int8_macs_per_cycle;
-  p.dram_bytes_per_cycle = m_.dram.bytes_per_cycle;
+  p.int8_macs_per_cycle = m_.pe_count() * rate(Unit::kMac).first;
+  p.dram_bytes_per_cycle = rate(Resource::dram()).first;
   for (std::size_t l = 0; l < m_.levels.size(); ++l) {
-    const machine::LevelConfig& lc = m_.levels[l];
     const std::uint64_t parents = l == 0 ? 1 : m_.units_at(l - 1);
-    p.port_down_bytes_per_cycle.push_back(lc.down_bytes_per_cycle);
-    p.port_up_bytes_per_cycle.push_back(lc.up_bytes_per_cycle);
-    p.level_down_bytes_per_cycle.push_back(parents * lc.down_bytes_per_cycle);
-    p.level_up_bytes_per_cycle.push_back(parents * lc.up_bytes_per_cycle);
+    const std::uint64_t down = rate(Resource::port(l, Direction::kDown)).first;
+    const std::uint64_t up = rate(Resource::port(l, Direction::kUp)).first;
+    p.port_down_bytes_per_cycle.push_back(down);
+    p.port_up_bytes_per_cycle.push_back(up);
+    p.level_down_bytes_per_cycle.push_back(parents * down);
+    p.level_up_bytes_per_cycle.push_back(parents * up);
+    p.latency_cycles.push_back(rate(Resource::port(l, Direction::kDown)).second);
   }
   p.cycles_per_second = m_.clock_ghz * 1e9;
   return p;
@@ -191,17 +208,16 @@ Peaks CostModel::peaks() const {
 Roofline CostModel::roofline(const Work& w) const {
   Roofline r;
   const std::uint64_t pes = m_.pe_count();
-  const machine::PeConfig& pe = m_.pe;
   auto bound = [&](Resource res, std::uint64_t cycles) { r.bounds[name(res, m_)] = cycles; };
   bound(Resource::unit(Unit::kMac),
-        ceil_div(w.macs - w.ternary_macs - w.sparse_macs, pes * pe.mac.int8_macs_per_cycle) +
+        ceil_div(w.macs - w.ternary_macs - w.sparse_macs, pes * rate(Unit::kMac).first) +
             ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first) +
             ceil_div(w.sparse_items, pes * rate(Unit::kMac, Path::kSparse).first));
   bound(Resource::unit(Unit::kDptDecoder),
-        ceil_div(w.dpt_bytes - w.base3_bytes, pes * pe.dpt_decoder.bytes_per_cycle) +
+        ceil_div(w.dpt_bytes - w.base3_bytes, pes * rate(Unit::kDptDecoder).first) +
             ceil_div(w.base3_bytes, pes * rate(Unit::kDptDecoder, Path::kBase3).first));
-  bound(Resource::unit(Unit::kRequant), ceil_div(w.requant_values, pes * pe.requant.values_per_cycle));
-  bound(Resource::unit(Unit::kCopy), ceil_div(w.copy_bytes, pes * pe.copy.bytes_per_cycle));
+  bound(Resource::unit(Unit::kRequant), ceil_div(w.requant_values, pes * rate(Unit::kRequant).first));
+  bound(Resource::unit(Unit::kCopy), ceil_div(w.copy_bytes, pes * rate(Unit::kCopy).first));
   bound(Resource::dram(), dram(w.dram_bytes()).busy);
   for (std::size_t l = 0; l < m_.levels.size() && l < w.levels.size(); ++l) {
     bound(Resource::port(l, Direction::kDown),

@@ -77,6 +77,7 @@ struct Peaks {
   // Per level: one parent port's rate and all parents' together, per direction.
   std::vector<std::uint64_t> port_down_bytes_per_cycle, port_up_bytes_per_cycle;
   std::vector<std::uint64_t> level_down_bytes_per_cycle, level_up_bytes_per_cycle;
+  std::vector<std::uint64_t> latency_cycles;  // per level, its links'
   double cycles_per_second = 0;
 };
 
@@ -88,6 +89,8 @@ class CostModel {
   UnitTime unit(Unit u, std::uint64_t work_per_pe, Path path = Path::kDefault) const;
   // The rate and latency of a unit's datapath (items per cycle, cycles).
   std::pair<std::uint64_t, std::uint64_t> rate(Unit u, Path path = Path::kDefault) const;
+  // The rate and latency of any resource (bytes per cycle for DRAM and ports; a unit's default path).
+  std::pair<std::uint64_t, std::uint64_t> rate(Resource r) const;
   // A sparse walk's work in items (the sparse path's unit of work): one per segment whose positions
   // it reads, and per stored entry one per pass of the int8 MAC array over B's n columns
   // (ceil(n / pe.mac.int8_macs_per_cycle); 1 for a vector).

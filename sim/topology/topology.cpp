@@ -31,8 +31,7 @@ Topology::Topology(const machine::MachineConfig& config) {
         props.index = index++;
         props.name = lc.name + '_' + std::to_string(c);  // not fmt: 10,400 names, a third of this loop
         Unit u = boost::add_vertex(std::move(props), graph_);
-        LinkProps link{static_cast<int>(l), lc.down_bytes_per_cycle, lc.up_bytes_per_cycle,
-                       lc.latency_cycles};
+        LinkProps link{static_cast<int>(l)};
         boost::add_edge(p, u, link, graph_);
         next.push_back(u);
       }
@@ -161,7 +160,8 @@ std::vector<std::uint64_t> Topology::pe_coordinates(std::uint64_t id) const {
   return coordinates(unit(static_cast<int>(level_count()) - 1, id));
 }
 
-void Topology::write_dot(std::ostream& out, std::optional<std::size_t> depth) const {
+void Topology::write_dot(std::ostream& out, std::optional<std::size_t> depth,
+                         const std::function<std::string(int)>& link_label) const {
   const std::size_t max_level = depth ? std::min(*depth, level_count()) : level_count();
   out << "digraph treesim {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n";
   for (Unit u = 0; u < boost::num_vertices(graph_); ++u) {
@@ -171,10 +171,9 @@ void Topology::write_dot(std::ostream& out, std::optional<std::size_t> depth) co
   for (auto [e, end] = boost::edges(graph_); e != end; ++e) {
     Unit child = boost::target(*e, graph_);
     if (static_cast<std::size_t>(level_of(child) + 1) > max_level) continue;
-    const LinkProps& l = graph_[*e];
-    out << fmt::format("  \"{}\" -> \"{}\" [label=\"{}/{} B/c, {} c\"];\n",
-                       path_name(boost::source(*e, graph_)), path_name(child), l.down_bytes_per_cycle,
-                       l.up_bytes_per_cycle, l.latency_cycles);
+    const std::string label = link_label ? fmt::format(" [label=\"{}\"]", link_label(graph_[*e].level)) : "";
+    out << fmt::format("  \"{}\" -> \"{}\"{};\n", path_name(boost::source(*e, graph_)), path_name(child),
+                       label);
   }
   out << "}\n";
 }

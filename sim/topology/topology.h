@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -24,11 +25,10 @@ struct UnitProps {
   std::string name;         // `PE_1`: the last component of its path (the board: `board`)
 };
 
+// A link joins a unit to its parent. Its rates and latency are its level's, which the cost model
+// (sim/timing) reads from the machine; the graph holds only which level it is.
 struct LinkProps {
   int level = 0;  // the child's level
-  std::uint64_t down_bytes_per_cycle = 0;
-  std::uint64_t up_bytes_per_cycle = 0;
-  std::uint64_t latency_cycles = 0;
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, UnitProps, LinkProps>;
@@ -72,8 +72,10 @@ class Topology {
   std::uint64_t pe_id(const std::vector<std::uint64_t>& coords) const;
   std::vector<std::uint64_t> pe_coordinates(std::uint64_t pe_id) const;
 
-  // Graphviz DOT of the tree down to level `depth` (0 = board only; default: every level).
-  void write_dot(std::ostream& out, std::optional<std::size_t> depth = std::nullopt) const;
+  // Graphviz DOT of the tree down to level `depth` (0 = board only; default: every level); each
+  // link labelled with `link_label(level)` when given (the command line gives its rates).
+  void write_dot(std::ostream& out, std::optional<std::size_t> depth = std::nullopt,
+                 const std::function<std::string(int level)>& link_label = nullptr) const;
 
  private:
   Graph graph_;

@@ -103,13 +103,9 @@ TEST(Topology, PathOnBoardCrossesTheRoot) {
   EXPECT_EQ(p[4], t.board());
 }
 
-TEST(Topology, LinksCarryTheLevelsBandwidths) {
+TEST(Topology, ALinkKnowsItsChildsLevel) {
   Topology t = load("mini");
-  const LinkProps& l = t.uplink(t.from_coordinates({0, 1, 2}));
-  EXPECT_EQ(l.level, 2);
-  EXPECT_EQ(l.down_bytes_per_cycle, 16u);
-  EXPECT_EQ(l.up_bytes_per_cycle, 16u);
-  EXPECT_EQ(l.latency_cycles, 2u);
+  EXPECT_EQ(t.uplink(t.from_coordinates({0, 1, 2})).level, 2);
 }
 
 TEST(Topology, OutOfRangeCoordinatesThrow) {
@@ -128,8 +124,17 @@ TEST(Topology, DotHasOneNodePerUnitAndOneEdgePerLink) {
     for (auto p = s.find(needle); p != std::string::npos; p = s.find(needle, p + 1)) ++n;
     return n;
   };
-  EXPECT_EQ(count("[label=\""), 44u + 43u);  // 44 units, 43 links
+  EXPECT_EQ(count("[label=\""), 44u);  // 44 units; links are labelled only when asked
   EXPECT_EQ(count(" -> "), 43u);
+}
+
+TEST(Topology, DotLabelsLinksByTheirLevel) {
+  Topology t = load("mini");
+  std::ostringstream dot;
+  t.write_dot(dot, 2, [](int level) { return "level " + std::to_string(level); });
+  EXPECT_NE(dot.str().find("\"board\" -> \"board.L2B_0\" [label=\"level 0\"]"), std::string::npos);
+  EXPECT_NE(dot.str().find("\"board.L2B_0\" -> \"board.L2B_0.L1B_1\" [label=\"level 1\"]"),
+            std::string::npos);
 }
 
 TEST(Topology, DotDepthStopsAtALevel) {

@@ -1,4 +1,5 @@
 // Derived figures of a machine: unit counts, memory, peak compute, bandwidths, machine balance.
+// The rates come from the cost model (CostModel::peaks), the one place that reads them.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 
 #include "sim/machine/machine_config.h"
 
-namespace treesim::machine {
+namespace treesim::timing {
 
 struct LevelSummary {
   std::string name;
@@ -35,6 +36,6 @@ struct MachineSummary {
   double ops_per_dram_byte = 0;  // machine balance: peak ops per DRAM byte
 };
 
-MachineSummary summarize(const MachineConfig& config);
+MachineSummary summarize(const machine::MachineConfig& config);
 
-}  // namespace treesim::machine
+}  // namespace treesim::timing
