@@ -8,12 +8,6 @@
 namespace treesim::program {
 namespace {
 
-std::string join_u64(const std::vector<std::uint64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
 std::string join_i32(const std::vector<std::int32_t>& v) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
@@ -32,7 +26,7 @@ struct Printer {
   static std::string block(const std::vector<std::uint64_t>& offset,
                            const std::vector<std::uint64_t>& shape) {
     if (offset.empty()) return "";
-    return fmt::format(" offset={} shape={}", join_u64(offset), join_u64(shape));
+    return fmt::format(" offset={} shape={}", print_list(offset), print_list(shape));
   }
   std::string operator()(const Load& l) const {
     std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
@@ -74,7 +68,7 @@ struct Printer {
         "sparse_mac encoding=\"{}\" a={} a_bytes={} b={} b_rows={} n={} b_zero={} c={} c_rows={} entries={} "
         "segments={}",
         sparse::print_encoding(s.encoding), s.a, s.a_bytes, s.b, s.b_rows, s.n, s.b_zero, s.c, s.c_rows,
-        join_u64(s.entries), join_u64(s.segments));
+        print_list(s.entries), print_list(s.segments));
   }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
@@ -95,6 +89,12 @@ struct Printer {
 
 }  // namespace
 
+std::string print_list(const std::vector<std::uint64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
 std::string print_instr(const Instr& instr, const std::vector<std::string>& level_names) {
   return std::visit(Printer{level_names}, instr);
 }
@@ -102,7 +102,8 @@ std::string print_instr(const Instr& instr, const std::vector<std::string>& leve
 std::string print_program(const Program& p, const std::vector<std::string>& level_names) {
   std::string out = "# treesim program\n";
   for (const auto& t : p.tensors)
-    out += fmt::format("tensor {} shape={} dtype={}\n", t.name, join_u64(t.shape), core::dtype_name(t.dtype));
+    out +=
+        fmt::format("tensor {} shape={} dtype={}\n", t.name, print_list(t.shape), core::dtype_name(t.dtype));
   for (const auto& i : p.instrs) out += print_instr(i, level_names) + "\n";
   return out;
 }

@@ -15,12 +15,6 @@
 namespace treesim::program {
 namespace {
 
-std::string join_u64(const std::vector<std::uint64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
 // The key=value fields of one line; every accessor records what it consumed so that unknown keys
 // can be reported.
 class Fields {
@@ -339,7 +333,7 @@ Program parse_program(const std::string& text, const std::string& file,
       const auto elements = core::checked_product(t.shape);
       if (!elements || !core::checked_mul(*elements, dtype_bytes(t.dtype)))
         f.fail(fmt::format("field 'shape': the tensor's size in bytes overflows 64 bits ({})",
-                           core::echo(join_u64(t.shape))));
+                           core::echo(print_list(t.shape))));
       f.finish("tensor");
       if (p.find_tensor(t.name))
         throw ProgramError(fmt::format("{}: tensor '{}' declared twice", where, core::echo(t.name)));

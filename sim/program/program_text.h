@@ -24,5 +24,7 @@ Program parse_program(const std::string& text, const std::string& file,
                       const std::vector<std::string>& level_names);
 std::string print_program(const Program& program, const std::vector<std::string>& level_names);
 std::string print_instr(const Instr& instr, const std::vector<std::string>& level_names);
+// A list field as program text writes it: "1,2,3".
+std::string print_list(const std::vector<std::uint64_t>& values);
 
 }  // namespace treesim::program

@@ -14,6 +14,7 @@
 #include "sim/machine/machine_file.h"
 #include "sim/program/program_text.h"
 #include "tests/configs.h"
+#include "tests/lt_memory.h"
 #include "tests/models/parse.h"
 #include "tests/test_support.h"
 
@@ -31,56 +32,7 @@ SimulationConfig unbound() {
   return c;
 }
 
-// A test-only LT memory with its own latency and rate: one access of n bytes streams
-// ceil(n / rate) cycles from max(arrival, next free), then `latency` cycles. It declares its
-// latency in its DMI descriptor, as a TLM target may.
-class OtherDram : public sc_core::sc_module {
- public:
-  tlm_utils::simple_target_socket<OtherDram> socket;
-  OtherDram(const sc_core::sc_module_name& name, std::uint64_t latency, std::uint64_t rate, bool dmi = true)
-      : sc_core::sc_module(name),
-        socket("socket"),
-        latency_(latency),
-        rate_(rate),
-        offer_dmi_(dmi),
-        bytes_(1 << 20) {
-    socket.register_b_transport(this, &OtherDram::b_transport);
-    socket.register_get_direct_mem_ptr(this, &OtherDram::dmi);
-    socket.register_transport_dbg(this, &OtherDram::debug);
-  }
-
- private:
-  void copy(tlm::tlm_generic_payload& t) {
-    auto* p = bytes_.data() + t.get_address();
-    if (t.is_write()) std::memcpy(p, t.get_data_ptr(), t.get_data_length());
-    if (t.is_read()) std::memcpy(t.get_data_ptr(), p, t.get_data_length());
-    t.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-    copy(t);
-    const std::uint64_t arrival = time_to_cycles(sc_core::sc_time_stamp() + delay);
-    const std::uint64_t start = std::max(arrival, next_free_);
-    next_free_ = start + (t.get_data_length() + rate_ - 1) / rate_;
-    delay = cycles_to_time(next_free_ + latency_) - sc_core::sc_time_stamp();
-  }
-  bool dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& d) {
-    if (!offer_dmi_) return false;
-    d.allow_read_write();
-    d.set_dmi_ptr(bytes_.data());
-    d.set_start_address(0);
-    d.set_end_address(bytes_.size() - 1);
-    d.set_read_latency(cycles_to_time(latency_));
-    d.set_write_latency(cycles_to_time(latency_));
-    return true;
-  }
-  unsigned int debug(tlm::tlm_generic_payload& t) {
-    copy(t);
-    return t.get_data_length();
-  }
-  std::uint64_t latency_, rate_, next_free_ = 0;
-  bool offer_dmi_;
-  std::vector<std::uint8_t> bytes_;
-};
+using OtherDram = testing::LtMemory;
 
 TEST(Modules, ABoundTargetsLatencyChangesALoadAsTheClosedFormSays) {
   // mini: the load of 12×8 in row blocks of 3 is bound by the MAB→PE ports (96 B at 8 B/c = 12);
@@ -100,7 +52,7 @@ TEST(Modules, ATargetWithoutDmiMovesTheBytesThroughBTransport) {
   // arrive all the same (block loads and stores of a 12×8 tensor, 4×8 blocks at row offsets).
   const auto m = config("mini");
   Simulation sim(m, unbound());
-  OtherDram other("other", 50, 64, /*dmi=*/false);
+  OtherDram other("other", 50, 64, OtherDram::Wait::kNone, /*dmi=*/false);
   sim.board().dram_socket.bind(other.socket);
   auto p = parse(
       "tensor A shape=12,8\ntensor B shape=12,8\n"

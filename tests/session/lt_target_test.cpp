@@ -14,95 +14,13 @@
 #include "models/dram.h"
 #include "session/run_problem.h"
 #include "tests/configs.h"
+#include "tests/lt_memory.h"
 #include "tests/test_support.h"
 
 namespace treesim::session {
 namespace {
 
-using models::cycles_to_time;
-using models::time_to_cycles;
-
-// A memory with the built-in Dram's timing — one port of `rate` bytes per cycle serving accesses in
-// the order they come, then `latency` cycles — that synchronises with its initiator in one of
-// several ways instead of only annotating.
-class SynchDram : public sc_core::sc_module {
- public:
-  enum class Wait {
-    kNone,         // annotates the whole delay, as lt_target
-    kToArrival,    // waits until the access arrives, then annotates the rest
-    kThroughPort,  // waits while its port streams the access, then annotates its latency
-    kAll,          // waits until the access completes and returns no delay, as lt_synch_target
-  };
-  tlm_utils::simple_target_socket<SynchDram> socket;
-
-  SynchDram(const sc_core::sc_module_name& name, std::uint64_t rate, std::uint64_t latency, Wait wait)
-      : sc_core::sc_module(name),
-        socket("socket"),
-        rate_(rate),
-        latency_(latency),
-        wait_(wait),
-        bytes_(8 << 20) {
-    socket.register_b_transport(this, &SynchDram::b_transport);
-    socket.register_get_direct_mem_ptr(this, &SynchDram::dmi);
-    socket.register_transport_dbg(this, &SynchDram::debug);
-  }
-  std::uint64_t waits() const { return waits_; }
-
- private:
-  void copy(tlm::tlm_generic_payload& t) {
-    std::uint8_t* p = bytes_.data() + t.get_address();
-    if (t.is_write()) std::memcpy(p, t.get_data_ptr(), t.get_data_length());
-    if (t.is_read()) std::memcpy(t.get_data_ptr(), p, t.get_data_length());
-    t.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-    copy(t);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const std::uint64_t arrival = time_to_cycles(now + delay);
-    const std::uint64_t start = std::max(arrival, next_free_);
-    next_free_ = start + (t.get_data_length() + rate_ - 1) / rate_;
-    const std::uint64_t done = next_free_ + latency_;
-    switch (wait_) {
-      case Wait::kNone:
-        delay = cycles_to_time(done) - now;
-        return;
-      case Wait::kToArrival:
-        wait_for(delay);
-        delay = cycles_to_time(done) - sc_core::sc_time_stamp();
-        return;
-      case Wait::kThroughPort:
-        wait_for(cycles_to_time(next_free_) - now);
-        delay = cycles_to_time(latency_);
-        return;
-      case Wait::kAll:
-        wait_for(cycles_to_time(done) - now);
-        delay = sc_core::SC_ZERO_TIME;
-        return;
-    }
-  }
-  void wait_for(const sc_core::sc_time& t) {
-    if (t == sc_core::SC_ZERO_TIME) return;
-    wait(t);
-    ++waits_;
-  }
-  bool dmi(tlm::tlm_generic_payload&, tlm::tlm_dmi& d) {
-    d.allow_read_write();
-    d.set_dmi_ptr(bytes_.data());
-    d.set_start_address(0);
-    d.set_end_address(bytes_.size() - 1);
-    d.set_read_latency(cycles_to_time(latency_));
-    d.set_write_latency(cycles_to_time(latency_));
-    return true;
-  }
-  unsigned int debug(tlm::tlm_generic_payload& t) {
-    copy(t);
-    return t.get_data_length();
-  }
-  const std::uint64_t rate_, latency_;
-  const Wait wait_;
-  std::uint64_t next_free_ = 0, waits_ = 0;
-  std::vector<std::uint8_t> bytes_;
-};
+using SynchDram = testing::LtMemory;
 
 // An LT interconnect with two memories behind it, one of them selected: lets one elaboration run
 // the same program against the built-in Dram and against another target.
@@ -143,7 +61,7 @@ struct Bench {
   Bench(SynchDram::Wait wait, std::uint64_t extra)
       : sim(m, unbound()),
         dram("dram", m),
-        other("other", m.dram.bytes_per_cycle, m.dram.latency_cycles + extra, wait),
+        other("other", m.dram.latency_cycles + extra, m.dram.bytes_per_cycle, wait),
         route("route") {
     sim.board().dram_socket.bind(route.in);
     route.to_dram.bind(dram.socket);
