@@ -1,120 +1,120 @@
-// Simulated qgemm against a native host int8 GEMM (oneDNN) on the same shape, M = N = K = 2048, in
-// one process: the simulator's wall time, oneDNN's, their ratio, and simulated cycles per wall
-// second. SystemC elaborates once per process, so the simulation runs once. The simulator's CPU
-// time (all its threads) is reported too: on a shared machine it says what the wall time hides.
-// With --timing-only the same program runs without moving a byte (SimulationOptions::functional):
-// the floor that elaboration and the timelines put under any full run.
-#include <benchmark/benchmark.h>
+// The simulator against a native host int8 GEMM, in one process. Everything runs through the run
+// session (session/run_problem.h) on one elaboration of mncore-board, against oneDNN's u8·s8→s32
+// matmul of the same size:
+//   board_elaboration_ms              building the board's modules (a Simulation), once
+//   timing_only_2048_over_onednn_1t   a timing-only 2048³ qgemm / oneDNN's 2048³ on one thread
+//   full_2048_over_onednn_1t          the bit-exact 2048³ qgemm on one host thread / oneDNN, one thread
+//   full_2048_over_onednn_nt          the same on N threads / oneDNN on N threads (N: the usable cores)
+// Each time is the best of several runs after a first one (which maps the LMs' pages). The outputs
+// of the 1-thread and N-thread runs are compared, and must be equal. Printed as NAME=VALUE lines,
+// with the absolute times beside them.
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <ctime>
-#include <random>
+#include <cstdio>
+#include <functional>
 
 #include "host/host_pages.h"
-#include "kernels/qgemm/qgemm.h"
-#include "models/simulation.h"
+#include "host/lane_pool.h"
+#include "kernels/registry.h"
+#include "session/run_problem.h"
 #include "sim/machine/machine_file.h"
 
 #ifdef TREESIM_HAVE_DNNL
+#include <omp.h>
+
 #include <dnnl.hpp>
 #endif
 
 namespace {
 
 using namespace treesim;
+using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kSize = 2048;
 
-std::vector<std::uint8_t> random_bytes(std::uint64_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::vector<std::uint8_t> v(n);
-  for (auto& b : v) b = static_cast<std::uint8_t>(gen() >> 24);
-  return v;
+double seconds_of(const std::function<void()>& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The best of `reps` runs of `f`, after one that is not counted.
+double best_of(int reps, const std::function<void()>& f) {
+  f();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) best = std::min(best, seconds_of(f));
+  return best;
 }
 
 #ifdef TREESIM_HAVE_DNNL
-// Seconds of the fastest of `reps` runs of oneDNN's u8×s8→s32 matmul (its fast int8 path).
-double onednn_seconds(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b, int reps) {
+// oneDNN's u8×s8→s32 matmul of kSize³ on `threads` threads: the best of `reps` runs.
+double onednn_seconds(int threads, int reps) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
-  const dnnl::memory::dim n = static_cast<dnnl::memory::dim>(kSize);
+  omp_set_num_threads(threads);
+  const auto n = static_cast<dnnl::memory::dim>(kSize);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(eng);
   dnnl::memory::desc a_md({n, n}, dt::u8, tag::ab), b_md({n, n}, dt::s8, tag::ab),
       c_md({n, n}, dt::s32, tag::ab);
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), eng);
   dnnl::matmul mm(pd);
+  std::vector<std::uint8_t> a(kSize * kSize, 3), b(kSize * kSize, 5);
   std::vector<std::int32_t> c(kSize * kSize);
-  dnnl::memory am(a_md, eng, const_cast<std::uint8_t*>(a.data())),
-      bm(b_md, eng, const_cast<std::uint8_t*>(b.data())), cm(c_md, eng, c.data());
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
+  dnnl::memory am(a_md, eng, a.data()), bm(b_md, eng, b.data()), cm(c_md, eng, c.data());
+  return best_of(reps, [&] {
     mm.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
     stream.wait();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  benchmark::DoNotOptimize(c.data());
-  return best;
+  });
 }
 #endif
 
-void qgemm_vs_onednn(benchmark::State& state, bool functional) {
-  host::reserve_huge_page_heap();  // the heap the treesim command runs with
-  machine::MachineConfig m = machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
-  kernels::QgemmProblem p;
-  p.m = p.n = p.k = kSize;
-  p.a_dtype = core::DType::kUInt8;
-  p.a_zero = 128;
-  p.out.multipliers = {numeric::quantize_multiplier(1.0 / (128.0 * 45.0))};
-  kernels::QgemmPlan plan = kernels::default_plan(p, m);
-  program::Program prog = kernels::build_program(p, plan, m);
-  std::vector<std::uint8_t> a = random_bytes(kSize * kSize, 1), b = random_bytes(kSize * kSize, 2);
-  models::SimulationResult r;
-  double sim_seconds = 0, sim_cpu_seconds = 0;
-  for (auto _ : state) {
-    const std::clock_t c0 = std::clock();
-    auto t0 = std::chrono::steady_clock::now();
-    models::SimulationOptions options;
-    options.functional = functional;
-    r = models::simulate(m, prog, {{"A", a}, {"B", b}}, options);
-    sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    sim_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  }
-  state.counters["sim_wall_s"] = sim_seconds;
-  state.counters["sim_cpu_s"] = sim_cpu_seconds;
-  state.counters["sim_cycles"] = static_cast<double>(r.stats.cycles);
-  state.counters["sim_cycles_per_wall_s"] = static_cast<double>(r.stats.cycles) / sim_seconds;
-  state.counters["sim_macs_per_wall_s"] = static_cast<double>(r.stats.macs) / sim_seconds;
-#ifdef TREESIM_HAVE_DNNL
-  const double native = onednn_seconds(a, b, 5);
-  state.counters["onednn_wall_s"] = native;
-  state.counters["sim_over_onednn"] = sim_seconds / native;
-#else
-  state.SetLabel("built without oneDNN: no native comparison");
-#endif
-}
 }  // namespace
 
-int main(int argc, char** argv) {
-  // SystemC elaborates once per process: one benchmark per run, chosen by --timing-only.
-  bool functional = true;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--timing-only") == 0)
-      functional = false;
-    else
-      argv[kept++] = argv[i];
+int main() {
+  host::reserve_huge_page_heap();  // the heap the treesim command runs with
+  const machine::MachineConfig m =
+      machine::load_machine_file(TREESIM_SOURCE_DIR "/configs/mncore-board.yaml");
+  const unsigned cores = host::LanePool::usable_cores();
+  std::unique_ptr<models::Simulation> sim;
+  const double elaboration = seconds_of([&] { sim = std::make_unique<models::Simulation>(m); });
+
+  const kernels::Kernel& qgemm = *kernels::find_kernel("qgemm");
+  const std::string size = std::to_string(kSize);
+  const kernels::Options options =
+      kernels::parse_options(qgemm.options, {{"m", size}, {"n", size}, {"k", size}, {"dtype-a", "u8"}})
+          .value();
+  std::unique_ptr<kernels::Problem> problem = std::move(qgemm.make_problem(options, m).value());
+  const kernels::Plan plan = session::plan_problem(*problem, m).value();
+  auto run = [&](bool functional) {
+    session::RunOptions o;
+    o.kernel = "qgemm";
+    o.simulation.functional = functional;
+    o.simulation.read_back_stored_only = true;
+    return session::run_problem(*problem, plan, *sim, o).value();
+  };
+  const double timing_only = best_of(5, [&] { run(false); });
+  models::DramImage one_thread, many_threads;
+  sim->set_threads(1);
+  const double full_1t = best_of(3, [&] { one_thread = run(true).dram; });
+  sim->set_threads(cores);
+  const double full_nt = best_of(3, [&] { many_threads = run(true).dram; });
+  if (one_thread != many_threads) {
+    std::fprintf(stderr, "bench_qgemm: the outputs of 1 and %u threads differ\n", cores);
+    return 1;
   }
-  argc = kept;
-  benchmark::RegisterBenchmark(
-      functional ? "BM_QgemmSimulatedVsOneDnn2048" : "BM_QgemmTimingOnlyVsOneDnn2048",
-      [functional](benchmark::State& state) { qgemm_vs_onednn(state, functional); })
-      ->Iterations(1)
-      ->Unit(benchmark::kMillisecond);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  std::printf("board_elaboration_ms=%.3f\n", elaboration * 1e3);
+  std::printf("timing_only_2048_ms=%.2f\nfull_2048_1t_ms=%.1f\nfull_2048_nt_ms=%.1f\nthreads=%u\n",
+              timing_only * 1e3, full_1t * 1e3, full_nt * 1e3, cores);
+#ifdef TREESIM_HAVE_DNNL
+  const double dnnl_1t = onednn_seconds(1, 5), dnnl_nt = onednn_seconds(static_cast<int>(cores), 5);
+  std::printf("onednn_2048_1t_ms=%.1f\nonednn_2048_nt_ms=%.1f\n", dnnl_1t * 1e3, dnnl_nt * 1e3);
+  std::printf("timing_only_2048_over_onednn_1t=%.3f\n", timing_only / dnnl_1t);
+  std::printf("full_2048_over_onednn_1t=%.2f\n", full_1t / dnnl_1t);
+  std::printf("full_2048_over_onednn_nt=%.2f\n", full_nt / dnnl_nt);
+#else
+  std::printf("# built without oneDNN: no ratios\n");
+#endif
   return 0;
 }

@@ -29,7 +29,10 @@ void MacBatch::run_range(const MacShape& op, const LmView& pes, const LmReplicas
   w.b.valid.fill(false);
   const Int8Operand a_kind{nullptr, op.a_signed, op.a_zero}, b_kind{nullptr, op.b_signed, op.b_zero};
   const std::int32_t za = folded_zero_a(a_kind), zb = folded_zero_b(b_kind);
+  const std::uint64_t c_bytes = op.m * op.n * 4;
   for (std::uint32_t q = first; q < last; ++q) {
+    if (q + 1 < last)
+      for (std::uint64_t at = 0; at < c_bytes; at += 64) __builtin_prefetch(pes.lm(q + 1) + op.c + at, 1, 3);
     const std::uint32_t sa = shared.source(q, op.a, op.a + op.m * op.k);
     const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
     const Int8Operand a{pes.lm(sa) + op.a, op.a_signed, op.a_zero};

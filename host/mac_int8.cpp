@@ -72,10 +72,27 @@ void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, 
   out.m = m, out.k = k;
   out.by_row_quads = narrow_c(isa, n);
   out.row_fix.resize(m);
-  if (out.by_row_quads) {
+  if (out.by_row_quads && !wide) {
     out.data.assign((m + 15) / 16 * 16 * kp, 0);
     pack_a_row_quads(a, m, k, flip, out.data.data(), out.row_fix.data());
     for (std::uint64_t i = 0; i < m; ++i) out.row_fix[i] = kzz - zbu * out.row_fix[i];
+    return;
+  }
+  if (out.by_row_quads) {
+    // AVX2, rows in the lanes: per block of 8 rows and pair of k, 8 rows × 2 int16.
+    const std::uint64_t pairs = kp / 2;
+    out.data.assign((m + 7) / 8 * pairs * 32, 0);
+    for (std::uint64_t i = 0; i < m; ++i) {
+      const std::uint8_t* src = a.bytes + i * k;
+      std::uint8_t* dst = out.data.data() + (i / 8) * pairs * 32 + (i % 8) * 4;
+      std::uint32_t sum = 0;
+      for (std::uint64_t kk = 0; kk < k; ++kk) {
+        const auto v = static_cast<std::uint16_t>(src[kk] ^ flip);
+        std::memcpy(dst + (kk / 2) * 32 + (kk % 2) * 2, &v, 2);
+        sum += v;
+      }
+      out.row_fix[i] = kzz - zbu * sum;
+    }
     return;
   }
   out.data.assign(m * kp * (wide ? 2 : 1), 0);

@@ -38,9 +38,11 @@ struct PackedB {
 };
 
 // A as rows (VNNI: uint8 padded to a multiple of 4; AVX2: int16 padded to a multiple of 2), with
-// eq. 7's row term k·Za'·Zb' − Zb'·Σ_k a'. For a narrow C (VNNI, N < 16) A is packed as packed B
-// is, rows for columns: per block of 16 rows and group of 4 k, row i's 4 values at 4i..4i+3; the
-// kernel then puts rows, not columns, in the vector lanes, which a narrow C would leave half empty.
+// eq. 7's row term k·Za'·Zb' − Zb'·Σ_k a'. For a narrow C (narrow_c) A is packed as packed B is,
+// rows for columns: per block of 16 rows and group of 4 k, row i's 4 values at 4i..4i+3 (VNNI), or
+// per block of 8 rows and pair of k, row i's 2 int16 at 2i, 2i+1 (AVX2); the kernel then puts rows,
+// not columns, in the vector lanes, which a narrow C would leave half empty, and the one stream it
+// reads from A is its packing in order.
 struct PackedA {
   std::vector<std::uint8_t> data;
   std::vector<std::uint32_t> row_fix;
@@ -48,8 +50,9 @@ struct PackedA {
   bool by_row_quads = false;
 };
 
-// Whether a C of `n` columns runs on the narrow VNNI kernel (A packed by row quads).
-inline bool narrow_c(MacIsa isa, std::uint64_t n) { return isa == MacIsa::kAvx512Vnni && n < 16; }
+// Whether a C of `n` columns runs on a narrow kernel, rows of A in the vector lanes (A packed by
+// row quads: VNNI, N < 16; by row pairs: AVX2, N ≤ 8).
+inline bool narrow_c(MacIsa isa, std::uint64_t n) { return isa == MacIsa::kAvx512Vnni ? n < 16 : n <= 8; }
 
 // Whether this CPU runs the kernel for `isa` (AVX-512 F, BW, VL and VNNI; AVX2), and the fastest one
 // it runs (none: callers use mac_int16).

@@ -12,7 +12,7 @@ PeArray::PeArray(const sc_core::sc_module_name& name, const machine::MachineConf
       cost_(machine),
       count_(machine.pe_count()),
       lm_bytes_(machine.lm_bytes()),
-      pool_(threads),
+      pool_(std::make_unique<host::LanePool>(threads)),
       mac_isa_(host::fastest_mac_isa()) {
   // Fresh zero pages: an LM costs memory only once it is written.
   arena_ = host::allocate_pages(count_ * lm_bytes_);
@@ -22,6 +22,10 @@ PeArray::PeArray(const sc_core::sc_module_name& name, const machine::MachineConf
 }
 
 PeArray::~PeArray() { host::free_pages(arena_, count_ * lm_bytes_); }
+
+void PeArray::set_threads(unsigned threads) {
+  if (threads != pool_->threads()) pool_ = std::make_unique<host::LanePool>(threads);
+}
 
 StepTime PeArray::step(timing::Unit unit, std::uint64_t work, std::uint64_t ready, timing::Path path) {
   const timing::UnitTime t = cost_.unit(unit, work, path);

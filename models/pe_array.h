@@ -98,7 +98,9 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   std::uint64_t lm_bytes() const { return lm_bytes_; }
   std::uint8_t* lm(std::uint64_t pe) const { return arena_ + pe * lm_bytes_; }
   const Lanes& unit(timing::Unit u) const { return units_[static_cast<std::size_t>(u)]; }
-  unsigned threads() const { return pool_.threads(); }
+  unsigned threads() const { return pool_->threads(); }
+  // From now on the functional work runs on `threads` host threads (results do not depend on it).
+  void set_threads(unsigned threads);
 
   StepTime step(timing::Unit unit, std::uint64_t work, std::uint64_t ready, timing::Path path) override;
   StepTime step_each(timing::Unit unit, const std::vector<std::uint64_t>& work, std::uint64_t ready,
@@ -132,7 +134,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   const std::uint64_t count_, lm_bytes_;
   std::uint8_t* arena_ = nullptr;
   std::array<Lanes, timing::kUnitCount> units_;
-  host::LanePool pool_;
+  std::unique_ptr<host::LanePool> pool_;
   host::LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
   std::optional<host::MacIsa> mac_isa_;
   std::unique_ptr<host::MacBatch> mac_batch_;

@@ -120,7 +120,7 @@ void PeArray::gather(const program::Transfer& t, std::uint64_t lm_base, std::uin
 void PeArray::collective(const program::Instr& instr, std::uint64_t subtree) {
   const std::uint64_t s = subtree, subtrees = s == 0 ? 0 : count_ / s;
   // Every subtree works on its own PEs: the subtrees are the lanes.
-  pool_.run(subtrees, 1, [&](std::uint64_t first_tree, std::uint64_t last_tree, unsigned) {
+  pool_->run(subtrees, 1, [&](std::uint64_t first_tree, std::uint64_t last_tree, unsigned) {
     std::vector<std::uint8_t> buffer;
     for (std::uint64_t tree = first_tree; tree < last_tree; ++tree) {
       const std::uint64_t first = tree * s;

@@ -90,6 +90,10 @@ Simulation::Simulation(const machine::MachineConfig& machine, SimulationConfig c
 
 Simulation::~Simulation() = default;
 
+void Simulation::set_threads(unsigned threads) {
+  board_->pe_array().set_threads(threads ? threads : host::LanePool::usable_cores());
+}
+
 const topology::Topology& Simulation::topology() {
   if (!topo_) topo_ = std::make_unique<topology::Topology>(machine_);
   return *topo_;

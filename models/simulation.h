@@ -72,6 +72,8 @@ class Simulation {
   Board& board() { return *board_; }
   const machine::MachineConfig& machine() const { return machine_; }
   double elaboration_seconds() const { return elaboration_seconds_; }
+  // Host threads for the PE array's functional work from the next run on (0: the usable cores).
+  void set_threads(unsigned threads);
 
   // Runs `program` with `inputs` (tensor name → row-major bytes; other tensors start as zeros and
   // count as never written). Throws SimError with every problem of a program that cannot run on
