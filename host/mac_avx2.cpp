@@ -69,18 +69,18 @@ TREESIM_AVX2 void narrow_lanes(const PackedA& a, const PackedB& b, std::uint8_t*
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
   const __m256i col_fix = _mm256_maskload_epi32(reinterpret_cast<const int*>(b.col_fix.data()), mask);
   for (std::uint64_t rb = 0; rb * 8 < m; ++rb) {
-    const auto* ap = reinterpret_cast<const __m256i*>(a.data.data() + rb * pairs * 32);
+    const std::uint8_t* ap = a.data.data() + rb * pairs * 16;
     __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
     // The pass in assembly: GCC's allocation of eight accumulators rotates them through copies and
     // spills one, so that its add chain goes through memory (half the speed).
-    const __m256i* av_ptr = ap;
+    const std::uint8_t* av_ptr = ap;
     const std::int32_t* b_ptr = bq;
     std::uint64_t left = pairs;
     __m256i av, p0, p1;
     if (left > 0)
       asm volatile(
           "1:\n\t"
-          "vmovdqu (%[a]), %[av]\n\t"
+          "vpmovzxbw (%[a]), %[av]\n\t"
           "vpbroadcastd 0(%[b]), %[t0]\n\t"
           "vpbroadcastd 4(%[b]), %[t1]\n\t"
           "vpmaddwd %[av], %[t0], %[t0]\n\t"
@@ -105,7 +105,7 @@ TREESIM_AVX2 void narrow_lanes(const PackedA& a, const PackedB& b, std::uint8_t*
           "vpmaddwd %[av], %[t1], %[t1]\n\t"
           "vpaddd %[t0], %[c6], %[c6]\n\t"
           "vpaddd %[t1], %[c7], %[c7]\n\t"
-          "add $32, %[a]\n\t"
+          "add $16, %[a]\n\t"
           "add $32, %[b]\n\t"
           "dec %[n]\n\t"
           "jnz 1b"

@@ -79,16 +79,17 @@ void pack_a(MacIsa isa, const Int8Operand& a, std::uint64_t m, std::uint64_t k, 
     return;
   }
   if (out.by_row_quads) {
-    // AVX2, rows in the lanes: per block of 8 rows and pair of k, 8 rows × 2 int16.
+    // AVX2, rows in the lanes: per block of 8 rows and pair of k, 8 rows × 2 uint8, which the kernel
+    // widens to int16 as it loads them (half the bytes of int16 to stream).
     const std::uint64_t pairs = kp / 2;
-    out.data.assign((m + 7) / 8 * pairs * 32, 0);
+    out.data.assign((m + 7) / 8 * pairs * 16, 0);
     for (std::uint64_t i = 0; i < m; ++i) {
       const std::uint8_t* src = a.bytes + i * k;
-      std::uint8_t* dst = out.data.data() + (i / 8) * pairs * 32 + (i % 8) * 4;
+      std::uint8_t* dst = out.data.data() + (i / 8) * pairs * 16 + (i % 8) * 2;
       std::uint32_t sum = 0;
       for (std::uint64_t kk = 0; kk < k; ++kk) {
-        const auto v = static_cast<std::uint16_t>(src[kk] ^ flip);
-        std::memcpy(dst + (kk / 2) * 32 + (kk % 2) * 2, &v, 2);
+        const auto v = static_cast<std::uint8_t>(src[kk] ^ flip);
+        dst[(kk / 2) * 16 + kk % 2] = v;
         sum += v;
       }
       out.row_fix[i] = kzz - zbu * sum;

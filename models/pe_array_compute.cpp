@@ -168,6 +168,9 @@ std::optional<LaneError> PeArray::dpt_decode(const program::DptDecode& op) {
 std::optional<LaneError> PeArray::requant(const program::Requant& op, const numeric::OutputStage* stage,
                                           const std::vector<bool>* dead) {
   const std::uint64_t count = op.rows * op.cols;
+  // The stage's constants, worked out once when every PE has the same.
+  const std::optional<numeric::RequantBlock> shared_block =
+      stage ? std::optional<numeric::RequantBlock>(std::in_place, *stage, op.cols) : std::nullopt;
   FirstError error;
   pool_->run(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
     std::vector<std::uint8_t> inputs;
@@ -217,7 +220,10 @@ std::optional<LaneError> PeArray::requant(const program::Requant& op, const nume
         acc = inputs.data();
         bias = bias ? inputs.data() + count * 4 : nullptr;
       }
-      numeric::requantize_block_bytes(acc, bias, op.rows, op.cols, st, lm(p) + op.dst);
+      if (shared_block)
+        shared_block->bytes(acc, bias, op.rows, lm(p) + op.dst);
+      else
+        numeric::RequantBlock(st, op.cols).bytes(acc, bias, op.rows, lm(p) + op.dst);
     }
   });
   return error.take();

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/numeric/requant_avx2.h"
+
 namespace treesim::numeric {
 
 void validate(const OutputStage& stage, std::size_t channels) {
@@ -45,31 +47,25 @@ std::int32_t requantize_checked(std::int32_t acc, const OutputStage& stage, std:
 namespace {
 
 // The per-channel parameters of double rounding, spelled out for a branch-free loop: multipliers,
-// left shifts, right shifts and biases (zero without one), `channels` each, in one allocation.
+// left shifts and right shifts, `channels` each, in one allocation (RequantBlock holds them).
 struct DoubleRounding {
-  std::size_t channels = 0;
-  std::vector<std::int32_t> values;
+  std::size_t channels = 0, stride = 0;  // stride: each array's length (channels, padded)
+  const std::int32_t* values = nullptr;
   std::int32_t zero = 0, lo = 0, hi = 0;
-  const std::int32_t* mult() const { return values.data(); }
-  const std::int32_t* left() const { return values.data() + channels; }
-  const std::int32_t* right() const { return values.data() + 2 * channels; }
-  const std::int32_t* bias() const { return values.data() + 3 * channels; }
+  const std::int32_t* mult() const { return values; }
+  const std::int32_t* left() const { return values + stride; }
+  const std::int32_t* right() const { return values + 2 * stride; }
 };
 
-DoubleRounding double_rounding(const OutputStage& stage, std::size_t channels, const std::uint8_t* bias) {
-  DoubleRounding p{channels, std::vector<std::int32_t>(4 * channels)};
-  for (std::size_t c = 0; c < channels; ++c) {
-    const QuantizedMultiplier& m = stage.multiplier_for(c);
-    p.values[c] = m.multiplier;
-    p.values[channels + c] = std::clamp(m.shift, 0, 31);
-    p.values[2 * channels + c] = std::clamp(-m.shift, 0, 31);
-    if (bias) std::memcpy(&p.values[3 * channels + c], bias + 4 * c, 4);
-  }
+DoubleRounding double_rounding(const OutputStage& stage, std::size_t channels, std::size_t stride,
+                               const std::int32_t* values) {
   // validate() keeps the activation range inside the output type, so clamping to it saturates.
-  p.zero = stage.out_zero_point;
-  p.lo = std::max<std::int32_t>(stage.act_min, dtype_min(stage.out_dtype));
-  p.hi = std::min<std::int32_t>(stage.act_max, dtype_max(stage.out_dtype));
-  return p;
+  return {channels,
+          stride,
+          values,
+          stage.out_zero_point,
+          std::max<std::int32_t>(stage.act_min, dtype_min(stage.out_dtype)),
+          std::min<std::int32_t>(stage.act_max, dtype_max(stage.out_dtype))};
 }
 
 // requantize() with Rounding::kDouble for one accumulator of channel c, without calls or branches so
@@ -103,43 +99,71 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void requant
       out[r * p.channels + c] = double_rounded(acc[r * p.channels + c], p, c);
 }
 
-// The LM's form: int32 bytes in, bias added with wrap-around, the 8-bit codes out.
+// The LM's form: int32 bytes in, bias bytes (or none) added with wrap-around, the 8-bit codes out.
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void requantize_double_bytes(
-    const std::uint8_t* __restrict acc, std::size_t rows, const DoubleRounding& p,
-    std::uint8_t* __restrict out) {
-  const std::int32_t* bias = p.bias();
+    const std::uint8_t* __restrict acc, const std::uint8_t* __restrict bias, std::size_t rows,
+    const DoubleRounding& p, std::uint8_t* __restrict out) {
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < p.channels; ++c) {
-      std::uint32_t x;
+      std::uint32_t x, b = 0;
       std::memcpy(&x, acc + 4 * (r * p.channels + c), 4);
-      const auto biased = static_cast<std::int32_t>(x + static_cast<std::uint32_t>(bias[c]));
+      if (bias) std::memcpy(&b, bias + 4 * c, 4);
+      const auto biased = static_cast<std::int32_t>(x + b);
       out[r * p.channels + c] = static_cast<std::uint8_t>(double_rounded(biased, p, c) & 0xff);
     }
 }
 
 }  // namespace
 
+RequantBlock::RequantBlock(const OutputStage& stage, std::size_t channels)
+    : stage_(stage), channels_(channels), padded_((channels + 7) / 8 * 8) {
+  if (stage.rounding != Rounding::kDouble) return;
+  // Each array padded to whole vectors of 8 channels for the AVX2 loop.
+  values_.assign(3 * padded_, 0);
+  for (std::size_t c = 0; c < channels; ++c) {
+    const QuantizedMultiplier& m = stage.multiplier_for(c);
+    values_[c] = m.multiplier;
+    values_[padded_ + c] = std::clamp(m.shift, 0, 31);
+    values_[2 * padded_ + c] = std::clamp(-m.shift, 0, 31);
+  }
+}
+
+void RequantBlock::bytes(const std::uint8_t* acc, const std::uint8_t* bias, std::size_t rows,
+                         std::uint8_t* out) const {
+  if (stage_.rounding == Rounding::kDouble) {
+    const DoubleRounding p = double_rounding(stage_, channels_, padded_, values_.data());
+    static const bool avx2 = requant_avx2_available();
+    if (avx2)
+      return requantize_double_bytes_avx2(
+          acc, bias, rows, {p.mult(), p.left(), p.right(), channels_, p.zero, p.lo, p.hi}, out);
+    return requantize_double_bytes(acc, bias, rows, p, out);
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < channels_; ++c) {
+      std::uint32_t x, b = 0;
+      std::memcpy(&x, acc + 4 * (r * channels_ + c), 4);
+      if (bias) std::memcpy(&b, bias + 4 * c, 4);
+      out[r * channels_ + c] =
+          static_cast<std::uint8_t>(requantize(static_cast<std::int32_t>(x + b), stage_, c) & 0xff);
+    }
+}
+
+void RequantBlock::ints(const std::int32_t* acc, std::size_t rows, std::int32_t* out) const {
+  if (stage_.rounding == Rounding::kDouble)
+    return requantize_double(acc, rows, double_rounding(stage_, channels_, padded_, values_.data()), out);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < channels_; ++c)
+      out[r * channels_ + c] = requantize(acc[r * channels_ + c], stage_, c);
+}
+
 void requantize_block(const std::int32_t* acc, std::size_t rows, std::size_t channels,
                       const OutputStage& stage, std::int32_t* out) {
-  if (stage.rounding == Rounding::kDouble)
-    return requantize_double(acc, rows, double_rounding(stage, channels, nullptr), out);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < channels; ++c)
-      out[r * channels + c] = requantize(acc[r * channels + c], stage, c);
+  RequantBlock(stage, channels).ints(acc, rows, out);
 }
 
 void requantize_block_bytes(const std::uint8_t* acc, const std::uint8_t* bias, std::size_t rows,
                             std::size_t channels, const OutputStage& stage, std::uint8_t* out) {
-  if (stage.rounding == Rounding::kDouble)
-    return requantize_double_bytes(acc, rows, double_rounding(stage, channels, bias), out);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < channels; ++c) {
-      std::uint32_t x, b = 0;
-      std::memcpy(&x, acc + 4 * (r * channels + c), 4);
-      if (bias) std::memcpy(&b, bias + 4 * c, 4);
-      out[r * channels + c] =
-          static_cast<std::uint8_t>(requantize(static_cast<std::int32_t>(x + b), stage, c) & 0xff);
-    }
+  RequantBlock(stage, channels).bytes(acc, bias, rows, out);
 }
 
 }  // namespace treesim::numeric

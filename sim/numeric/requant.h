@@ -65,6 +65,23 @@ inline std::int32_t requantize(std::int32_t acc, const OutputStage& stage, std::
 // shift of acc that overflows int32, or a single-rounding result outside int32).
 std::int32_t requantize_checked(std::int32_t acc, const OutputStage& stage, std::size_t channel);
 
+// An output stage prepared for blocks of `channels` channels: the per-channel constants of its
+// arithmetic are worked out once for any number of blocks (a lock-step requant runs one block per
+// PE). @pre validate(stage, channels) passed.
+class RequantBlock {
+ public:
+  RequantBlock(const OutputStage& stage, std::size_t channels);
+  // requantize_block and requantize_block_bytes (below) with this stage.
+  void ints(const std::int32_t* acc, std::size_t rows, std::int32_t* out) const;
+  void bytes(const std::uint8_t* acc, const std::uint8_t* bias, std::size_t rows, std::uint8_t* out) const;
+  const OutputStage& stage() const { return stage_; }
+
+ private:
+  OutputStage stage_;
+  std::size_t channels_ = 0, padded_ = 0;
+  std::vector<std::int32_t> values_;  // double rounding: multipliers, left shifts, right shifts
+};
+
 // Requantizes a row-major rows×channels block of accumulators (channel = column) into `out`.
 // @pre acc.size() == out.size() == rows·channels, validate(stage, channels) passed.
 void requantize_block(const std::int32_t* acc, std::size_t rows, std::size_t channels,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cstring>
 #include <vector>
 
@@ -102,6 +104,69 @@ TEST(Requant, BytesBlockEqualsElementwiseWithBiasWrapping) {
             << to_string(rounding) << (with_bias ? " with bias, " : ", ") << i;
       }
     }
+}
+
+TEST(Requant, BlocksOfEveryWidthMatchTheElementByElementStageOverRandomStages) {
+  // The block loops (AVX2 where the CPU has it) against requantize() one accumulator at a time:
+  // random multipliers (INT32_MIN and negative ones included), shifts, zero points, ranges, biases
+  // and widths of 1 to 19 channels (whole vectors and tails), inside the multiply's contract.
+  std::mt19937_64 gen(7);
+  auto any = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(gen);
+  };
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t cols = static_cast<std::size_t>(any(1, 19)), rows = static_cast<std::size_t>(any(1, 5));
+    const DType out = any(0, 1) ? DType::kInt8 : DType::kUInt8;
+    std::vector<QuantizedMultiplier> m;
+    const std::size_t multipliers = any(0, 1) ? cols : 1;
+    for (std::size_t c = 0; c < multipliers; ++c) {
+      const std::int64_t r = any(0, 9);
+      const auto mult = static_cast<std::int32_t>(r == 0   ? INT32_MIN
+                                                  : r == 1 ? INT32_MAX
+                                                           : any(INT32_MIN, INT32_MAX));
+      m.push_back({mult, static_cast<int>(any(-31, 4))});
+    }
+    const std::int32_t lo_type = out == DType::kInt8 ? -128 : 0, hi_type = out == DType::kInt8 ? 127 : 255;
+    const auto zero = static_cast<std::int32_t>(any(lo_type, hi_type));
+    const auto act_min = static_cast<std::int32_t>(any(lo_type, hi_type));
+    const auto act_max = static_cast<std::int32_t>(any(act_min, hi_type));
+    const OutputStage s = stage(m, zero, out, act_min, act_max);
+    ASSERT_NO_THROW(validate(s, cols));
+    const bool with_bias = any(0, 1) != 0;
+    std::vector<std::int32_t> acc(rows * cols), bias(cols);
+    for (std::size_t c = 0; c < cols; ++c)
+      bias[c] = with_bias ? static_cast<std::int32_t>(any(-1000, 1000)) : 0;
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      // With a left shift the biased accumulator stays inside the contract: x · 2^shift fits int32.
+      const int shift = s.multiplier_for(i % cols).shift;
+      const std::int64_t limit = shift > 0 ? (std::int64_t{1} << (31 - shift)) - 1001 : INT32_MAX;
+      const std::int64_t r = any(0, 19);
+      // INT32_MIN after the bias, the one accumulator the doubling high multiply saturates.
+      const auto min_after_bias = static_cast<std::int32_t>(static_cast<std::uint32_t>(INT32_MIN) -
+                                                            static_cast<std::uint32_t>(bias[i % cols]));
+      acc[i] = r == 0 && shift <= 0
+                   ? min_after_bias
+                   : static_cast<std::int32_t>(r == 1 ? limit - 1000 : any(-limit + 1000, limit - 1000));
+    }
+    std::vector<std::uint8_t> acc_bytes(acc.size() * 4), bias_bytes(cols * 4), got(acc.size());
+    std::memcpy(acc_bytes.data(), acc.data(), acc_bytes.size());
+    std::memcpy(bias_bytes.data(), bias.data(), bias_bytes.size());
+    requantize_block_bytes(acc_bytes.data(), with_bias ? bias_bytes.data() : nullptr, rows, cols, s,
+                           got.data());
+    std::vector<std::int32_t> ints(acc.size());
+    std::vector<std::int32_t> biased(acc.size());
+    for (std::size_t i = 0; i < acc.size(); ++i)
+      biased[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[i]) +
+                                            static_cast<std::uint32_t>(bias[i % cols]));
+    requantize_block(biased.data(), rows, cols, s, ints.data());
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      const std::int32_t want = requantize(biased[i], s, i % cols);
+      ASSERT_EQ(out == DType::kInt8 ? std::int32_t{static_cast<std::int8_t>(got[i])} : std::int32_t{got[i]},
+                want)
+          << "round " << round << ", element " << i << " of " << rows << "x" << cols;
+      ASSERT_EQ(ints[i], want) << "round " << round << ", element " << i;
+    }
+  }
 }
 
 TEST(Requant, CheckedRejectsAccumulatorsOutsideTheContract) {
