@@ -68,6 +68,12 @@ bool LmReplicas::overlaps(std::uint64_t lo, std::uint64_t hi) const {
   return false;
 }
 
+const std::vector<std::uint32_t>* LmReplicas::sources(std::uint64_t lo, std::uint64_t hi) const {
+  for (const Entry& e : entries_)
+    if (e.lo <= lo && hi <= e.hi && lo < hi) return &e.source;
+  return nullptr;
+}
+
 std::uint32_t LmReplicas::source(std::uint32_t q, std::uint64_t lo, std::uint64_t hi) const {
   for (const Entry& e : entries_)
     if (e.lo <= lo && hi <= e.hi && lo < hi) return e.source[q];

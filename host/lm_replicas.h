@@ -34,6 +34,8 @@ class LmReplicas {
 
   // The PE whose LM holds PE q's bytes [lo, hi), a range that overlaps no shared range partially.
   std::uint32_t source(std::uint32_t q, std::uint64_t lo, std::uint64_t hi) const;
+  // Every PE's source of [lo, hi) at once (index = PE), or null when every PE holds its own.
+  const std::vector<std::uint32_t>* sources(std::uint64_t lo, std::uint64_t hi) const;
   bool empty() const { return entries_.empty(); }
   bool overlaps(std::uint64_t lo, std::uint64_t hi) const;
 

@@ -30,11 +30,15 @@ void MacBatch::run_range(const MacShape& op, const LmView& pes, const LmReplicas
   const Int8Operand a_kind{nullptr, op.a_signed, op.a_zero}, b_kind{nullptr, op.b_signed, op.b_zero};
   const std::int32_t za = folded_zero_a(a_kind), zb = folded_zero_b(b_kind);
   const std::uint64_t c_bytes = op.m * op.n * 4;
+  // Where each PE's operands are (the shared ranges are found once, not per PE).
+  const std::vector<std::uint32_t>* a_sources = shared.sources(op.a, op.a + op.m * op.k);
+  const std::vector<std::uint32_t>* b_sources = shared.sources(op.b, op.b + op.k * op.n);
   for (std::uint32_t q = first; q < last; ++q) {
+    // The next PE's C, which its MAC reads (accumulating) and writes, comes into the cache while
+    // this PE's MACs run: C is the one operand no other PE shares, so nothing else brought it.
     if (q + 1 < last)
       for (std::uint64_t at = 0; at < c_bytes; at += 64) __builtin_prefetch(pes.lm(q + 1) + op.c + at, 1, 3);
-    const std::uint32_t sa = shared.source(q, op.a, op.a + op.m * op.k);
-    const std::uint32_t sb = shared.source(q, op.b, op.b + op.k * op.n);
+    const std::uint32_t sa = a_sources ? (*a_sources)[q] : q, sb = b_sources ? (*b_sources)[q] : q;
     const Int8Operand a{pes.lm(sa) + op.a, op.a_signed, op.a_zero};
     const Int8Operand b{pes.lm(sb) + op.b, op.b_signed, op.b_zero};
     const PackedA& pa = lookup(w.a, sa, [&](PackedA& out) { pack_a(isa_, a, op.m, op.k, op.n, zb, out); });

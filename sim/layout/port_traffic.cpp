@@ -5,7 +5,6 @@
 #include "sim/layout/port_traffic.h"
 
 #include <algorithm>
-#include <map>
 
 #include "sim/layout/loader_plan.h"
 
@@ -48,26 +47,34 @@ std::vector<std::uint64_t> level_coordinates(const BoundLayout& b, std::size_t l
   return out;
 }
 
-// Logical coordinates x < shape[axis] whose digits at the fixed parts equal `fixed` (part index →
-// digit); the digit DP of loader_plan.cpp for one assignment.
-std::uint64_t count_axis(const BoundLayout& b, std::size_t axis,
-                         const std::map<std::size_t, std::uint64_t>& fixed) {
-  std::vector<std::size_t> parts;
+// The parts of each axis, outermost first.
+std::vector<std::vector<std::size_t>> axis_parts(const BoundLayout& b) {
+  std::vector<std::vector<std::size_t>> out(b.rank());
   for (std::size_t i = 0; i < b.distribution_part_count(); ++i)
-    if (b.parts()[i].axis == static_cast<int>(axis)) parts.push_back(i);
+    if (b.parts()[i].axis >= 0) out[static_cast<std::size_t>(b.parts()[i].axis)].push_back(i);
+  return out;
+}
+
+constexpr std::uint64_t kFree = UINT64_MAX;  // a part whose digit is not fixed
+
+// Logical coordinates x < shape[axis] whose digits at the fixed parts equal `fixed` (by part index,
+// kFree where not fixed); the digit DP of loader_plan.cpp for one assignment.
+// `free_after` is scratch.
+std::uint64_t count_axis(const BoundLayout& b, std::size_t axis, const std::vector<std::size_t>& parts,
+                         const std::vector<std::uint64_t>& fixed, std::vector<std::uint64_t>& free_after) {
   const std::uint64_t n = b.shape()[axis];
-  std::vector<std::uint64_t> free_after(parts.size() + 1, 1);
+  free_after.resize(parts.size() + 1);
+  free_after[parts.size()] = 1;
   for (std::size_t k = parts.size(); k-- > 0;)
-    free_after[k] = free_after[k + 1] * (fixed.count(parts[k]) ? 1 : b.parts()[parts[k]].size);
+    free_after[k] = free_after[k + 1] * (fixed[parts[k]] != kFree ? 1 : b.parts()[parts[k]].size);
   if (n == b.padded_shape()[axis]) return free_after[0];
   std::uint64_t count = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const auto& p = b.parts()[parts[k]];
-    const std::uint64_t nd = (n / p.weight) % p.size;
-    auto f = fixed.find(parts[k]);
-    const std::uint64_t below = f != fixed.end() ? (f->second < nd ? 1 : 0) : nd;
+    const std::uint64_t nd = (n / p.weight) % p.size, f = fixed[parts[k]];
+    const std::uint64_t below = f != kFree ? (f < nd ? 1 : 0) : nd;
     count += below * free_after[k + 1];
-    if (f != fixed.end() && f->second != nd) break;
+    if (f != kFree && f != nd) break;
   }
   return count;
 }
@@ -101,6 +108,8 @@ PortTraffic gather_port_traffic(const BoundLayout& b) {
   const std::uint64_t eb = b.element_bytes();
   if (b.logical_elements() == 0) return out;
   out[0].push_back({0, b.logical_elements() * eb});
+  const std::vector<std::vector<std::size_t>> by_axis = axis_parts(b);
+  std::vector<std::uint64_t> fixed(b.distribution_part_count(), kFree), scratch;
   // Distribution parts that target levels above x, gathered level by level.
   std::vector<std::size_t> parts;
   for (std::size_t x = 1; x < b.level_count(); ++x) {
@@ -108,12 +117,12 @@ PortTraffic gather_port_traffic(const BoundLayout& b) {
       if (b.parts()[i].axis >= 0) parts.push_back(i);
     std::vector<std::uint64_t> sizes;
     for (std::size_t i : parts) sizes.push_back(b.parts()[i].size);
-    std::map<std::uint64_t, std::uint64_t> by_parent;
+    std::vector<PortBytes>& ports = out[x];
     for_each_combo(sizes, [&](const std::vector<std::uint64_t>& d) {
-      std::map<std::size_t, std::uint64_t> fixed;
       for (std::size_t k = 0; k < parts.size(); ++k) fixed[parts[k]] = d[k];
       std::uint64_t count = 1;
-      for (std::size_t axis = 0; axis < b.rank() && count > 0; ++axis) count *= count_axis(b, axis, fixed);
+      for (std::size_t axis = 0; axis < b.rank() && count > 0; ++axis)
+        count *= count_axis(b, axis, by_axis[axis], fixed, scratch);
       if (count == 0) return;
       // Replica 0: broadcast digits and omitted levels at 0.
       std::uint64_t parent = 0;
@@ -123,9 +132,20 @@ PortTraffic gather_port_traffic(const BoundLayout& b) {
           if (b.parts()[i].axis >= 0) c += fixed[i] * b.parts()[i].stride;
         parent = parent * b.fanout(lv) + c;
       }
-      by_parent[parent] += count * eb;
+      ports.push_back({parent, count * eb});
     });
-    for (const auto& [parent, bytes] : by_parent) out[x].push_back({parent, bytes});
+    for (std::size_t i : parts) fixed[i] = kFree;
+    // Several digit combinations may reach one parent: sorted, then merged.
+    std::sort(ports.begin(), ports.end(),
+              [](const PortBytes& p, const PortBytes& q) { return p.parent < q.parent; });
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+      if (kept > 0 && ports[kept - 1].parent == ports[i].parent)
+        ports[kept - 1].bytes += ports[i].bytes;
+      else
+        ports[kept++] = ports[i];
+    }
+    ports.resize(kept);
   }
   return out;
 }
