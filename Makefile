@@ -3,7 +3,7 @@
 #   make test   build, then run the whole test suite (ctest)
 #   make test-cluster  build, then run a sweep as a Slurm job array on a one-node cluster started
 #               on localhost (installs slurm-wlm and munge when missing: needs root then)
-#   make bench  build, then run the benchmarks
+#   make bench  build, then run the benchmarks and write their output into docs/generated/
 #   make fuzz   build the libFuzzer harnesses with clang in FUZZ_BUILD, run each FUZZ_SECONDS
 # Variables: BUILD (build directory, default build), SANITIZE=1 (ASan+UBSan), WERROR=1, JOBS,
 # UNITY=1 (CMake unity build: eight sources per compiler run; default on with SANITIZE=1),
@@ -21,6 +21,7 @@ BUILD_TYPE ?= $(if $(filter 1,$(SANITIZE)),Debug,Release)
 UNITY ?= $(SANITIZE)
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
+comma := ,
 
 .PHONY: all deps configure build run test test-cluster bench fuzz format clean
 all: build
@@ -54,14 +55,11 @@ test: build
 test-cluster: build
 	tests/cluster/slurm_sweep_test.sh $(BUILD)/tools/treesim
 
+# Every benchmark, each printed and written into docs/generated/ with the machine and the date
+# (bench/run_benchmarks.py); BENCH=name,... runs only those.
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS) --target benchmarks treesim
-	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done
-	@echo "== $(BUILD)/bench/bench_qgemm --timing-only"; $(BUILD)/bench/bench_qgemm --timing-only
-	@echo "== bench/qgemm_roofline.sh"; bench/qgemm_roofline.sh $(BUILD)/tools/treesim
-	@echo "== bench/sweep_wall_time.sh"; bench/sweep_wall_time.sh $(BUILD)/tools/treesim
-	@echo "== bench/tgemm_vs_qgemm.sh"; bench/tgemm_vs_qgemm.sh $(BUILD)/tools/treesim
-	@echo "== bench/spmv_board.sh"; bench/spmv_board.sh $(BUILD)/tools/treesim $(BUILD)/bench/bench_spmv_native
+	/usr/bin/python3 bench/run_benchmarks.py $(BUILD) $(if $(BENCH),--only $(subst ${comma}, ,$(BENCH)))
 
 # Sanitizers plus libFuzzer need clang; the harnesses and the sim libraries they link only, as a
 # unity build like the sanitizer build's (81 s instead of 112 s on 2 cores).

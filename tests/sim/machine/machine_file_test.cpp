@@ -52,6 +52,17 @@ TEST(MachineFile, ValidFileParses) {
   EXPECT_FALSE(c.energy.has_value());
 }
 
+TEST(MachineFile, TheQuantumIsOptionalWithADefault) {
+  EXPECT_EQ(parse_machine_yaml(kValid, "m.yaml").quantum_cycles, 1000u);
+  EXPECT_EQ(
+      parse_machine_yaml(replace(kValid, "clock_ghz: 1.0", "clock_ghz: 1.0\nquantum_cycles: 250"), "m.yaml")
+          .quantum_cycles,
+      250u);
+  EXPECT_NE(error_of(replace(kValid, "clock_ghz: 1.0", "clock_ghz: 1.0\nquantum_cycles: -1"))
+                .find("quantum_cycles"),
+            std::string::npos);
+}
+
 TEST(MachineFile, ZeroFanoutNamesFieldLineAndColumn) {
   std::string e = error_of(replace(kValid, "fanout: 4", "fanout: 0"));
   EXPECT_EQ(e, "m.yaml:6:25: field 'levels[1].fanout': expected a positive integer, got '0'");
