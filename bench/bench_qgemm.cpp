@@ -134,6 +134,8 @@ int main() {
   std::printf("board_elaboration_ms=%.3f\n", elaboration * 1e3);
   std::printf("timing_only_2048_ms=%.2f\nfull_2048_1t_ms=%.1f\nfull_2048_nt_ms=%.1f\nthreads=%u\n",
               timing_only * 1e3, full_1t * 1e3, full_nt * 1e3, cores);
+  std::printf("full_2048_1t_session_ms=%.1f\nfull_2048_nt_session_ms=%.1f\n", session_1t * 1e3,
+              session_nt * 1e3);
 #ifdef TREESIM_HAVE_DNNL
   const double dnnl_1t = onednn_seconds(1, 5), dnnl_nt = onednn_seconds(static_cast<int>(cores), 5);
   std::printf("onednn_2048_1t_ms=%.1f\nonednn_2048_nt_ms=%.1f\n", dnnl_1t * 1e3, dnnl_nt * 1e3);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Whole-process wall time and peak RSS of `treesim run qgemm` over square GEMMs, full and
---timing-only, printed as the markdown table of the README ("Wall time").
+--timing-only, printed as a markdown table (make bench writes it into docs/generated/bench_wall_time.md).
 
 Usage (from the repository root, after building treesim):
     python3 bench/wall_time_table.py [--treesim build/tools/treesim]

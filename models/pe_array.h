@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "host/lm_view.h"
 #include "host/mac_batch.h"
 #include "models/lanes.h"
+#include "sim/layout/slots.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/checked_program.h"
 #include "sim/program/instruction.h"
@@ -130,6 +132,9 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void detach_log();
 
  private:
+  // Calls body(slice, worker) over slices of a layout's run walk that cover it, on the lane pool.
+  void walk_slices(const layout::BoundLayout& b,
+                   const std::function<void(layout::OuterSlice, unsigned)>& body);
   const timing::CostModel cost_;
   const std::uint64_t count_, lm_bytes_;
   std::uint8_t* arena_ = nullptr;

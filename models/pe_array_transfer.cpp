@@ -60,20 +60,29 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
         covered[pe + shift[r] - shift[0]] = true;
     shared->overwrite(lm_base, lm_base + t.footprint_bytes, covered, pes);
   }
-  // Replica 0, run by run; remember which PEs it filled and how many bytes.
+  // Replica 0, run by run, in slices of the walk on the lane pool (the slices write disjoint
+  // slots); remember which PEs it filled and how many bytes.
+  const layout::ElementIndex index = element_index(tensor);
+  std::vector<std::vector<std::uint64_t>> filled_by(pool_->threads());
+  walk_slices(b, [&](layout::OuterSlice slice, unsigned worker) {
+    std::vector<std::uint64_t>& filled = filled_by[worker];
+    filled.assign(count_, 0);
+    layout::for_each_run(
+        b,
+        [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+          std::uint8_t* dst = lm(pe) + lm_base + offset;
+          filled[pe] += count * eb;
+          if (element < 0) {
+            for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * eb, pad_bytes, eb);
+            return;
+          }
+          std::memcpy(dst, host + static_cast<std::uint64_t>(element) * eb, count * eb);
+        },
+        index, slice);
+  });
   std::vector<std::uint64_t> filled(count_, 0);
-  layout::for_each_run(
-      b,
-      [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
-        std::uint8_t* dst = lm(pe) + lm_base + offset;
-        filled[pe] += count * eb;
-        if (element < 0) {
-          for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * eb, pad_bytes, eb);
-          return;
-        }
-        std::memcpy(dst, host + static_cast<std::uint64_t>(element) * eb, count * eb);
-      },
-      element_index(tensor));
+  for (const std::vector<std::uint64_t>& part : filled_by)
+    for (std::uint64_t pe = 0; pe < part.size(); ++pe) filled[pe] += part[pe];
   if (b.replicas() == 1) return;
   // Every replica is replica 0 moved to other PEs at the same LM offsets. Where replica 0 fills its
   // PEs' footprints densely, copy footprints; otherwise copy slot by slot.
@@ -108,13 +117,29 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
 void PeArray::gather(const program::Transfer& t, std::uint64_t lm_base, std::uint8_t* host,
                      const program::Block* tensor) {
   const std::size_t eb = t.bound.element_bytes();
-  layout::for_each_run(
-      t.bound,
-      [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
-        if (element < 0) return;
-        std::memcpy(host + static_cast<std::uint64_t>(element) * eb, lm(pe) + lm_base + offset, count * eb);
-      },
-      element_index(tensor));
+  const layout::ElementIndex index = element_index(tensor);
+  // Slices of the walk read disjoint slots and write disjoint elements.
+  walk_slices(t.bound, [&](layout::OuterSlice slice, unsigned) {
+    layout::for_each_run(
+        t.bound,
+        [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
+          if (element < 0) return;
+          std::memcpy(host + static_cast<std::uint64_t>(element) * eb, lm(pe) + lm_base + offset, count * eb);
+        },
+        index, slice);
+  });
+}
+
+void PeArray::walk_slices(const layout::BoundLayout& b,
+                          const std::function<void(layout::OuterSlice, unsigned)>& body) {
+  // A small transfer stays on one thread: waking the others costs more.
+  constexpr std::uint64_t kBytesPerThread = std::uint64_t{1} << 16;
+  const std::uint64_t digits = layout::outer_digits(b);
+  const std::uint64_t bytes = b.padded_elements() * b.element_bytes();
+  pool_->run(digits, std::max<std::uint64_t>(1, digits * kBytesPerThread / std::max<std::uint64_t>(1, bytes)),
+             [&](std::uint64_t lo, std::uint64_t hi, unsigned worker) {
+               body({lo, hi}, worker);
+             });
 }
 
 void PeArray::collective(const program::Instr& instr, std::uint64_t subtree) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws a --trace-json trace as a timeline PNG (what ui.perfetto.dev shows, for a README).
+"""Draws a --trace-json trace as a timeline PNG (what ui.perfetto.dev shows, for the docs).
 
 One row per track: the board's instruction lanes first, then each unit's resources in the order
 the trace lists them; each slice is a bar coloured by instruction kind and labelled when wide

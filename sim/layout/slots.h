@@ -20,15 +20,41 @@ struct ElementIndex {
   std::uint64_t origin = 0;
 };
 
+// A slice of a walk: the outermost digit of its odometer from `lo` up to (not including) `hi`.
+// Slices with disjoint ranges visit disjoint runs, and together the whole walk, so that loaders
+// can walk one layout on several threads. outer_digits(b) is the digit's range.
+struct OuterSlice {
+  std::uint64_t lo = 0, hi = UINT64_MAX;
+};
+
+// Whether the innermost part walks the last axis one element and one slot at a time, so that it
+// forms for_each_run's runs instead of being a digit of its odometer.
+inline bool innermost_part_forms_runs(const BoundLayout& b) {
+  const std::size_t n = b.distribution_part_count();
+  if (n == 0 || b.rank() == 0) return false;
+  const auto& last = b.parts()[n - 1];
+  const std::uint64_t eb = b.element_bytes(), words = b.words_per_address();
+  const std::uint64_t byte_step = last.target == b.addr_target()   ? last.stride * words * eb
+                                  : last.target == b.lane_target() ? last.stride * eb
+                                                                   : 0;
+  return last.axis == static_cast<int>(b.rank()) - 1 && last.weight == 1 && byte_step == eb;
+}
+
+// The values of for_each_run's outermost digit: slices split [0, outer_digits(b)).
+inline std::uint64_t outer_digits(const BoundLayout& b) {
+  const std::size_t n = b.distribution_part_count() - (innermost_part_forms_runs(b) ? 1 : 0);
+  return n > 0 ? b.parts()[0].size : 1;
+}
+
 // Replica 0 of a placed tensor as runs: f(pe_global_id, lm_byte_offset, element, count) for `count`
 // consecutive slots holding consecutive elements (element −1: `count` padding slots). Where the
 // innermost sub-axis is the LM address of the last tensor axis with stride 1, a run spans it, so a
 // loader copies rows instead of bytes; a run never leaves a row of the shape. Order: padded index
-// row-major.
+// row-major. With `slice`, only the runs whose outermost odometer digit lies in it.
 // @pre no _Time sub-axes (LayoutError E140: such a layout is not resident); `index.strides` empty
 // or one per axis.
 template <class F>
-void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}) {
+void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}, OuterSlice slice = {}) {
   require_resident(b);
   const std::size_t rank = b.rank();
   const auto& parts = b.parts();
@@ -57,28 +83,35 @@ void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}) {
   }
   // The innermost part forms runs when it walks the last axis one element and one slot at a time.
   std::uint64_t run = 1;
-  if (n > 0) {
-    const auto& last = parts[n - 1];
-    if (last.axis == static_cast<int>(rank) - 1 && last.weight == 1 && byte_step[n - 1] == eb) {
-      run = last.size;
-      --n;
-    }
+  if (innermost_part_forms_runs(b)) {
+    run = parts[n - 1].size;
+    --n;
   }
   const std::uint64_t last_dim = rank ? b.shape()[rank - 1] : 1;
   std::vector<std::uint64_t> digit(n, 0), x(rank, 0);
+  // The slice of the outermost digit (the whole walk when there is no digit: one run).
+  const std::uint64_t outer_size = n > 0 ? parts[0].size : 1;
+  const std::uint64_t lo = std::min(slice.lo, outer_size), hi = std::min(slice.hi, outer_size);
+  if (lo >= hi) return;
+  std::uint64_t pe = base_pe, off = 0, lin = index.origin;
+  if (n > 0 && lo > 0) {
+    digit[0] = lo;
+    pe += lo * pe_step[0], off += lo * byte_step[0], lin += lo * lin_step[0];
+    x[static_cast<std::size_t>(parts[0].axis)] += lo * axis_step[0];
+  }
   if (n > 0 && b.padded_elements() == b.logical_elements()) {
     // No padding anywhere: every run is whole, so the innermost digit sweeps in a plain loop and
     // only its carries go through the odometer (loads of K-split operands are mostly 8–32-byte runs).
     const std::size_t in = n - 1;
-    std::uint64_t pe = base_pe, off = 0, lin = index.origin;
     for (;;) {
       std::uint64_t p = pe, o = off, l = lin;
-      for (std::uint64_t j = 0; j < parts[in].size;
+      for (std::uint64_t j = in == 0 ? lo : 0; j < (in == 0 ? hi : parts[in].size);
            ++j, p += pe_step[in], o += byte_step[in], l += lin_step[in])
         f(p, o, static_cast<std::int64_t>(l), run);
+      if (in == 0) return;
       std::size_t k = in;
       while (k-- > 0) {
-        if (++digit[k] < parts[k].size) {
+        if (++digit[k] < (k == 0 ? hi : parts[k].size)) {
           pe += pe_step[k], off += byte_step[k], lin += lin_step[k];
           break;
         }
@@ -89,8 +122,10 @@ void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}) {
       if (k == static_cast<std::size_t>(-1)) return;
     }
   }
-  std::size_t padding_axes = 0;  // axes other than a run's position that are in the pad region
-  std::uint64_t pe = base_pe, off = 0, lin = index.origin;
+  // Axes other than a run's position that are in the pad region.
+  std::size_t padding_axes = 0;
+  for (std::size_t d = 0; d < rank; ++d)
+    padding_axes += x[d] >= b.shape()[d] && !(run > 1 && d == rank - 1) ? 1 : 0;
   for (;;) {
     if (padding_axes) {
       f(pe, off, std::int64_t{-1}, run);
@@ -107,6 +142,7 @@ void for_each_run(const BoundLayout& b, F&& f, const ElementIndex& index = {}) {
       const auto& p = parts[k];
       const std::size_t d = static_cast<std::size_t>(p.axis);
       const bool was_pad = x[d] >= b.shape()[d] && !(run > 1 && d == rank - 1);
+      if (k == 0 && digit[0] + 1 >= hi) return;  // the slice's last outer digit is done
       if (++digit[k] < p.size) {
         pe += pe_step[k];
         off += byte_step[k];

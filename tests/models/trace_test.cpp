@@ -149,7 +149,7 @@ TEST(Traces, ALoadOverHalfTheL2BsShowsTheOtherHalfIdleInTheJson) {
 }
 
 // 96 rows of A over mini's 32 PEs (3 each), B in every PE; C = A·B in int32, copied, stored.
-const char* kGemm = R"P(tensor A shape=96,8
+const char* kTracedGemm = R"P(tensor A shape=96,8
 tensor B shape=8,8
 tensor C shape=96,8 dtype=int32
 load tensor=A layout="((2_L1B, 4_MAB, 4_PE, 3:8), (8:1))" lm=0
@@ -164,7 +164,7 @@ TEST(Traces, TheInstructionStringNamesEachInstruction) {
   Simulation sim(m);
   SimulationOptions o;
   o.vcd_path = testing::temp_path("names.vcd");
-  const program::Program p = parse(kGemm, m);
+  const program::Program p = parse(kTracedGemm, m);
   SimulationResult r =
       sim.run(p, {{"A", std::vector<std::uint8_t>(96 * 8, 1)}, {"B", std::vector<std::uint8_t>(64, 1)}}, o);
   const Vcd v = read_vcd(o.vcd_path);
@@ -232,7 +232,7 @@ TEST(Traces, TheJsonIsTraceEventDataWhoseSlicesAreTheRunsTimings) {
   SimulationOptions o;
   o.json_path = testing::temp_path("gemm.json");
   o.kernel = "gemm.prog";
-  const program::Program p = parse(kGemm, m);
+  const program::Program p = parse(kTracedGemm, m);
   SimulationResult r =
       sim.run(p, {{"A", std::vector<std::uint8_t>(96 * 8, 1)}, {"B", std::vector<std::uint8_t>(64, 1)}}, o);
   const json doc = read_json(o.json_path);
@@ -267,7 +267,7 @@ TEST(Traces, TheGtkwaveSaveFileNamesSignalsTheVcdDeclares) {
   o.vcd_path = testing::temp_path("view.vcd");
   o.gtkw_path = o.vcd_path + ".gtkw";
   o.vcd_name = "view.vcd";
-  sim.run(parse(kGemm, m),
+  sim.run(parse(kTracedGemm, m),
           {{"A", std::vector<std::uint8_t>(96 * 8, 1)}, {"B", std::vector<std::uint8_t>(64, 1)}}, o);
   const Vcd v = read_vcd(o.vcd_path);
   std::istringstream in(testing::read_text(o.gtkw_path));

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Per-layer cycles per image of `treesim run mlp --report` JSON files, int8 against ternary, one
-panel per machine: the README's figure.
+panel per machine: the figure of docs/tour.md.
 
 Usage: tools/mlp/plot_cycles.py --out docs/images/mlp-cycles.png REPORT.json...
 """

@@ -114,6 +114,34 @@ TEST(LayoutProperties, ForEachSlotVisitsExactlyTheLocatedSlots) {
 
 // A loader moving a block of a larger tensor gets elements as indices into that tensor: the same
 // runs in the same order, each element e re-indexed with the tensor's strides from the origin.
+TEST(LayoutProperties, SlicesOfARunWalkVisitTheWholeWalkOnce) {
+  // Split at every third value of the outer digit (and in one piece past its end): the slices'
+  // runs, in slice order, are the whole walk's, in order.
+  for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
+    using Run = std::array<std::int64_t, 4>;
+    auto runs_of = [&](OuterSlice slice) {
+      std::vector<Run> out;
+      for_each_run(
+          b,
+          [&](std::uint64_t pe, std::uint64_t off, std::int64_t e, std::uint64_t n) {
+            out.push_back({static_cast<std::int64_t>(pe), static_cast<std::int64_t>(off), e,
+                           static_cast<std::int64_t>(n)});
+          },
+          {}, slice);
+      return out;
+    };
+    const std::vector<Run> whole = runs_of({});
+    std::vector<Run> sliced;
+    const std::uint64_t digits = outer_digits(b);
+    for (std::uint64_t lo = 0; lo < digits; lo += 3) {
+      const std::vector<Run> part = runs_of({lo, lo + 3});
+      sliced.insert(sliced.end(), part.begin(), part.end());
+    }
+    EXPECT_EQ(sliced, whole);
+    EXPECT_TRUE(runs_of({digits, digits + 5}).empty());
+  });
+}
+
 TEST(LayoutProperties, ForEachRunWithElementIndexUsesTheTensorsStrides) {
   for_random_layouts([](const BoundLayout& b, const testing::RandomCase&) {
     const std::size_t rank = b.rank();
