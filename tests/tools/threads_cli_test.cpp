@@ -8,13 +8,13 @@
 namespace treesim::testing {
 namespace {
 
-struct Case {
+struct ThreadsCase {
   std::string name;
   std::vector<std::string> args;
 };
 
 // The report and the --out file of one run with `threads` threads.
-std::pair<std::string, std::string> run_with(const Case& c, const std::string& threads) {
+std::pair<std::string, std::string> run_with(const ThreadsCase& c, const std::string& threads) {
   std::vector<std::string> args = c.args;
   const std::string report = temp_path(c.name + "-" + threads + ".json");
   const std::string out = temp_path(c.name + "-" + threads + ".npy");
@@ -24,7 +24,7 @@ std::pair<std::string, std::string> run_with(const Case& c, const std::string& t
   return {read_text(report), read_text(out)};
 }
 
-class Threads : public ::testing::TestWithParam<Case> {};
+class Threads : public ::testing::TestWithParam<ThreadsCase> {};
 
 TEST_P(Threads, ReportAndOutputsDoNotDependOnTheThreadCount) {
   const auto one = run_with(GetParam(), "1");
@@ -37,20 +37,20 @@ TEST_P(Threads, ReportAndOutputsDoNotDependOnTheThreadCount) {
   }
 }
 
-std::string cfg(const char* name) { return source_path(std::string("configs/") + name); }
+std::string machine_file(const char* name) { return source_path(std::string("configs/") + name); }
 
-INSTANTIATE_TEST_SUITE_P(Die, Threads,
-                         ::testing::Values(Case{"qgemm_per_channel",
-                                                {"run", "qgemm", "--machine", cfg("mncore-die.yaml"), "--m",
-                                                 "512", "--n", "384", "--k", "300", "--per-channel", "--seed",
-                                                 "5"}},
-                                           Case{"tgemm_dpt",
-                                                {"run", "tgemm", "--machine", cfg("mncore-die.yaml"), "--m",
-                                                 "256", "--n", "512", "--k", "1003", "--seed", "2"}},
-                                           Case{"spmv_2d",
-                                                {"run", "spmv", "--machine", cfg("mncore-die.yaml"), "--rows",
-                                                 "20000", "--nnz-per-row", "5", "--partition", "2d"}}),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Die, Threads,
+    ::testing::Values(ThreadsCase{"qgemm_per_channel",
+                                  {"run", "qgemm", "--machine", machine_file("mncore-die.yaml"), "--m", "512",
+                                   "--n", "384", "--k", "300", "--per-channel", "--seed", "5"}},
+                      ThreadsCase{"tgemm_dpt",
+                                  {"run", "tgemm", "--machine", machine_file("mncore-die.yaml"), "--m", "256",
+                                   "--n", "512", "--k", "1003", "--seed", "2"}},
+                      ThreadsCase{"spmv_2d",
+                                  {"run", "spmv", "--machine", machine_file("mncore-die.yaml"), "--rows",
+                                   "20000", "--nnz-per-row", "5", "--partition", "2d"}}),
+    [](const ::testing::TestParamInfo<ThreadsCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace treesim::testing
