@@ -107,26 +107,22 @@ int main() {
   const double timing_only = best_measured(5, [&] { return run(false).run.simulation_seconds; });
   models::DramImage one_thread, many_threads;
   double session_1t = 0, session_nt = 0;
-  sim->set_threads(1);
-  const double full_1t = best_measured(5, [&] {
-    double sim_seconds = 0;
-    session_1t = seconds_of([&] {
-      session::Outcome out = run(true);
-      sim_seconds = out.run.simulation_seconds;
-      one_thread = std::move(out.dram);
+  // The best Simulation::run of a full run on `threads` threads; its outputs and the session's
+  // whole time go to `dram` and `session`.
+  auto full = [&](unsigned threads, models::DramImage& dram, double& session) {
+    sim->set_threads(threads);
+    return best_measured(5, [&] {
+      double sim_seconds = 0;
+      session = seconds_of([&] {
+        session::Outcome out = run(true);
+        sim_seconds = out.run.simulation_seconds;
+        dram = std::move(out.dram);
+      });
+      return sim_seconds;
     });
-    return sim_seconds;
-  });
-  sim->set_threads(cores);
-  const double full_nt = best_measured(5, [&] {
-    double sim_seconds = 0;
-    session_nt = seconds_of([&] {
-      session::Outcome out = run(true);
-      sim_seconds = out.run.simulation_seconds;
-      many_threads = std::move(out.dram);
-    });
-    return sim_seconds;
-  });
+  };
+  const double full_1t = full(1, one_thread, session_1t);
+  const double full_nt = full(cores, many_threads, session_nt);
   if (one_thread != many_threads) {
     std::fprintf(stderr, "bench_qgemm: the outputs of 1 and %u threads differ\n", cores);
     return 1;

@@ -25,6 +25,21 @@ using testing::config;
 
 using testing::parse;
 
+// The worked program of docs/isa.md (loads, a MAC, a requant and a store) on `m`.
+program::Program worked_gemm(const machine::MachineConfig& m) {
+  std::ifstream f(testing::source_path("docs/examples/gemm.prog"));
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parse(text, m);
+}
+
+// Every input of the worked program (every tensor but C) filled with 7.
+DramImage sevens(const program::Program& p) {
+  DramImage inputs;
+  for (const auto& t : p.tensors)
+    if (t.name != "C") inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 7);
+  return inputs;
+}
+
 // A simulation whose DRAM socket the test binds to its own target.
 SimulationConfig unbound() {
   SimulationConfig c;
@@ -151,12 +166,8 @@ TEST(Modules, TheSequencerSyncsAsTheQuantumSaysAndNoCycleChanges) {
   // The worked GEMM of docs/isa.md on mini, with the default quantum and with one cycle: the
   // sequencer synchronises with SystemC time more often, and the run is the same.
   const auto m = config("mini");
-  std::ifstream f(testing::source_path("docs/examples/gemm.prog"));
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  auto p = parse(text, m);
-  DramImage inputs;
-  for (const auto& t : p.tensors)
-    if (t.name != "C") inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 7);
+  const program::Program p = worked_gemm(m);
+  const DramImage inputs = sevens(p);
   Simulation sim(m);
   const SimulationResult coarse = sim.run(p, inputs);
   sim.board().sequencer().set_quantum_cycles(1);
@@ -202,12 +213,8 @@ namespace {
 TEST(Modules, TimingOnlyGivesTheSameCyclesAndCountersAsAFullRun) {
   // The worked program of docs/isa.md: loads, a MAC, a requant and a store on mini.
   const auto m = config("mini");
-  std::ifstream f(testing::source_path("docs/examples/gemm.prog"));
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  auto p = parse(text, m);
-  DramImage inputs;
-  for (const auto& t : p.tensors)
-    if (t.name != "C") inputs[t.name] = std::vector<std::uint8_t>(t.bytes(), 7);
+  const program::Program p = worked_gemm(m);
+  const DramImage inputs = sevens(p);
   Simulation sim(m);
   SimulationResult full = sim.run(p, inputs);
   SimulationOptions timing_only;
