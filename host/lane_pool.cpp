@@ -7,7 +7,7 @@
 namespace treesim::host {
 
 LanePool::LanePool(unsigned threads) : threads_(std::max(1u, threads)), errors_(threads_) {
-  for (unsigned w = 1; w < threads_; ++w) pool_.emplace_back([this, w] { work(w); });
+  for (unsigned w = 0; w < threads_; ++w) pool_.emplace_back([this, w] { work(w); });
 }
 
 LanePool::~LanePool() {
@@ -54,33 +54,26 @@ void LanePool::work(unsigned worker) {
   }
 }
 
-void LanePool::run(std::uint64_t count, std::uint64_t grain,
-                   const std::function<void(std::uint64_t, std::uint64_t, unsigned)>& body) {
-  if (count == 0) return;
+std::exception_ptr LanePool::run(std::uint64_t count, std::uint64_t grain,
+                                 const std::function<void(std::uint64_t, std::uint64_t, unsigned)>& body) {
+  if (count == 0) return nullptr;
   const std::uint64_t by_grain = grain == 0 ? count : std::max<std::uint64_t>(1, count / grain);
   const auto pieces = static_cast<unsigned>(std::min<std::uint64_t>({threads_, count, by_grain}));
-  if (pieces <= 1) return body(0, count, 0);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& e : errors_) e = nullptr;
     body_ = &body;
     count_ = count;
     active_ = pieces;
-    pending_ = pieces - 1;
+    pending_ = pieces;
     ++generation_;
   }
   wake_.notify_all();
-  try {
-    body(0, piece_start(count, pieces, 1), 0);
-  } catch (...) {
-    errors_[0] = std::current_exception();
-  }
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return pending_ == 0; });
   for (const std::exception_ptr& e : errors_)
-    if (e) std::rethrow_exception(e);
+    if (e) return e;
+  return nullptr;
 }
 
 }  // namespace treesim::host

@@ -1,7 +1,9 @@
 // Host threads for the lanes of a lock-step step. The lanes of a step are independent (every PE
 // works on its own LM), so a step's lanes are split into one contiguous piece per thread; each
-// lane's result is its own, so the split changes nothing the simulation computes. The caller's
-// thread runs the first piece; the others wait on a condition variable between steps.
+// lane's result is its own, so the split changes nothing the simulation computes. The pool's own
+// threads run every piece, the caller only waits: the caller may be a SystemC thread, whose stack
+// is a coroutine's, and nothing should unwind an exception there (AddressSanitizer cannot follow
+// it). The threads wait on a condition variable between steps.
 #pragma once
 
 #include <condition_variable>
@@ -16,7 +18,7 @@ namespace treesim::host {
 
 class LanePool {
  public:
-  // `threads` host threads in all, the caller's included (at least 1: then no thread is started).
+  // `threads` host threads (at least 1).
   explicit LanePool(unsigned threads);
   ~LanePool();
   LanePool(const LanePool&) = delete;
@@ -27,9 +29,10 @@ class LanePool {
   // Calls body(first, last, worker) over pieces that cover lanes [0, count), worker < threads(),
   // each worker on one piece. With fewer than `grain` lanes per thread, fewer threads take part
   // (a small step costs less on one thread than waking the others). Returns when every piece is
-  // done; then rethrows the exception of the lowest piece that threw, if any.
-  void run(std::uint64_t count, std::uint64_t grain,
-           const std::function<void(std::uint64_t first, std::uint64_t last, unsigned worker)>& body);
+  // done: the exception of the lowest piece that threw, if any (not rethrown).
+  [[nodiscard]] std::exception_ptr run(
+      std::uint64_t count, std::uint64_t grain,
+      const std::function<void(std::uint64_t first, std::uint64_t last, unsigned worker)>& body);
 
   // The cores this process may run on (its affinity mask, which containers and taskset narrow).
   static unsigned usable_cores();

@@ -47,14 +47,15 @@ void MacBatch::run_range(const MacShape& op, const LmView& pes, const LmReplicas
   }
 }
 
-void MacBatch::run(const MacShape& op, const LmView& pes, const LmReplicas& shared, LanePool& pool) {
+std::exception_ptr MacBatch::run(const MacShape& op, const LmView& pes, const LmReplicas& shared,
+                                 LanePool& pool) {
   if (workers_.size() < pool.threads()) workers_.resize(pool.threads());
   const std::uint64_t per_pe = std::max<std::uint64_t>(1, op.m * op.n * op.k);
-  pool.run(pes.count, std::max<std::uint64_t>(1, kMacsPerThread / per_pe),
-           [&](std::uint64_t first, std::uint64_t last, unsigned worker) {
-             run_range(op, pes, shared, static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last),
-                       workers_[worker]);
-           });
+  return pool.run(pes.count, std::max<std::uint64_t>(1, kMacsPerThread / per_pe),
+                  [&](std::uint64_t first, std::uint64_t last, unsigned worker) {
+                    run_range(op, pes, shared, static_cast<std::uint32_t>(first),
+                              static_cast<std::uint32_t>(last), workers_[worker]);
+                  });
 }
 
 }  // namespace treesim::host

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 #include "host/lane_pool.h"
@@ -30,7 +31,9 @@ class MacBatch {
   static constexpr std::uint64_t kMacsPerThread = std::uint64_t{1} << 22;
 
   explicit MacBatch(MacIsa isa) : isa_(isa) {}
-  void run(const MacShape& op, const LmView& pes, const LmReplicas& shared, LanePool& pool);
+  // The exception a piece threw, if any (LanePool::run).
+  [[nodiscard]] std::exception_ptr run(const MacShape& op, const LmView& pes, const LmReplicas& shared,
+                                       LanePool& pool);
 
  private:
   // Packings of an operand, with the PE whose bytes each was packed from. A board-sized qgemm

@@ -15,10 +15,12 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/lane_pool.h"
@@ -83,6 +85,9 @@ class PeArrayIf : public virtual sc_core::sc_interface {
                       const program::Block* tensor) = 0;
   // A collective's bytes within every subtree of `subtree` PEs.
   virtual void collective(const program::Instr& instr, std::uint64_t subtree) = 0;
+  // What an operation failed with on the host, unexpectedly (out of memory, a bug), if anything
+  // since the last call: kept for the caller to rethrow away from the sequencer's thread.
+  virtual std::exception_ptr take_host_error() = 0;
 };
 
 class PeArray : public sc_core::sc_module, public PeArrayIf {
@@ -121,6 +126,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void gather(const program::Transfer& t, std::uint64_t lm, std::uint8_t* host,
               const program::Block* tensor) override;
   void collective(const program::Instr& instr, std::uint64_t subtree) override;
+  std::exception_ptr take_host_error() override { return std::exchange(host_error_, nullptr); }
 
   // Maps the pages of `ranges` (LM offsets) in every PE's LM before a run writes them: one call per
   // range and PE, or one for the arena when they cover nearly all of an LM, instead of a page fault
@@ -132,6 +138,14 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void detach_log();
 
  private:
+  // Runs body over the lanes [0, count) on the lane pool (LanePool::run), keeping what it threw.
+  void on_lanes(std::uint64_t count, std::uint64_t grain,
+                const std::function<void(std::uint64_t, std::uint64_t, unsigned)>& body) {
+    keep(pool_->run(count, grain, body));
+  }
+  void keep(std::exception_ptr e) {
+    if (e && !host_error_) host_error_ = e;
+  }
   // Calls body(slice, worker) over slices of a layout's run walk that cover it, on the lane pool.
   void walk_slices(const layout::BoundLayout& b,
                    const std::function<void(layout::OuterSlice, unsigned)>& body);
@@ -143,6 +157,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   host::LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
   std::optional<host::MacIsa> mac_isa_;
   std::unique_ptr<host::MacBatch> mac_batch_;
+  std::exception_ptr host_error_;
 };
 
 }  // namespace treesim::models

@@ -87,7 +87,7 @@ void PeArray::prepare(const program::Instr& instr, const program::PreparedInstr&
 }
 
 void PeArray::mac(const host::MacShape& op) {
-  if (mac_batch_) return mac_batch_->run(op, lms(), shared_, *pool_);
+  if (mac_batch_) return keep(mac_batch_->run(op, lms(), shared_, *pool_));
   // No AVX2: operands widened to int16 and multiplied by the plain kernel. Replicated operands sit
   // in neighbouring PEs: a PE whose operand bytes equal the previous PE's reuses its widened copy.
   const std::uint64_t a_bytes = op.m * op.k, b_bytes = op.k * op.n;
@@ -96,7 +96,7 @@ void PeArray::mac(const host::MacShape& op) {
     std::vector<std::int32_t> c;
   };
   std::vector<Scratch> scratch(pool_->threads());
-  pool_->run(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned worker) {
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned worker) {
     Scratch& s = scratch[worker];
     for (std::uint64_t p = first; p < last; ++p) {
       const bool same_a = p > first && std::memcmp(lm(p) + op.a, lm(p - 1) + op.a, a_bytes) == 0;
@@ -133,7 +133,7 @@ std::optional<LaneError> PeArray::dpt_decode(const program::DptDecode& op) {
     replicas = replicas || source[p] != p;
   }
   FirstError error;
-  pool_->run(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
     std::vector<std::int8_t> out, rows;
     for (std::uint64_t p = first; p < last; ++p) {
       if (source[p] != p) continue;
@@ -172,7 +172,7 @@ std::optional<LaneError> PeArray::requant(const program::Requant& op, const nume
   const std::optional<numeric::RequantBlock> shared_block =
       stage ? std::optional<numeric::RequantBlock>(std::in_place, *stage, op.cols) : std::nullopt;
   FirstError error;
-  pool_->run(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
     std::vector<std::uint8_t> inputs;
     for (std::uint64_t p = first; p < last; ++p) {
       if (dead && (*dead)[p]) continue;
@@ -230,14 +230,14 @@ std::optional<LaneError> PeArray::requant(const program::Requant& op, const nume
 }
 
 void PeArray::copy(const program::Copy& op) {
-  pool_->run(count_, kGrain * 16, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+  on_lanes(count_, kGrain * 16, [&](std::uint64_t first, std::uint64_t last, unsigned) {
     for (std::uint64_t p = first; p < last; ++p) std::memmove(lm(p) + op.dst, lm(p) + op.src, op.bytes);
   });
 }
 
 std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
   FirstError error;
-  pool_->run(count_, 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+  on_lanes(count_, 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {
     std::vector<std::int32_t> c;
     for (std::uint64_t p = first; p < last; ++p) {
       try {

@@ -136,16 +136,16 @@ void PeArray::walk_slices(const layout::BoundLayout& b,
   constexpr std::uint64_t kBytesPerThread = std::uint64_t{1} << 16;
   const std::uint64_t digits = layout::outer_digits(b);
   const std::uint64_t bytes = b.padded_elements() * b.element_bytes();
-  pool_->run(digits, std::max<std::uint64_t>(1, digits * kBytesPerThread / std::max<std::uint64_t>(1, bytes)),
-             [&](std::uint64_t lo, std::uint64_t hi, unsigned worker) {
-               body({lo, hi}, worker);
-             });
+  on_lanes(digits, std::max<std::uint64_t>(1, digits * kBytesPerThread / std::max<std::uint64_t>(1, bytes)),
+           [&](std::uint64_t lo, std::uint64_t hi, unsigned worker) {
+             body({lo, hi}, worker);
+           });
 }
 
 void PeArray::collective(const program::Instr& instr, std::uint64_t subtree) {
   const std::uint64_t s = subtree, subtrees = s == 0 ? 0 : count_ / s;
   // Every subtree works on its own PEs: the subtrees are the lanes.
-  pool_->run(subtrees, 1, [&](std::uint64_t first_tree, std::uint64_t last_tree, unsigned) {
+  on_lanes(subtrees, 1, [&](std::uint64_t first_tree, std::uint64_t last_tree, unsigned) {
     std::vector<std::uint8_t> buffer;
     for (std::uint64_t tree = first_tree; tree < last_tree; ++tree) {
       const std::uint64_t first = tree * s;

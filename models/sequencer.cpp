@@ -44,7 +44,8 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
   program_ = &program;
   checked_ = &checked;
   dram_map_ = &dram_map;
-  error_ = nullptr;
+  error_.reset();
+  host_error_ = nullptr;
   syncs_ = 0;
   records_.assign(program.instrs.size(), {});
   dead_requant_ = options.functional ? host::dead_requant_outputs(program, checked, machine_.pe_count())
@@ -70,23 +71,26 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
 }
 
 const std::vector<InstrRecord>& Sequencer::records() const {
-  if (error_) std::rethrow_exception(error_);
+  if (host_error_) std::rethrow_exception(host_error_);
+  if (error_) throw SimError(*error_);
   return records_;
 }
 
-void Sequencer::fail(std::size_t index, const std::string& message) const {
-  throw SimError(
-      fmt::format("instruction {} ({}): {}", index, program::kind_name(program_->instrs[index]), message));
+void Sequencer::fail(std::size_t index, const std::string& message) {
+  if (!error_)
+    error_ =
+        fmt::format("instruction {} ({}): {}", index, program::kind_name(program_->instrs[index]), message);
 }
 
 void Sequencer::issue() {
   for (;;) {
     sc_core::wait(start_);
-    // An exception escaping a SystemC process ends the whole simulation with a report: keep it.
+    // Nothing is expected to throw here (failures are recorded by fail()); should something, an
+    // exception escaping a SystemC process would end the whole simulation with a report: keep it.
     try {
       run_program();
     } catch (...) {
-      error_ = std::current_exception();
+      host_error_ = std::current_exception();
     }
     program_ = nullptr;
   }
@@ -94,7 +98,10 @@ void Sequencer::issue() {
 
 void Sequencer::run_program() {
   keeper_.reset();
-  for (std::size_t i = 0; i < program_->instrs.size(); ++i) run_instruction(i);
+  for (std::size_t i = 0; i < program_->instrs.size() && !failed(); ++i) {
+    run_instruction(i);
+    if (std::exception_ptr e = pes->take_host_error()) host_error_ = e;
+  }
   // The run ends when its last instruction completes.
   const std::uint64_t now = time_to_cycles(sc_core::sc_time_stamp());
   if (end_ > now) sc_core::wait(cycles_to_time(end_ - now));
@@ -115,10 +122,11 @@ void Sequencer::run_instruction(std::size_t i) {
   for (const timing::Range& r : prep.reads) {
     if (scoreboard_.written(r)) continue;
     if (r.space == program::kLmSpace)
-      fail(i, fmt::format("reads LM [{}, {}) which no earlier instruction wrote", r.lo, r.hi));
-    fail(i,
-         fmt::format("reads DRAM tensor '{}' which holds no data (give it as an input or store to it first)",
-                     program_->tensors[r.space - 1].name));
+      return fail(i, fmt::format("reads LM [{}, {}) which no earlier instruction wrote", r.lo, r.hi));
+    return fail(
+        i,
+        fmt::format("reads DRAM tensor '{}' which holds no data (give it as an input or store to it first)",
+                    program_->tensors[r.space - 1].name));
   }
   std::size_t waits_for = SIZE_MAX;
   const std::uint64_t ready = std::max(origin_, scoreboard_.ready(prep.reads, prep.writes, &waits_for));
@@ -139,6 +147,7 @@ void Sequencer::run_instruction(std::size_t i) {
           compute(i, ready, r);
       },
       program_->instrs[i]);
+  if (failed()) return;
   scoreboard_.commit(prep.reads, prep.writes, r.timing.end, i);
   end_ = std::max(end_, r.timing.end);
   for (const timing::Range& w : prep.writes)

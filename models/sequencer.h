@@ -18,7 +18,9 @@
 
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -108,7 +110,11 @@ class Sequencer : public sc_core::sc_module {
   void invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { dmi_valid_ = false; }
   void run_program();
   void run_instruction(std::size_t index);
-  [[noreturn]] void fail(std::size_t index, const std::string& message) const;
+  // Records that instruction `index` cannot run (the first such is the run's error) and stops the
+  // issue: nothing is thrown on the thread's coroutine stack (AddressSanitizer cannot follow an
+  // exception there); records() throws it on the caller's.
+  void fail(std::size_t index, const std::string& message);
+  bool failed() const { return error_.has_value() || host_error_ != nullptr; }
   // Loads, stores and collectives (sequencer_transfer.cpp).
   void load(std::size_t index, const program::Load& op, std::uint64_t ready, InstrRecord& r);
   void store(std::size_t index, const program::Store& op, std::uint64_t ready, InstrRecord& r);
@@ -143,7 +149,8 @@ class Sequencer : public sc_core::sc_module {
   std::vector<InstrRecord> records_;
   std::vector<std::vector<bool>> dead_requant_;  // per instruction: PEs whose requant no one reads
   std::vector<std::uint8_t> staging_;
-  std::exception_ptr error_;
+  std::optional<std::string> error_;  // why the program cannot run (SimError's text)
+  std::exception_ptr host_error_;     // an unexpected failure on the host
 };
 
 // The counters of instructions [first, last) of a finished run (cycles = their last completion).

@@ -78,6 +78,7 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
       trans.clear_extension(&burst);
       fail(index, fmt::format("DRAM {} of {} bytes at address {} failed: {}", write ? "write" : "read",
                               count * eb, base + start * eb, trans.get_response_string()));
+      return ready;
     }
     done = std::max(done, time_to_cycles(sc_core::sc_time_stamp() + delay));
     first += count;
@@ -131,6 +132,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
   const bool staged = options_.functional && !dmi;
   if (staged) staging_.resize(t.block.elements() * t.bound.element_bytes());
   transfer(i, t, true, ready, r, staged ? staging_.data() : nullptr);
+  if (failed()) return;
   if (dmi)
     pes->scatter(t, dmi, op.lm, op.pad, &t.block);
   else if (staged)

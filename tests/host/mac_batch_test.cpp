@@ -51,7 +51,7 @@ void check(std::size_t pes, std::uint64_t m, std::uint64_t n, std::uint64_t k, b
   op.a = kA, op.b = kB, op.c = kC, op.m = m, op.n = n, op.k = k;
   op.a_signed = false, op.a_zero = 128, op.b_signed = true, op.b_zero = 0;
   LanePool pool(4);  // 4 even on a 1-core host
-  MacBatch(*isa).run(op, s.pes, shared, pool);
+  ASSERT_EQ(MacBatch(*isa).run(op, s.pes, shared, pool), nullptr);
   for (std::size_t p = 0; p < pes; ++p) {
     std::vector<std::int32_t> got(m * n);
     std::memcpy(got.data(), s.pes.lm(p) + kC, got.size() * 4);
