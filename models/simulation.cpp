@@ -7,6 +7,11 @@
 #include <fmt/format.h>
 
 #include "models/clock.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <pthread.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
 #include "sim/io/atomic_file.h"
 #include "sim/program/checked_program.h"
 #include "sim/trace/gtkw_file.h"
@@ -33,6 +38,25 @@ void debug_access(Board& board, bool write, std::uint64_t addr, std::uint8_t* da
       throw SimError(fmt::format("DRAM debug {} of {} bytes at address {} failed", write ? "write" : "read",
                                  n, addr + done));
   }
+}
+
+// Back on the main stack after SystemC ran its threads: SystemC's QuickThreads coroutines tell
+// AddressSanitizer about each stack switch, but give the main context an empty stack, so ASan takes
+// the main thread's stack to be [0, 0) from then on and reports false stack-buffer-overflows after
+// any exception thrown there. Telling it the main stack's real bounds puts that right. Nothing to do
+// without ASan.
+void main_stack_is_current() {
+#if defined(__SANITIZE_ADDRESS__)
+  pthread_attr_t attr;
+  void* bottom = nullptr;
+  std::size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  pthread_attr_getstack(&attr, &bottom, &size);
+  pthread_attr_destroy(&attr);
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&fake_stack, bottom, size);
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+#endif
 }
 
 // Writes the traces `options` asks for from the run's log.
@@ -104,7 +128,10 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   const auto t0 = Clock::now();
   // The first run ends elaboration (a caller binds its own DRAM target before it): ports and
   // sockets are resolved, and the sequencer's thread starts and waits for a program.
-  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) {
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    main_stack_is_current();
+  }
   SimulationResult result;
   result.elaboration_seconds = elaboration_seconds_;
   const program::CheckedProgram checked = program::check_program(program, machine_);
@@ -173,6 +200,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   Sequencer& seq = board_->sequencer();
   seq.arm(program, checked, map, written, {options.functional, vcd.get()});
   sc_core::sc_start();
+  main_stack_is_current();
   const std::vector<InstrRecord>& records = seq.records();
   result.syncs = seq.syncs();
   result.stats = collect_stats(machine_, program, records, 0, records.size());
