@@ -44,8 +44,6 @@ void BM_PlaceAndGather64MiBOnBoard(benchmark::State& state) {
   state.counters["sim_cycles"] = static_cast<double>(r.stats.cycles);
   state.counters["sim_cycles_per_wall_s"] = static_cast<double>(r.stats.cycles) / wall;
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
-  state.counters["rss_after_elaboration_MiB"] =
-      static_cast<double>(r.rss_after_elaboration_bytes) / (1 << 20);
 }
 BENCHMARK(BM_PlaceAndGather64MiBOnBoard)->Iterations(1)->Unit(benchmark::kMillisecond);
 
