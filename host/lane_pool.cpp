@@ -28,7 +28,13 @@ unsigned LanePool::usable_cores() {
 namespace {
 
 // Piece w of `count` lanes over `pieces` pieces.
-std::uint64_t piece_start(std::uint64_t count, unsigned pieces, unsigned w) { return count * w / pieces; }
+std::uint64_t piece_start(std::uint64_t count, std::uint64_t pieces, std::uint64_t w) {
+  return count * w / pieces;
+}
+
+// Pieces per taking thread: enough that a preempted thread's share is small, few enough that a
+// piece's setup (its first PE's packed operands) stays negligible.
+constexpr std::uint64_t kPiecesPerThread = 8;
 
 }  // namespace
 
@@ -40,17 +46,21 @@ void LanePool::work(unsigned worker) {
     if (stop_) return;
     seen = generation_;
     if (worker >= active_) continue;
-    const unsigned pieces = active_;
-    const std::uint64_t count = count_;
-    const auto* body = body_;
     lock.unlock();
-    try {
-      (*body)(piece_start(count, pieces, worker), piece_start(count, pieces, worker + 1), worker);
-    } catch (...) {
-      errors_[worker] = std::current_exception();
-    }
+    take_pieces(worker);
     lock.lock();
     if (--pending_ == 0) done_.notify_one();
+  }
+}
+
+void LanePool::take_pieces(unsigned worker) {
+  // The run's fields were set under the mutex before the wake-up: stable until pending_ is 0.
+  for (std::uint64_t piece = next_.fetch_add(1); piece < pieces_; piece = next_.fetch_add(1)) {
+    try {
+      (*body_)(piece_start(count_, pieces_, piece), piece_start(count_, pieces_, piece + 1), worker);
+    } catch (...) {
+      if (!errors_[worker].error) errors_[worker] = {piece, std::current_exception()};
+    }
   }
 }
 
@@ -58,22 +68,25 @@ std::exception_ptr LanePool::run(std::uint64_t count, std::uint64_t grain,
                                  const std::function<void(std::uint64_t, std::uint64_t, unsigned)>& body) {
   if (count == 0) return nullptr;
   const std::uint64_t by_grain = grain == 0 ? count : std::max<std::uint64_t>(1, count / grain);
-  const auto pieces = static_cast<unsigned>(std::min<std::uint64_t>({threads_, count, by_grain}));
+  const auto takers = static_cast<unsigned>(std::min<std::uint64_t>({threads_, count, by_grain}));
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& e : errors_) e = nullptr;
+    for (Error& e : errors_) e = {};
     body_ = &body;
     count_ = count;
-    active_ = pieces;
-    pending_ = pieces;
+    pieces_ = takers == 1 ? 1 : std::min<std::uint64_t>({count, by_grain, takers * kPiecesPerThread});
+    next_.store(0);
+    active_ = takers;
+    pending_ = takers;
     ++generation_;
   }
   wake_.notify_all();
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return pending_ == 0; });
-  for (const std::exception_ptr& e : errors_)
-    if (e) return e;
-  return nullptr;
+  const Error* first = nullptr;
+  for (const Error& e : errors_)
+    if (e.error && (!first || e.piece < first->piece)) first = &e;
+  return first ? first->error : nullptr;
 }
 
 }  // namespace treesim::host

@@ -24,9 +24,13 @@ const auto& lookup(Cache& cache, std::uint32_t source, Pack pack) {
 
 void MacBatch::run_range(const MacShape& op, const LmView& pes, const LmReplicas& shared, std::uint32_t first,
                          std::uint32_t last, Worker& w) const {
-  // Entries of an earlier instruction may have another shape or zero point.
-  w.a.valid.fill(false);
-  w.b.valid.fill(false);
+  // Entries of an earlier instruction may have another shape or zero point; those of this one's
+  // earlier pieces are kept (a B is shared by PEs all over the board).
+  if (w.instruction != instruction_) {
+    w.a.valid.fill(false);
+    w.b.valid.fill(false);
+    w.instruction = instruction_;
+  }
   const Int8Operand a_kind{nullptr, op.a_signed, op.a_zero}, b_kind{nullptr, op.b_signed, op.b_zero};
   const std::int32_t za = folded_zero_a(a_kind), zb = folded_zero_b(b_kind);
   const std::uint64_t c_bytes = op.m * op.n * 4;
@@ -50,6 +54,7 @@ void MacBatch::run_range(const MacShape& op, const LmView& pes, const LmReplicas
 std::exception_ptr MacBatch::run(const MacShape& op, const LmView& pes, const LmReplicas& shared,
                                  LanePool& pool) {
   if (workers_.size() < pool.threads()) workers_.resize(pool.threads());
+  ++instruction_;
   const std::uint64_t per_pe = std::max<std::uint64_t>(1, op.m * op.n * op.k);
   return pool.run(pes.count, std::max<std::uint64_t>(1, kMacsPerThread / per_pe),
                   [&](std::uint64_t first, std::uint64_t last, unsigned worker) {

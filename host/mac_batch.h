@@ -51,12 +51,14 @@ class MacBatch {
   struct alignas(64) Worker {
     Cache<PackedA> a;
     Cache<PackedB> b;
+    std::uint64_t instruction = 0;  // the run() whose packings the caches hold
   };
   // PEs [first, last) on one worker's caches.
   void run_range(const MacShape& op, const LmView& pes, const LmReplicas& shared, std::uint32_t first,
                  std::uint32_t last, Worker& w) const;
   MacIsa isa_;
   std::vector<Worker> workers_;
+  std::uint64_t instruction_ = 0;  // run() calls so far
 };
 
 }  // namespace treesim::host

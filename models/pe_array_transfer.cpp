@@ -63,10 +63,9 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
   // Replica 0, run by run, in slices of the walk on the lane pool (the slices write disjoint
   // slots); remember which PEs it filled and how many bytes.
   const layout::ElementIndex index = element_index(tensor);
-  std::vector<std::vector<std::uint64_t>> filled_by(pool_->threads());
+  std::vector<std::vector<std::uint64_t>> filled_by(pool_->threads(), std::vector<std::uint64_t>(count_, 0));
   walk_slices(b, [&](layout::OuterSlice slice, unsigned worker) {
     std::vector<std::uint64_t>& filled = filled_by[worker];
-    filled.assign(count_, 0);
     layout::for_each_run(
         b,
         [&](std::uint64_t pe, std::uint64_t offset, std::int64_t element, std::uint64_t count) {
