@@ -67,27 +67,44 @@ StepTime PeArray::step_each(timing::Unit unit, const std::vector<std::uint64_t>&
   return {at, at + longest + latency, longest};
 }
 
-void PeArray::map_lms(std::vector<timing::Range> ranges) {
+void PeArray::map_lms(const std::vector<timing::Range>& ranges) {
   const std::uint64_t page = 4096;
   if (count_ == 0 || lm_bytes_ == 0) return;
-  // The ranges' pages, merged.
-  for (timing::Range& r : ranges)
-    r.lo = r.lo / page * page, r.hi = std::min(lm_bytes_, (r.hi + page - 1) / page * page);
-  std::sort(ranges.begin(), ranges.end(),
-            [](const timing::Range& x, const timing::Range& y) { return x.lo < y.lo; });
-  std::vector<timing::Range> pages;
+  const std::uint64_t pages = (lm_bytes_ + page - 1) / page;
+  if (mapped_.empty()) mapped_.assign(pages, false);
+  // The ranges' pages that no earlier call mapped: a later run of the same program maps nothing
+  // (the kernel would still walk every page table to find them mapped).
+  std::vector<bool> want(pages, false);
   std::uint64_t covered = 0;
-  for (const timing::Range& r : ranges) {
-    if (r.lo >= r.hi) continue;
-    if (!pages.empty() && r.lo <= pages.back().hi)
-      pages.back().hi = std::max(pages.back().hi, r.hi);
-    else
-      pages.push_back(r);
+  for (const timing::Range& r : ranges)
+    for (std::uint64_t p = r.lo / page; p < std::min(pages, (r.hi + page - 1) / page); ++p) want[p] = true;
+  for (std::uint64_t p = 0; p < pages; ++p) {
+    covered += want[p] || mapped_[p];
+    want[p] = want[p] && !mapped_[p];
   }
-  for (const timing::Range& r : pages) covered += r.hi - r.lo;
-  if (covered >= lm_bytes_ / 8 * 7) return host::populate_pages(arena_, count_ * lm_bytes_);
-  for (std::uint64_t p = 0; p < count_; ++p)
-    for (const timing::Range& r : pages) host::populate_pages(lm(p) + r.lo, r.hi - r.lo);
+  // On the lane pool: the kernel fills page tables of one address space on several cores at once.
+  constexpr std::uint64_t kPesPerPiece = 64;
+  if (covered >= pages / 8 * 7) {
+    if (std::find(mapped_.begin(), mapped_.end(), false) != mapped_.end())
+      on_lanes(count_, kPesPerPiece, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+        host::populate_pages(lm(first), (last - first) * lm_bytes_);
+      });
+    mapped_.assign(pages, true);
+    return;
+  }
+  for (std::uint64_t lo = 0; lo < pages;) {
+    if (!want[lo]) {
+      ++lo;
+      continue;
+    }
+    std::uint64_t hi = lo;
+    while (hi < pages && want[hi]) mapped_[hi++] = true;
+    const std::uint64_t bytes = std::min(lm_bytes_, hi * page) - lo * page;
+    on_lanes(count_, kPesPerPiece, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+      for (std::uint64_t pe = first; pe < last; ++pe) host::populate_pages(lm(pe) + lo * page, bytes);
+    });
+    lo = hi;
+  }
 }
 
 void PeArray::start_run(std::uint64_t origin, trace::TraceLog* log, topology::Unit first_pe, int level) {

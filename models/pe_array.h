@@ -130,8 +130,9 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
 
   // Maps the pages of `ranges` (LM offsets) in every PE's LM before a run writes them: one call per
   // range and PE, or one for the arena when they cover nearly all of an LM, instead of a page fault
-  // per page (host/host_pages.h). What the LMs hold does not change.
-  void map_lms(std::vector<timing::Range> ranges);
+  // per page (host/host_pages.h). Pages an earlier call mapped are skipped. What the LMs hold does
+  // not change.
+  void map_lms(const std::vector<timing::Range>& ranges);
   // A new run from cycle `origin` (the LMs keep what earlier runs left); with a log, unit holds are
   // traced at the PEs (units from `first_pe` of trace level `level`).
   void start_run(std::uint64_t origin, trace::TraceLog* log, topology::Unit first_pe, int level);
@@ -152,6 +153,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   const timing::CostModel cost_;
   const std::uint64_t count_, lm_bytes_;
   std::uint8_t* arena_ = nullptr;
+  std::vector<bool> mapped_;  // the pages of an LM that map_lms mapped in every PE
   std::array<Lanes, timing::kUnitCount> units_;
   std::unique_ptr<host::LanePool> pool_;
   host::LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
