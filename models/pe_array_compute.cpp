@@ -176,6 +176,11 @@ std::optional<LaneError> PeArray::requant(const program::Requant& op, const nume
     std::vector<std::uint8_t> inputs;
     for (std::uint64_t p = first; p < last; ++p) {
       if (dead && (*dead)[p]) continue;
+      // The next PE's accumulators come into the cache while this PE's are requantized: the MACs
+      // wrote them long ago, and a PE's LM lies pages away from its neighbour's.
+      if (p + 1 < last)
+        for (std::uint64_t at = 0; at < count * 4; at += 64)
+          __builtin_prefetch(lm(p + 1) + op.src + at, 0, 3);
       std::optional<numeric::OutputStage> own;
       if (!stage) {
         // Per-channel parameters differ per PE: each PE's come from its own LM.
