@@ -1,8 +1,9 @@
 // The board: the modules of one machine, built like the TLM examples' top (children in the
 // constructor, bound in its body). One TreeLevel per level of the machine file, the PeArray, and
 // the Sequencer, whose ports are bound to the levels' and the array's exports and whose DRAM
-// initiator socket is bound to the board's own: the board's socket is what a DRAM target binds
-// to (Simulation binds the built-in Dram unless the caller binds another TLM-2.0 LT target).
+// initiator sockets (one per DRAM channel) are bound to the board's own: the board's sockets are
+// what DRAM targets bind to (Simulation binds the built-in Dram, one per channel, unless the caller
+// binds other TLM-2.0 LT targets).
 #pragma once
 
 #include <systemc>
@@ -27,7 +28,9 @@ struct BoardConfig {
 
 class Board : public sc_core::sc_module {
  public:
-  tlm::tlm_initiator_socket<> dram_socket;
+  // One per DRAM channel (machine.dram_channels()): "dram_socket" alone, or dram_socket_0, _1, ...
+  sc_core::sc_vector<tlm::tlm_initiator_socket<>> dram_sockets;
+  tlm::tlm_initiator_socket<>& dram_socket;  // channel 0's: the only one of a one-DRAM machine
 
   Board(const sc_core::sc_module_name& name, const machine::MachineConfig& config, BoardConfig board = {});
   Board(const Board&) = delete;

@@ -11,13 +11,18 @@ namespace treesim::models {
 
 Dram::Dram(const sc_core::sc_module_name& name, const machine::MachineConfig& machine)
     : sc_core::sc_module(name), socket("socket"), capacity_(machine.dram.bytes), cost_(machine) {
+  if (machine.dram.model == machine::DramModel::kBanked && machine.dram.banked)
+    banks_ = std::make_unique<DramBanks>(*machine.dram.banked, machine.clock_ghz);
   socket.register_b_transport(this, &Dram::b_transport);
   socket.register_get_direct_mem_ptr(this, &Dram::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &Dram::transport_dbg);
 }
 
+Dram::~Dram() = default;
+
 void Dram::start_run(std::uint64_t origin, trace::TraceLog* trace) {
   read_bytes_ = write_bytes_ = 0;
+  if (banks_) banks_->reset_counters();
   burst_id_ = UINT64_MAX;
   // The port is traced on the board (the unit whose socket reaches it).
   port_.start_run(origin, trace, topology::Unit{0}, topology::kBoardLevel, timing::Resource::dram());
@@ -62,11 +67,26 @@ bool Dram::access(tlm::tlm_generic_payload& t) {
 void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   if (!access(t)) return;
   const std::uint64_t len = t.get_data_length();
-  (t.is_write() ? write_bytes_ : read_bytes_) += len;
-  const std::uint64_t arrival = time_to_cycles(sc_core::sc_time_stamp() + delay);
   BurstExtension* burst = nullptr;
   t.get_extension(burst);
-  const auto cycles = [&](std::uint64_t bytes) { return cost_.dram(bytes).busy; };
+  const bool write = t.is_write() || (burst && burst->write);
+  (write ? write_bytes_ : read_bytes_) += len;
+  const std::uint64_t arrival = time_to_cycles(sc_core::sc_time_stamp() + delay);
+  if (banks_) {
+    const std::uint64_t bus_before = banks_->bus_cycles();
+    const DramBanks::Served s = banks_->access(t.get_address(), len, write, arrival);
+    // The port's timeline: the cycles its data buses moved this access's data, from its first byte.
+    const std::uint64_t busy = banks_->to_machine(banks_->bus_cycles() - bus_before);
+    port_.hold_all(std::max(s.first_data, port_.latest_free()), busy, len);
+    if (burst && (!burst->started || burst->id != burst_id_)) {
+      burst_id_ = burst->id;
+      burst->start_cycle = s.first_data;
+      burst->started = true;
+    }
+    delay = cycles_to_time(s.done) - sc_core::sc_time_stamp();
+    return;
+  }
+  const auto cycles = [&](std::uint64_t bytes) { return cost_.dram_channel(bytes).busy; };
   if (!burst || burst->id != burst_id_) {  // a new burst
     burst_id_ = burst ? burst->id : UINT64_MAX;
     burst_start_ = std::max(arrival, port_.latest_free());
@@ -81,7 +101,7 @@ void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     burst->start_cycle = burst_start_;
     burst->started = true;
   }
-  const std::uint64_t done = burst_start_ + burst_cycles_ + cost_.dram(0).latency;
+  const std::uint64_t done = burst_start_ + burst_cycles_ + cost_.dram_channel(0).latency;
   delay = cycles_to_time(done) - sc_core::sc_time_stamp();
 }
 
@@ -93,8 +113,8 @@ bool Dram::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
   dmi.set_dmi_ptr(bytes_.data());
   dmi.set_start_address(0);
   dmi.set_end_address(bytes_.size() - 1);
-  dmi.set_read_latency(cycles_to_time(cost_.dram(0).latency));
-  dmi.set_write_latency(cycles_to_time(cost_.dram(0).latency));
+  dmi.set_read_latency(cycles_to_time(cost_.dram_channel(0).latency));
+  dmi.set_write_latency(cycles_to_time(cost_.dram_channel(0).latency));
   return true;
 }
 

@@ -3,10 +3,12 @@
 // and debug transport, and owns its counters and trace. The board reaches it only through its
 // initiator socket, so any TLM-2.0 LT target (a detailed DRAM model) can be bound instead.
 //
-// Timing: an access arriving at cycle a starts streaming at max(a, next free) and holds the port
-// ceil(bytes / bytes_per_cycle) cycles; the annotated delay ends `latency_cycles` after the last
-// byte. Accesses that carry the same BurstExtension id form one burst (one instruction's rows):
-// the burst holds the port ceil(total bytes / rate) cycles from its first access's start.
+// Timing, model `simple`: an access arriving at cycle a starts streaming at max(a, next free) and
+// holds the port ceil(bytes / bytes_per_cycle) cycles; the annotated delay ends `latency_cycles`
+// after the last byte. Accesses that carry the same BurstExtension id form one burst (one
+// instruction's rows): the burst holds the port ceil(total bytes / rate) cycles from its first
+// access's start. Model `banked`: every access goes to the banks in bursts (dram_banks.h), and
+// the delay ends when its last burst's data has moved.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -14,8 +16,10 @@
 #include <tlm>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "models/dram_banks.h"
 #include "models/lanes.h"
 #include "sim/machine/machine_config.h"
 #include "sim/timing/cost_model.h"
@@ -27,6 +31,9 @@ struct BurstExtension : tlm::tlm_extension<BurstExtension> {
   std::uint64_t id = 0;
   std::uint64_t start_cycle = 0;  // filled in by a target that knows it
   bool started = false;
+  // The access writes: the target's timing differs for writes even when the payload moves no
+  // bytes (TLM_IGNORE_COMMAND, a timing-only run).
+  bool write = false;
   tlm::tlm_extension_base* clone() const override { return new BurstExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {
     *this = static_cast<const BurstExtension&>(other);
@@ -37,8 +44,10 @@ class Dram : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Dram> socket;
 
-  // Capacity from machine.dram.bytes; timing from the machine's cost model.
+  // Capacity from machine.dram.bytes (one channel's); timing from the machine's cost model, or its
+  // banked model.
   Dram(const sc_core::sc_module_name& name, const machine::MachineConfig& machine);
+  ~Dram() override;
   Dram(const Dram&) = delete;
   Dram& operator=(const Dram&) = delete;
 
@@ -46,6 +55,8 @@ class Dram : public sc_core::sc_module {
   const Lanes& port() const { return port_; }  // one lane
   std::uint64_t read_bytes() const { return read_bytes_; }
   std::uint64_t write_bytes() const { return write_bytes_; }
+  // The banked model's counters of this run; nullptr with the simple model.
+  const DramBanks* banks() const { return banks_.get(); }
   // A new run from cycle `origin`: counters restart; the port's trace goes to `trace` when given.
   void start_run(std::uint64_t origin, trace::TraceLog* trace);
   // Room for the first `bytes` (at most the capacity), its pages mapped in one call before a run
@@ -64,6 +75,7 @@ class Dram : public sc_core::sc_module {
   const timing::CostModel cost_;
   std::vector<std::uint8_t> bytes_;  // grows to the highest address written; beyond it reads zero
   Lanes port_{1};
+  std::unique_ptr<DramBanks> banks_;
   std::uint64_t burst_id_ = UINT64_MAX, burst_start_ = 0, burst_bytes_ = 0, burst_cycles_ = 0;
   std::uint64_t read_bytes_ = 0, write_bytes_ = 0;
 };

@@ -17,6 +17,7 @@ PeArray::PeArray(const sc_core::sc_module_name& name, const machine::MachineConf
   // Fresh zero pages: an LM costs memory only once it is written.
   arena_ = host::allocate_pages(count_ * lm_bytes_);
   for (Lanes& u : units_) u = Lanes(count_);
+  step_cycles_ = machine.pe.instruction_step_cycles;
   if (mac_isa_) mac_batch_ = std::make_unique<host::MacBatch>(*mac_isa_);
   lanes.bind(*this);
 }
@@ -31,7 +32,7 @@ StepTime PeArray::step(timing::Unit unit, std::uint64_t work, std::uint64_t read
   const timing::UnitTime t = cost_.unit(unit, work, path);
   if (t.busy == 0) return {ready, ready + t.latency, 0};
   Lanes& lanes = units_[static_cast<std::size_t>(unit)];
-  const std::uint64_t at = std::max(ready, lanes.latest_free());
+  const std::uint64_t at = issue(std::max(ready, lanes.latest_free()));
   lanes.hold_all(at, t.busy, work);
   return {at, at + t.busy + t.latency, t.busy};
 }
@@ -56,6 +57,7 @@ StepTime PeArray::step_each(timing::Unit unit, const std::vector<std::uint64_t>&
     longest = std::max(longest, busy);
   }
   if (longest == 0) return {ready, ready + latency, 0};
+  at = issue(at);
   if (alike) {
     lanes.hold_all(at, longest, work[0]);
   } else {
@@ -107,7 +109,15 @@ void PeArray::map_lms(const std::vector<timing::Range>& ranges) {
   }
 }
 
+std::uint64_t PeArray::issue(std::uint64_t at) {
+  if (step_cycles_ <= 1) return at;
+  at = std::max(at, next_issue_);
+  next_issue_ = at + step_cycles_;
+  return at;
+}
+
 void PeArray::start_run(std::uint64_t origin, trace::TraceLog* log, topology::Unit first_pe, int level) {
+  next_issue_ = origin;
   for (timing::Unit u : timing::kUnits)
     units_[static_cast<std::size_t>(u)].start_run(origin, log, first_pe, level, timing::Resource::unit(u));
 }

@@ -155,6 +155,10 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   std::uint8_t* arena_ = nullptr;
   std::vector<bool> mapped_;  // the pages of an LM that map_lms mapped in every PE
   std::array<Lanes, timing::kUnitCount> units_;
+  // Lock-step instructions start at least pe.instruction_step_cycles apart (when above 1): the
+  // earliest start of the next one.
+  std::uint64_t step_cycles_ = 1, next_issue_ = 0;
+  std::uint64_t issue(std::uint64_t at);
   std::unique_ptr<host::LanePool> pool_;
   host::LmReplicas shared_;  // LM ranges loads shared among PEs instead of copying
   std::optional<host::MacIsa> mac_isa_;

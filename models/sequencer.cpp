@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "host/dead_requant.h"
+#include "models/channel_names.h"
 #include "models/clock.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/instr_label.h"
@@ -22,7 +23,7 @@ constexpr std::size_t kStackBytes = std::size_t{16} << 20;
 Sequencer::Sequencer(const sc_core::sc_module_name& name, const machine::MachineConfig& machine,
                      std::uint64_t quantum_cycles)
     : sc_core::sc_module(name),
-      dram("dram"),
+      dram("dram_sockets"),
       levels("levels"),
       pes("pes"),
       machine_(machine),
@@ -30,7 +31,12 @@ Sequencer::Sequencer(const sc_core::sc_module_name& name, const machine::Machine
       keeper_(cycles_to_time(std::max<std::uint64_t>(1, quantum_cycles))) {
   SC_THREAD(issue);
   set_stack_size(kStackBytes);
-  dram.register_invalidate_direct_mem_ptr(this, &Sequencer::invalidate_dmi);
+  const std::size_t channels = machine.dram_channels();
+  dram.init(channels, ChannelNamed<tlm_utils::simple_initiator_socket_tagged<Sequencer>>{"dram", channels});
+  for (std::size_t c = 0; c < channels; ++c)
+    dram[c].register_invalidate_direct_mem_ptr(this, &Sequencer::invalidate_dmi, static_cast<int>(c));
+  dmi_.resize(channels);
+  dmi_valid_.assign(channels, false);
 }
 
 void Sequencer::set_quantum_cycles(std::uint64_t cycles) {
@@ -55,16 +61,19 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
   origin_ = end_ = time_to_cycles(sc_core::sc_time_stamp());
   ++run_id_;
   // DRAM's access latency: what a target declares in its DMI descriptor (none: all in its delay).
-  tlm::tlm_generic_payload probe;
-  tlm::tlm_dmi dmi;
-  probe.set_address(0);
-  probe.set_command(tlm::TLM_READ_COMMAND);
+  // Every channel is the same model; channel 0 speaks for them.
   dram_read_latency_ = dram_write_latency_ = 0;
-  dmi_valid_ = dram->get_direct_mem_ptr(probe, dmi);
-  dmi_ = dmi;
-  if (dmi_valid_) {
-    dram_read_latency_ = time_to_cycles(dmi.get_read_latency());
-    dram_write_latency_ = time_to_cycles(dmi.get_write_latency());
+  for (std::size_t c = 0; c < dram.size(); ++c) {
+    tlm::tlm_generic_payload probe;
+    tlm::tlm_dmi dmi;
+    probe.set_address(0);
+    probe.set_command(tlm::TLM_READ_COMMAND);
+    dmi_valid_[c] = dram[c]->get_direct_mem_ptr(probe, dmi);
+    dmi_[c] = dmi;
+  }
+  if (dmi_valid_[0]) {
+    dram_read_latency_ = time_to_cycles(dmi_[0].get_read_latency());
+    dram_write_latency_ = time_to_cycles(dmi_[0].get_write_latency());
   }
   if (options_.trace) options_.trace->instructions().assign(program.instrs.size(), {});
   start_.notify(sc_core::SC_ZERO_TIME);

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/dram_map.h"
 #include "models/pe_array.h"
 #include "models/tree_level.h"
 #include "sim/program/checked_program.h"
@@ -54,11 +55,6 @@ struct InstrRecord {
   std::vector<std::pair<timing::Resource, std::uint64_t>> busy;
 };
 
-// Where each program tensor lives in DRAM (byte address, by tensor index).
-struct DramMap {
-  std::vector<std::uint64_t> base;
-};
-
 // A tlm_quantumkeeper with the sequencer's own quantum instead of the process-wide global one, so
 // that every simulation in a process keeps its own setting.
 class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
@@ -81,7 +77,8 @@ struct IssueOptions {
 
 class Sequencer : public sc_core::sc_module {
  public:
-  tlm_utils::simple_initiator_socket<Sequencer> dram;
+  // One per DRAM channel: "dram" alone, or dram_0, dram_1, ... (models/channel_names.h).
+  sc_core::sc_vector<tlm_utils::simple_initiator_socket_tagged<Sequencer>> dram;
   sc_core::sc_port<TreeLevelIf, 0> levels;  // one per machine level, root first
   sc_core::sc_port<PeArrayIf> pes;
 
@@ -106,8 +103,8 @@ class Sequencer : public sc_core::sc_module {
 
  private:
   void issue();  // the thread
-  // The DRAM target's DMI pointer is no longer valid (its storage moved).
-  void invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { dmi_valid_ = false; }
+  // A DRAM target's DMI pointer is no longer valid (its storage moved).
+  void invalidate_dmi(int channel, sc_dt::uint64, sc_dt::uint64) { dmi_valid_[channel] = false; }
   void run_program();
   void run_instruction(std::size_t index);
   // Records that instruction `index` cannot run (the first such is the run's error) and stops the
@@ -122,6 +119,10 @@ class Sequencer : public sc_core::sc_module {
                 std::uint8_t* staging);
   std::uint8_t* dmi_tensor(const program::Transfer& t, bool write) const;
   void collective(std::size_t index, std::uint64_t ready, InstrRecord& r);
+  // With DRAM channels: the first level's ports carry only what crosses between its units'
+  // subtrees (sequencer_channels.cpp): they join `start` and `last`; returns their latency.
+  std::uint64_t cross_stage(const program::Transfer& t, bool down, std::uint64_t ready, InstrRecord& r,
+                            std::uint64_t& start, std::uint64_t& last);
   // Reads (or writes) a block of a DRAM tensor through the socket; returns the cycle its DRAM
   // stage ends (latency excluded) and sets `dram_start`.
   std::uint64_t dram_block(std::size_t index, const program::Transfer& t, bool write, std::uint8_t* staging,
@@ -143,8 +144,8 @@ class Sequencer : public sc_core::sc_module {
   IssueOptions options_;
   std::uint64_t origin_ = 0, end_ = 0, run_id_ = 0, syncs_ = 0;
   std::uint64_t dram_read_latency_ = 0, dram_write_latency_ = 0;
-  tlm::tlm_dmi dmi_;
-  bool dmi_valid_ = false;
+  std::vector<tlm::tlm_dmi> dmi_;  // per channel
+  std::vector<bool> dmi_valid_;
   timing::Scoreboard scoreboard_;
   std::vector<InstrRecord> records_;
   std::vector<std::vector<bool>> dead_requant_;  // per instruction: PEs whose requant no one reads

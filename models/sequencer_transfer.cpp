@@ -37,54 +37,63 @@ void add_traffic(const layout::TrafficPlan& plan, bool down, std::vector<timing:
 std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& t, bool write,
                                     std::uint8_t* staging, std::uint64_t ready, std::uint64_t& dram_start) {
   const program::TensorDecl& tensor = program_->tensors[t.tensor];
-  const std::uint64_t eb = core::dtype_bytes(tensor.dtype), base = dram_map_->base[t.tensor];
+  const std::uint64_t eb = core::dtype_bytes(tensor.dtype);
   const program::Block& block = t.block;
   const std::uint64_t elements = block.elements();
   dram_start = ready;
   if (elements == 0) return ready;
-  // One access per contiguous run of the block's rows, all in one burst.
+  // One access per contiguous run of the block's rows inside one channel, all in one burst; with
+  // no staging (timing only, or the bytes moved through DMI) the accesses move nothing (TLM's
+  // ignore command) and are there for their time: a target that times addresses (the banked
+  // model) sees the rows the block really has either way.
   BurstExtension burst;
   burst.id = (run_id_ << 32) | index;
+  burst.write = write;
   tlm::tlm_generic_payload trans;
   trans.set_extension(&burst);
-  std::uint64_t done = ready;
-  // Without staging (timing only, or the bytes moved through DMI): one access of the whole block that
-  // moves nothing (TLM's ignore command), for its time.
-  const std::uint64_t row = !staging || block.whole || block.shape.empty() ? elements : block.shape.back();
+  std::uint64_t done = ready, started = UINT64_MAX;
+  const std::uint64_t row = block.whole || block.shape.empty() ? elements : block.shape.back();
   for (std::uint64_t first = 0; first < elements;) {
     std::uint64_t count = row;
     const std::uint64_t start = block.full_index(first);
     while (first + count < elements && block.full_index(first + count) == start + count) count += row;
-    trans.set_command(!staging ? tlm::TLM_IGNORE_COMMAND
-                      : write  ? tlm::TLM_WRITE_COMMAND
-                               : tlm::TLM_READ_COMMAND);
-    trans.set_address(base + start * eb);
-    trans.set_data_ptr(staging ? staging + first * eb : nullptr);
-    trans.set_data_length(static_cast<unsigned int>(count * eb));
-    trans.set_streaming_width(static_cast<unsigned int>(count * eb));
-    trans.set_byte_enable_ptr(nullptr);
-    trans.set_dmi_allowed(false);
-    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // The access arrives when its data is ready, or now if SystemC time is already past that (a
-    // target that waited): the DRAM port serves in order, so that cannot be later than it starts.
-    const sc_core::sc_time before = sc_core::sc_time_stamp();
-    sc_core::sc_time delay = cycles_to_time(std::max(ready, time_to_cycles(before))) - before;
-    dram->b_transport(trans, delay);
-    if (sc_core::sc_time_stamp() > before) {  // the target synchronised: follow it
-      keeper_.reset();
-      ++syncs_;
+    for (std::uint64_t off = 0; off < count * eb;) {
+      const DramMap::Span span = dram_map_->at(t.tensor, start * eb + off, count * eb - off);
+      trans.set_command(!staging ? tlm::TLM_IGNORE_COMMAND
+                        : write  ? tlm::TLM_WRITE_COMMAND
+                                 : tlm::TLM_READ_COMMAND);
+      trans.set_address(span.address);
+      trans.set_data_ptr(staging ? staging + first * eb + off : nullptr);
+      trans.set_data_length(static_cast<unsigned int>(span.bytes));
+      trans.set_streaming_width(static_cast<unsigned int>(span.bytes));
+      trans.set_byte_enable_ptr(nullptr);
+      trans.set_dmi_allowed(false);
+      trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      burst.started = false;
+      // The access arrives when its data is ready, or now if SystemC time is already past that (a
+      // target that waited): the DRAM port serves in order, so that cannot be later than it starts.
+      const sc_core::sc_time before = sc_core::sc_time_stamp();
+      sc_core::sc_time delay = cycles_to_time(std::max(ready, time_to_cycles(before))) - before;
+      dram[span.channel]->b_transport(trans, delay);
+      if (sc_core::sc_time_stamp() > before) {  // the target synchronised: follow it
+        keeper_.reset();
+        ++syncs_;
+      }
+      if (trans.is_response_error()) {
+        trans.clear_extension(&burst);
+        fail(index, fmt::format("DRAM {} of {} bytes at address {} (channel {}) failed: {}",
+                                write ? "write" : "read", span.bytes, span.address, span.channel,
+                                trans.get_response_string()));
+        return ready;
+      }
+      if (burst.started) started = std::min(started, burst.start_cycle);
+      done = std::max(done, time_to_cycles(sc_core::sc_time_stamp() + delay));
+      off += span.bytes;
     }
-    if (trans.is_response_error()) {
-      trans.clear_extension(&burst);
-      fail(index, fmt::format("DRAM {} of {} bytes at address {} failed: {}", write ? "write" : "read",
-                              count * eb, base + start * eb, trans.get_response_string()));
-      return ready;
-    }
-    done = std::max(done, time_to_cycles(sc_core::sc_time_stamp() + delay));
     first += count;
   }
   trans.clear_extension(&burst);
-  if (burst.started) dram_start = burst.start_cycle;
+  if (started != UINT64_MAX) dram_start = started;
   const std::uint64_t latency = write ? dram_write_latency_ : dram_read_latency_;
   const std::uint64_t released = done - std::min(done, latency);
   advance_horizon(released);
@@ -92,10 +101,13 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
 }
 
 std::uint8_t* Sequencer::dmi_tensor(const program::Transfer& t, bool write) const {
-  if (!dmi_valid_ || !(write ? dmi_.is_write_allowed() : dmi_.is_read_allowed())) return nullptr;
-  const std::uint64_t base = dram_map_->base[t.tensor], bytes = program_->tensors[t.tensor].bytes();
-  if (base < dmi_.get_start_address() || base + bytes - 1 > dmi_.get_end_address()) return nullptr;
-  return dmi_.get_dmi_ptr() + (base - dmi_.get_start_address());
+  const std::uint64_t bytes = program_->tensors[t.tensor].bytes();
+  if (!dram_map_->whole(t.tensor, bytes)) return nullptr;  // in pieces over the channels
+  const std::uint64_t channel = dram_map_->at(t.tensor, 0, 1).channel, base = dram_map_->base(t.tensor);
+  const tlm::tlm_dmi& dmi = dmi_[channel];
+  if (!dmi_valid_[channel] || !(write ? dmi.is_write_allowed() : dmi.is_read_allowed())) return nullptr;
+  if (base < dmi.get_start_address() || base + bytes - 1 > dmi.get_end_address()) return nullptr;
+  return dmi.get_dmi_ptr() + (base - dmi.get_start_address());
 }
 
 void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, std::uint64_t ready,
@@ -108,8 +120,13 @@ void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, s
     r.busy.push_back({Resource::dram(), cost_.dram(dram_bytes).busy});
     start = dram_start;
   }
+  add_traffic(t.plan, down, r.work.levels);
   std::uint64_t latency = down ? dram_read_latency_ : dram_write_latency_;
   for (std::size_t l = 0; l < machine_.levels.size(); ++l) {
+    if (l == 0 && dram.size() > 1) {  // the channels feed the first level's units directly
+      latency += cross_stage(t, down, ready, r, start, last);
+      continue;
+    }
     const StageTime s = levels[l]->stage(d, t.ports[l], ready);
     if (s.busy > 0) {
       r.busy.push_back({Resource::port(l, d), s.busy});
@@ -119,7 +136,6 @@ void Sequencer::transfer(std::size_t i, const program::Transfer& t, bool down, s
     latency += levels[l]->latency_cycles();
   }
   r.timing = {start == UINT64_MAX ? ready : start, last + latency};
-  add_traffic(t.plan, down, r.work.levels);
   (down ? r.work.dram_read_bytes : r.work.dram_write_bytes) = dram_bytes;
   r.work.lm_bytes = down ? t.plan.levels.back().down_delivered_bytes : t.plan.levels.back().up_sent_bytes;
 }

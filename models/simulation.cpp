@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/channel_names.h"
 #include "models/clock.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -23,8 +24,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Debug transport (no time, no counters) of `len` bytes at `addr`, in pieces a payload can hold.
-void debug_access(Board& board, bool write, std::uint64_t addr, std::uint8_t* data, std::uint64_t len) {
+// Debug transport (no time, no counters) of `len` bytes at `addr` of channel `channel`, in pieces a
+// payload can hold.
+void debug_access(Board& board, std::uint64_t channel, bool write, std::uint64_t addr, std::uint8_t* data,
+                  std::uint64_t len) {
   constexpr std::uint64_t kPiece = 1u << 30;
   for (std::uint64_t done = 0; done < len; done += kPiece) {
     const std::uint64_t n = std::min(kPiece, len - done);
@@ -34,9 +37,19 @@ void debug_access(Board& board, bool write, std::uint64_t addr, std::uint8_t* da
     t.set_data_ptr(data + done);
     t.set_data_length(static_cast<unsigned int>(n));
     t.set_streaming_width(static_cast<unsigned int>(n));
-    if (board.dram_socket->transport_dbg(t) != n)
-      throw SimError(fmt::format("DRAM debug {} of {} bytes at address {} failed", write ? "write" : "read",
-                                 n, addr + done));
+    if (board.dram_sockets[channel]->transport_dbg(t) != n)
+      throw SimError(fmt::format("DRAM debug {} of {} bytes at address {} (channel {}) failed",
+                                 write ? "write" : "read", n, addr + done, channel));
+  }
+}
+
+// Debug transport of a tensor's bytes [offset, offset + len), wherever its pieces lie.
+void debug_tensor(Board& board, const DramMap& map, std::size_t tensor, bool write, std::uint64_t offset,
+                  std::uint8_t* data, std::uint64_t len) {
+  for (std::uint64_t done = 0; done < len;) {
+    const DramMap::Span s = map.at(tensor, offset + done, len - done);
+    debug_access(board, s.channel, write, s.address, data + done, s.bytes);
+    done += s.bytes;
   }
 }
 
@@ -83,10 +96,10 @@ void write_traces(trace::TraceLog& log, const SimulationOptions& options, const 
 }
 
 // Starts every module's run at `origin`, traced into `log` when given (then `topo` names the units).
-void start_run(Board& board, Dram* dram, std::uint64_t origin, trace::TraceLog* log,
-               const topology::Topology* topo) {
+void start_run(Board& board, const std::vector<std::unique_ptr<Dram>>& drams, std::uint64_t origin,
+               trace::TraceLog* log, const topology::Topology* topo) {
   const machine::MachineConfig& m = board.config();
-  if (dram) dram->start_run(origin, log);
+  for (const auto& dram : drams) dram->start_run(origin, log);
   for (std::size_t l = 0; l < m.levels.size(); ++l) {
     // A level's ports are traced in their parents: the units of level l − 1, the board for level 0.
     const topology::Unit first = topo ? topo->unit(static_cast<int>(l) - 1, 0) : 0;
@@ -106,8 +119,11 @@ Simulation::Simulation(const machine::MachineConfig& machine, SimulationConfig c
   board.threads = config.threads ? config.threads : host::LanePool::usable_cores();
   board_ = std::make_unique<Board>("board", machine_, board);
   if (config_.bind_dram) {
-    dram_ = std::make_unique<Dram>("dram", machine_);
-    board_->dram_socket.bind(dram_->socket);
+    const std::size_t channels = machine_.dram_channels();
+    for (std::size_t c = 0; c < channels; ++c) {
+      drams_.push_back(std::make_unique<Dram>(channel_name("dram", c, channels).c_str(), machine_));
+      board_->dram_sockets[c].bind(drams_.back()->socket);
+    }
   }
   elaboration_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -143,22 +159,21 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
       throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
                                  bytes.size(), t->bytes(), t->elements(), core::dtype_name(t->dtype)));
   }
-  // The DRAM address map: tensors one after another, 64-byte aligned (the checker bounded the total).
-  DramMap map;
+  // The DRAM address map: tensors one after another, 64-byte aligned, in pieces over the channels
+  // (the checker bounded the total).
+  std::vector<std::uint64_t> sizes;
+  for (const program::TensorDecl& t : program.tensors) sizes.push_back(t.bytes());
+  const DramMap map(machine_, sizes);
   std::vector<timing::Range> written;
-  std::uint64_t end = 0;
-  for (const program::TensorDecl& t : program.tensors) {
-    map.base.push_back(end);
-    end += (t.bytes() + 63) / 64 * 64;
-  }
+  const std::uint64_t end = map.bytes_per_channel();
   if (end > machine_.dram.bytes)
-    throw SimError(fmt::format("the program's tensors need {} bytes of DRAM, the machine has {}", end,
-                               machine_.dram.bytes));
+    throw SimError(fmt::format("the program's tensors need {} bytes of DRAM{}, the machine has {}", end,
+                               map.channels() > 1 ? " per channel" : "", machine_.dram.bytes));
   if (options.functional) {
     // The pages this run fills, mapped up front (host_pages.h): the DRAM image, and the LM ranges
     // that compute instructions write, which every PE runs. Loads map their pages on first write:
     // a broadcast load writes only one PE of each group that shares its bytes.
-    if (dram_) dram_->reserve(end);
+    for (const auto& dram : drams_) dram->reserve(end);
     std::vector<timing::Range> every_pe;
     for (const program::PreparedInstr& in : checked.instrs)
       for (const timing::Range& w : in.writes)
@@ -167,36 +182,35 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   }
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
     const program::TensorDecl& t = program.tensors[i];
-    const std::uint64_t next = map.base[i];
     auto in = inputs.find(t.name);
     if (in != inputs.end()) written.push_back({program::dram_space(i), 0, t.bytes()});
     if (!options.functional) {
       // Timing only: nothing is written; the inputs only say which tensors hold data.
     } else if (in != inputs.end()) {
       // A write only reads the payload's bytes.
-      debug_access(*board_, true, next, const_cast<std::uint8_t*>(in->second.data()), in->second.size());
+      debug_tensor(*board_, map, i, true, 0, const_cast<std::uint8_t*>(in->second.data()), in->second.size());
     } else {
       // In 64 KiB pieces: a buffer the size of the tensor would be fresh memory to fault in.
       const std::vector<std::uint8_t> zeros(std::min<std::uint64_t>(t.bytes(), 1 << 16), 0);
       for (std::uint64_t done = 0; done < t.bytes(); done += zeros.size())
-        debug_access(*board_, true, next + done, const_cast<std::uint8_t*>(zeros.data()),
+        debug_tensor(*board_, map, i, true, done, const_cast<std::uint8_t*>(zeros.data()),
                      std::min<std::uint64_t>(zeros.size(), t.bytes() - done));
     }
   }
   std::unique_ptr<trace::TraceLog> vcd;
   if (!options.vcd_path.empty() || !options.json_path.empty()) vcd = std::make_unique<trace::TraceLog>();
   const std::uint64_t origin = time_to_cycles(sc_core::sc_time_stamp());
-  start_run(*board_, dram_.get(), origin, vcd.get(), vcd ? &topology() : nullptr);
+  start_run(*board_, drams_, origin, vcd.get(), vcd ? &topology() : nullptr);
   // The log dies with this run, however it ends: no module may keep pointing at it.
   struct Detach {
     Board& board;
-    Dram* dram;
+    const std::vector<std::unique_ptr<Dram>>& drams;
     ~Detach() {
       for (std::size_t l = 0; l < board.config().levels.size(); ++l) board.level(l).detach_log();
       board.pe_array().detach_log();
-      if (dram) dram->detach_log();
+      for (const auto& dram : drams) dram->detach_log();
     }
-  } detach{*board_, dram_.get()};
+  } detach{*board_, drams_};
   Sequencer& seq = board_->sequencer();
   seq.arm(program, checked, map, written, {options.functional, vcd.get()});
   sc_core::sc_start();
@@ -221,6 +235,21 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     }
     result.stats.ports.push_back(std::move(ports));
   }
+  // Per channel, and the banked model's commands, from the DRAM targets that own them.
+  if (drams_.size() > 1)
+    for (const auto& dram : drams_)
+      result.stats.dram_channels.push_back(
+          {dram->read_bytes(), dram->write_bytes(), dram->port().busy_cycles(0)});
+  for (const auto& dram : drams_) {
+    if (!dram->banks()) continue;
+    if (!result.stats.dram_banks) result.stats.dram_banks.emplace();
+    report::DramBankStats& b = *result.stats.dram_banks;
+    const report::DramBankStats& c = dram->banks()->counters();
+    b.reads += c.reads, b.writes += c.writes, b.row_hits += c.row_hits, b.row_misses += c.row_misses;
+    b.row_conflicts += c.row_conflicts, b.activates += c.activates, b.precharges += c.precharges;
+    b.refreshes += c.refreshes, b.activate_pj += c.activate_pj, b.read_pj += c.read_pj;
+    b.write_pj += c.write_pj, b.refresh_pj += c.refresh_pj;
+  }
   const PeArray& array = board_->pe_array();
   for (timing::Unit u : timing::kUnits) {
     auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
@@ -235,7 +264,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
     if (!stored[i]) continue;
     std::vector<std::uint8_t>& bytes = result.dram[program.tensors[i].name];
     bytes.resize(program.tensors[i].bytes());
-    debug_access(*board_, false, map.base[i], bytes.data(), bytes.size());
+    debug_tensor(*board_, map, i, false, 0, bytes.data(), bytes.size());
   }
   if (vcd) write_traces(*vcd, options, machine_, topology(), result.stats.cycles);
   result.simulation_seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -52,7 +52,8 @@ struct SimulationResult {
 };
 
 struct SimulationConfig {
-  // false: the caller binds board().dram_socket to its own TLM-2.0 target before the first run.
+  // false: the caller binds board().dram_sockets (one per channel) to its own TLM-2.0 targets before
+  // the first run.
   bool bind_dram = true;
   // How far the sequencer may run ahead of SystemC time, in cycles (machine.quantum_cycles when
   // not given).
@@ -87,7 +88,7 @@ class Simulation {
   const machine::MachineConfig machine_;
   std::unique_ptr<topology::Topology> topo_;
   std::unique_ptr<Board> board_;
-  std::unique_ptr<Dram> dram_;
+  std::vector<std::unique_ptr<Dram>> drams_;  // one per channel, unless the caller binds its own
   SimulationConfig config_;
   double elaboration_seconds_ = 0;
 };

@@ -41,6 +41,7 @@ void emit(const std::string& text, const std::string& path = "");
 
 // Subcommand families, one file each.
 void add_info_command(CLI::App& app);
+void add_dram_command(CLI::App& app);
 void add_topology_command(CLI::App& app);
 void add_layout_command(CLI::App& app);
 void add_dpt_command(CLI::App& app);

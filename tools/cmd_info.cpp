@@ -33,6 +33,16 @@ std::string info_json(const timing::MachineSummary& s) {
   j["lm_bytes_total"] = s.lm_bytes_total;
   j["peak_int8_ops_per_second"] = s.peak_int8_ops_per_second;
   j["dram"] = {{"bytes", s.dram_bytes}, {"bytes_per_second", s.dram_bytes_per_second}};
+  if (s.dram_channels > 1) {
+    j["dram"]["channels"] = s.dram_channels;
+    j["dram"]["per"] = s.dram_channel_level;
+  }
+  if (s.dram_model != "simple") {
+    j["dram"]["model"] = s.dram_model;
+    j["dram"]["memspec"] = s.dram_memspec;
+    j["dram"]["row_hit_latency_cycles"] = s.dram_latency_cycles;
+  }
+  if (s.pe_instruction_step_cycles > 1) j["pe_instruction_step_cycles"] = s.pe_instruction_step_cycles;
   j["machine_balance_ops_per_dram_byte"] = s.ops_per_dram_byte;
   return j.dump(2) + "\n";
 }
@@ -50,8 +60,21 @@ std::string info_text(const timing::MachineSummary& s) {
   out += fmt::format("  LM: {} per PE, {} in total\n", format_bytes(s.lm_bytes_per_pe),
                      format_bytes(s.lm_bytes_total));
   out += fmt::format("  peak int8: {}\n", format_rate(s.peak_int8_ops_per_second, "op/s"));
-  out += fmt::format("  DRAM: {}, {}\n", format_bytes(s.dram_bytes),
-                     format_rate(s.dram_bytes_per_second, "B/s"));
+  if (s.dram_channels > 1) {
+    const double n = static_cast<double>(s.dram_channels);
+    out += fmt::format("  DRAM: {} channels, one per {}: {} x {}, {} x {} ({}, {})\n", s.dram_channels,
+                       s.dram_channel_level, s.dram_channels, format_bytes(s.dram_bytes / s.dram_channels),
+                       s.dram_channels, format_rate(s.dram_bytes_per_second / n, "B/s"),
+                       format_bytes(s.dram_bytes), format_rate(s.dram_bytes_per_second, "B/s"));
+  } else {
+    out += fmt::format("  DRAM: {}, {}\n", format_bytes(s.dram_bytes),
+                       format_rate(s.dram_bytes_per_second, "B/s"));
+  }
+  if (s.dram_model != "simple")
+    out += fmt::format("  DRAM model: {}, {}; a row hit takes {} c\n", s.dram_model, s.dram_memspec,
+                       s.dram_latency_cycles);
+  if (s.pe_instruction_step_cycles > 1)
+    out += fmt::format("  PE instructions: one per {}-cycle step\n", s.pe_instruction_step_cycles);
   out += fmt::format("  machine balance: {:.1f} int8 ops per DRAM byte\n", s.ops_per_dram_byte);
   return out;
 }

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   treesim::tools::add_info_command(app);
+  treesim::tools::add_dram_command(app);
   treesim::tools::add_topology_command(app);
   treesim::tools::add_layout_command(app);
   treesim::tools::add_dpt_command(app);

@@ -8,12 +8,27 @@
 #include <string>
 #include <vector>
 
+#include "sim/machine/memspec.h"
+
 namespace treesim::machine {
 
+enum class DramModel { kSimple, kBanked };
+// How a tensor's bytes are spread over the channels of a machine with one DRAM channel per unit of
+// a level: split (the tensor in as many contiguous, equal pieces as channels, piece c in channel c,
+// as a layout whose first axis splits over that level in order reads it) or interleaved (in turn, so
+// many bytes at a time).
+enum class DramPlacement { kSplit, kInterleave };
+
 struct DramConfig {
-  std::uint64_t bytes = 0;
-  std::uint64_t bytes_per_cycle = 0;
-  std::uint64_t latency_cycles = 0;
+  std::uint64_t bytes = 0;            // per channel
+  std::uint64_t bytes_per_cycle = 0;  // per channel; banked: the memspec's peak, rounded down
+  std::uint64_t latency_cycles = 0;   // banked: a row hit's latency (tCL + tBURST, and the controller's)
+  DramModel model = DramModel::kSimple;
+  std::optional<BankedDramConfig> banked;  // with model kBanked
+  // One channel per unit of this level (a TLM target each); none: one DRAM for the whole machine.
+  std::optional<std::size_t> per_level;
+  DramPlacement placement = DramPlacement::kSplit;
+  std::uint64_t interleave_bytes = 4096;  // with kInterleave
 };
 
 // One level of the tree. The link fields describe the link between a parent and its children of
@@ -75,6 +90,9 @@ struct PeConfig {
   std::optional<SparseMacConfig> sparse_mac;
   RequantConfig requant;
   std::uint64_t words_per_address = 1;  // elements per LM address (`_W` lanes); 1 = no lanes
+  // The fewest cycles between the starts of two lock-step PE instructions (MN-Core 2 issues one PE
+  // instruction per 4-cycle step); 1: a unit may start whenever it is free.
+  std::uint64_t instruction_step_cycles = 1;
 };
 
 // Optional energy model, picojoules.
@@ -103,6 +121,8 @@ struct MachineConfig {
   std::uint64_t pe_count() const { return units_at(levels.size() - 1); }
   const LevelConfig& pe_level() const { return levels.back(); }
   std::uint64_t lm_bytes() const { return pe_level().memory_bytes; }
+  // DRAM channels: the units of dram.per_level, or 1.
+  std::uint64_t dram_channels() const { return dram.per_level ? units_at(*dram.per_level) : 1; }
   // Index of the level called `name`, or nullopt.
   std::optional<std::size_t> level_index(const std::string& name) const;
 };

@@ -139,6 +139,17 @@ std::vector<core::Error> validate(const MachineConfig& c) {
   if (c.dram.bytes == 0) k.add("dram.bytes", "expected a positive size in bytes, got 0");
   k.rate("dram.bytes_per_cycle", c.dram.bytes_per_cycle);
   k.latency("dram.latency_cycles", c.dram.latency_cycles);
+  if (c.dram.model == DramModel::kBanked && !c.dram.banked)
+    k.add("dram.banked", "missing (model: banked needs it)");
+  if (c.dram.banked) {
+    for (const core::Error& e : check_memspec(c.dram.banked->memspec))
+      k.add("dram.banked.memspec." + e.where, e.what);
+    for (const core::Error& e : check_banked(*c.dram.banked)) k.add("dram.banked." + e.where, e.what);
+  }
+  if (c.dram.per_level && (*c.dram.per_level != 0 || c.levels.size() < 2))
+    k.add("dram.per", "expected the first level of a machine with at least two levels");
+  if (c.dram.interleave_bytes == 0 || c.dram.interleave_bytes % 64 != 0)
+    k.add("dram.interleave_bytes", fmt::format("expected a multiple of 64, got {}", c.dram.interleave_bytes));
   check_levels(c, k);
   k.rate("pe.mac.int8_macs_per_cycle", c.pe.mac.int8_macs_per_cycle);
   k.latency("pe.mac.latency_cycles", c.pe.mac.latency_cycles);
@@ -163,6 +174,9 @@ std::vector<core::Error> validate(const MachineConfig& c) {
   if (c.pe.words_per_address == 0 || c.pe.words_per_address > L::kMaxWordsPerAddress)
     k.add("pe.words_per_address", fmt::format("expected a positive integer up to {}, got {}",
                                               L::kMaxWordsPerAddress, c.pe.words_per_address));
+  if (c.pe.instruction_step_cycles == 0 || c.pe.instruction_step_cycles > L::kMaxLatency)
+    k.add("pe.instruction_step_cycles",
+          fmt::format("expected 1 to {} cycles, got {}", L::kMaxLatency, c.pe.instruction_step_cycles));
   if (c.energy) {
     const EnergyConfig& e = *c.energy;
     const auto energy = [&](const std::string& where, double v) {

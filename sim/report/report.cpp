@@ -98,6 +98,8 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
     r.instructions.push_back({kind, ks.count, ks.busy_cycles, ks.span_cycles});
   r.work = s.work;
   r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;
+  r.dram_channels = s.dram_channels;
+  r.dram_banks = s.dram_banks;
   if (m.energy) r.energy_pj = energy(m, s);
   r.verify = s.verify;
   for (const auto& [name, p] : s.phases)

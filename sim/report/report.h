@@ -92,7 +92,9 @@ struct Report {
   std::vector<KindReport> instructions;  // kind-name order
   timing::Work work;                     // what the run moved and computed (RunStats::work)
   std::uint64_t lm_peak_bytes_per_pe = 0;
-  std::optional<EnergyReport> energy_pj;  // only when the machine has an energy section
+  std::vector<DramChannelStats> dram_channels;  // RunStats's, when more than one channel
+  std::optional<DramBankStats> dram_banks;      // RunStats's, with a banked DRAM
+  std::optional<EnergyReport> energy_pj;        // only when the machine has an energy section
   std::optional<VerifyResult> verify;
   std::vector<PhaseReport> phases;              // name order
   std::optional<SparseReport> sparse;           // sparse kernels

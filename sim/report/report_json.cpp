@@ -46,6 +46,29 @@ std::string to_json(const Report& r) {
   j["roofline"] = {
       {"cycles", r.roofline.cycles}, {"resource", r.roofline.resource}, {"bounds", r.roofline.bounds}};
   j["dram"] = {{"read_bytes", r.work.dram_read_bytes}, {"write_bytes", r.work.dram_write_bytes}};
+  if (!r.dram_channels.empty()) {
+    json channels = json::array();
+    for (const DramChannelStats& c : r.dram_channels)
+      channels.push_back(
+          {{"read_bytes", c.read_bytes}, {"write_bytes", c.write_bytes}, {"busy_cycles", c.busy_cycles}});
+    j["dram"]["channels"] = channels;
+  }
+  if (const auto& b = r.dram_banks) {
+    j["dram"]["banked"] = {{"reads", b->reads},
+                           {"writes", b->writes},
+                           {"row_hits", b->row_hits},
+                           {"row_misses", b->row_misses},
+                           {"row_conflicts", b->row_conflicts},
+                           {"row_hit_rate", b->row_hit_rate()},
+                           {"activates", b->activates},
+                           {"precharges", b->precharges},
+                           {"refreshes", b->refreshes},
+                           {"energy_pj",
+                            {{"activate", b->activate_pj},
+                             {"read", b->read_pj},
+                             {"write", b->write_pj},
+                             {"refresh", b->refresh_pj}}}};
+  }
   j["levels"] = levels_json(r.levels);
   json units = json::object();
   for (const UnitReport& u : r.units) {

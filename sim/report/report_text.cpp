@@ -11,6 +11,14 @@ std::string to_text(const Report& r) {
   out += fmt::format("  roofline bound {} cycles, set by {} ({:.1f}% of the run)\n", r.roofline.cycles,
                      r.roofline.resource, 100 * r.roofline.fraction_of_run);
   out += fmt::format("  DRAM read {} B, written {} B\n", r.work.dram_read_bytes, r.work.dram_write_bytes);
+  for (std::size_t c = 0; c < r.dram_channels.size(); ++c)
+    out += fmt::format("  DRAM channel {}: read {} B, written {} B, busy {} cycles\n", c,
+                       r.dram_channels[c].read_bytes, r.dram_channels[c].write_bytes,
+                       r.dram_channels[c].busy_cycles);
+  if (const auto& b = r.dram_banks)
+    out += fmt::format(
+        "  DRAM row hits {:.1f}% ({} hits, {} misses, {} conflicts), {} activates, {} refreshes\n",
+        100 * b->row_hit_rate(), b->row_hits, b->row_misses, b->row_conflicts, b->activates, b->refreshes);
   for (const LevelReport& level : r.levels) {
     const timing::LinkWork& ls = level.traffic;
     out += fmt::format("  {:<4} down sent {} B, delivered {} B; up sent {} B, delivered {} B\n", level.name,

@@ -58,6 +58,22 @@ struct SparseStats {
   std::vector<std::pair<std::string, std::uint64_t>> storage_bytes;
 };
 
+// One DRAM channel's traffic and busy cycles (machines with a channel per unit of a level).
+struct DramChannelStats {
+  std::uint64_t read_bytes = 0, write_bytes = 0, busy_cycles = 0;
+};
+
+// A banked DRAM's commands (all channels): row-buffer outcomes per burst, and energy per command class.
+struct DramBankStats {
+  std::uint64_t reads = 0, writes = 0, row_hits = 0, row_misses = 0, row_conflicts = 0;
+  std::uint64_t activates = 0, precharges = 0, refreshes = 0;
+  double activate_pj = 0, read_pj = 0, write_pj = 0, refresh_pj = 0;
+  double row_hit_rate() const {
+    const std::uint64_t n = row_hits + row_misses + row_conflicts;
+    return n ? static_cast<double>(row_hits) / static_cast<double>(n) : 0;
+  }
+};
+
 struct RunStats {
   std::string kernel;
   bool functional = true;  // false: a timing-only run (no bytes moved, nothing computed)
@@ -71,10 +87,12 @@ struct RunStats {
   std::map<std::string, KindStats> instructions;  // "load", "mac", ...
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::optional<VerifyResult> verify;
-  std::map<std::string, std::uint64_t> extra;  // kernel-specific counts, top-level keys of the report
-  std::map<std::string, PhaseStats> phases;    // reported under "phases"
-  std::map<std::string, std::string> info;     // kernel-specific text (plan, layouts), under "info"
-  std::optional<SparseStats> sparse;           // sparse kernels
+  std::map<std::string, std::uint64_t> extra;   // kernel-specific counts, top-level keys of the report
+  std::map<std::string, PhaseStats> phases;     // reported under "phases"
+  std::map<std::string, std::string> info;      // kernel-specific text (plan, layouts), under "info"
+  std::optional<SparseStats> sparse;            // sparse kernels
+  std::vector<DramChannelStats> dram_channels;  // with more than one channel (whole runs only)
+  std::optional<DramBankStats> dram_banks;      // a banked DRAM model (whole runs only)
 };
 
 }  // namespace treesim::report

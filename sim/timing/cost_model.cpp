@@ -39,8 +39,8 @@ std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const
 
 std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Resource r) const {
   switch (r.kind()) {
-    case Resource::Kind::kDram:
-      return {m_.dram.bytes_per_cycle, m_.dram.latency_cycles};
+    case Resource::Kind::kDram:  // all channels together: each moves its share of a spread tensor
+      return {m_.dram.bytes_per_cycle * m_.dram_channels(), m_.dram.latency_cycles};
     case Resource::Kind::kPort: {
       const machine::LevelConfig& l = m_.levels.at(r.level());
       return {r.direction() == Direction::kDown ? l.down_bytes_per_cycle : l.up_bytes_per_cycle,
@@ -64,6 +64,10 @@ std::uint64_t CostModel::sparse_items(std::uint64_t entries, std::uint64_t segme
 UnitTime CostModel::dram(std::uint64_t bytes) const {
   const auto [per_cycle, latency] = rate(Resource::dram());
   return {ceil_div(bytes, per_cycle), latency};
+}
+
+UnitTime CostModel::dram_channel(std::uint64_t bytes) const {
+  return {ceil_div(bytes, m_.dram.bytes_per_cycle), m_.dram.latency_cycles};
 }
 
 UnitTime CostModel::port(std::size_t level, Direction d, std::uint64_t bytes) const {

@@ -96,7 +96,8 @@ class CostModel {
   // (ceil(n / pe.mac.int8_macs_per_cycle); 1 for a vector).
   std::uint64_t sparse_items(std::uint64_t entries, std::uint64_t segments, std::uint64_t n) const;
   // DRAM's port streaming `bytes`, and its access latency.
-  UnitTime dram(std::uint64_t bytes) const;
+  UnitTime dram(std::uint64_t bytes) const;          // all channels together (bytes spread over them)
+  UnitTime dram_channel(std::uint64_t bytes) const;  // one channel (the simple Dram target)
   // One port of `level`'s links carrying `bytes` in `direction`, and the level's link latency.
   UnitTime port(std::size_t level, Direction direction, std::uint64_t bytes) const;
   // The machine's peak rates.

@@ -28,7 +28,17 @@ MachineSummary summarize(const machine::MachineConfig& c) {
   s.lm_bytes_per_pe = c.lm_bytes();
   s.lm_bytes_total = s.lm_bytes_per_pe * s.pes;
   s.peak_int8_ops_per_second = static_cast<double>(peaks.int8_macs_per_cycle) * 2.0 * hz;
-  s.dram_bytes = c.dram.bytes;
+  s.dram_channels = c.dram_channels();
+  s.dram_bytes = c.dram.bytes * s.dram_channels;
+  if (c.dram.per_level) s.dram_channel_level = c.levels[*c.dram.per_level].name;
+  if (c.dram.banked) {
+    s.dram_model = "banked";
+    s.dram_memspec =
+        c.dram.banked->memspec.name +
+        (c.dram.banked->memspec.standard.empty() ? "" : " (" + c.dram.banked->memspec.standard + ")");
+  }
+  s.dram_latency_cycles = c.dram.latency_cycles;
+  s.pe_instruction_step_cycles = c.pe.instruction_step_cycles;
   s.dram_bytes_per_second = static_cast<double>(peaks.dram_bytes_per_cycle) * hz;
   s.ops_per_dram_byte = s.peak_int8_ops_per_second / s.dram_bytes_per_second;
   return s;

@@ -31,8 +31,14 @@ struct MachineSummary {
   std::uint64_t lm_bytes_per_pe = 0;
   std::uint64_t lm_bytes_total = 0;
   double peak_int8_ops_per_second = 0;  // PEs × MACs/cycle × 2 × clock
-  std::uint64_t dram_bytes = 0;
-  double dram_bytes_per_second = 0;
+  std::uint64_t dram_bytes = 0;         // all channels
+  double dram_bytes_per_second = 0;     // all channels
+  std::uint64_t dram_channels = 1;
+  std::string dram_channel_level;         // the level with a channel per unit ("" for one DRAM)
+  std::string dram_model = "simple";      // or "banked"
+  std::string dram_memspec;               // banked: the memspec's name and standard
+  std::uint64_t dram_latency_cycles = 0;  // simple: its latency; banked: a row hit's
+  std::uint64_t pe_instruction_step_cycles = 1;
   double ops_per_dram_byte = 0;  // machine balance: peak ops per DRAM byte
 };
 

@@ -54,8 +54,70 @@ std::string numbered_levels(std::size_t n) {
 
 }  // namespace
 
-std::vector<BadInput> machine_cases() {
+// mini with a banked DRAM whose memspec is inline (every timing given, each edit breaks one thing).
+const std::string kMiniDram = "dram:   { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100 }";
+const std::string kInlineMemspec =
+    "{ name: t, clock_mhz: 1000, data_bits: 16, transfers_per_clock: 2, burst_length: 8, bank_groups: 2, "
+    "banks_per_group: 2, rows: 1024, row_bytes: 1KiB, timing: { tRCD: 10, tRP: 10, tCL: 10, tWL: 5, tRAS: "
+    "20, "
+    "tRC: 30, tCCD: 4, tRRD: 4, tFAW: 16, tWTR: 4, tRTP: 4, tWR: 10, tBURST: 4, tREFI: 4000, tRFC: 200 } }";
+std::string banked_mini(const std::string& memspec, const std::string& rest) {
+  return mini_with(
+      {{kMiniDram, "dram: { bytes: 4MiB, model: banked, banked: { memspec: " + memspec + rest + " } }"}});
+}
+
+std::vector<BadInput> dram_cases() {
+  const std::string ok = ", mapping: RoBaBgCoCh";
   return {
+      info("BankedMemspecWithZeroTrc",
+           banked_mini(std::string(kInlineMemspec).replace(kInlineMemspec.find("tRC: 30"), 7, "tRC: 0"), ok),
+           "dram.banked.memspec.timing.tRC': expected a positive number of cycles, got 0"),
+      info("BankedMemspecTrcBelowTrasPlusTrp",
+           banked_mini(std::string(kInlineMemspec).replace(kInlineMemspec.find("tRC: 30"), 7, "tRC: 29"), ok),
+           "timing.tRC': expected at least tRAS + tRP = 30, got 29"),
+      info("BankedMappingMissingBankGroupBits", banked_mini(kInlineMemspec, ", mapping: RoBaCo"),
+           "field 'dram.banked.mapping': misses Bg: 2 values need 1 address bits"),
+      info("BankedMappingWithAnUnknownField", banked_mini(kInlineMemspec, ", mapping: RoBaBgCoXx"),
+           "'Xx' is not a field"),
+      info("BankedMappingWithAFieldTwice", banked_mini(kInlineMemspec, ", mapping: RoBaBgCoBa"),
+           "'Ba' appears twice"),
+      info("BankedChannelsNotAPowerOfTwo", banked_mini(kInlineMemspec, ok + ", channels: 3"),
+           "dram.banked.channels': expected a power of two"),
+      info("BankedDramLargerThanItsBanks",
+           mini_with({{kMiniDram, "dram: { bytes: 1GiB, model: banked, banked: { memspec: " + kInlineMemspec +
+                                      ok + " } }"}}),
+           "field 'dram.bytes': 1073741824 bytes, but 1 channel(s) of t address 4194304 bytes"),
+      info("BankedWithAGivenRate",
+           mini_with(
+               {{kMiniDram, "dram: { bytes: 4MiB, bytes_per_cycle: 8, model: banked, banked: { memspec: " +
+                                kInlineMemspec + ok + " } }"}}),
+           "the banked model derives it from its memspec"),
+      info("BankedMemspecFileMissing", banked_mini("none.yaml", ok), "field 'dram.banked.memspec'"),
+      info("ChannelsThatDoNotDivideIntoInterleavingUnits",
+           mini_with({{kMiniDram,
+                       "dram: { bytes: 1000064, bytes_per_cycle: 64, latency_cycles: 100, per: L2B, "
+                       "placement: interleave, interleave_bytes: 4KiB }"}}),
+           "do not divide into interleaving units of 4096 bytes"),
+      info("ChannelsPerAnUnknownLevel",
+           mini_with(
+               {{kMiniDram, "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, per: Rack }"}}),
+           "field 'dram.per': expected the name of a level of this machine"),
+      info("ChannelsBelowTheFirstLevel",
+           mini_with(
+               {{kMiniDram, "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, per: L1B }"}}),
+           "channels can be attached to the first level (L2B) only"),
+      info("UnknownDramModel",
+           mini_with(
+               {{kMiniDram, "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, model: ddr }"}}),
+           "field 'dram.model': expected simple or banked"),
+      info("ZeroInstructionStep", mini_with({{"pe:\n", "pe:\n  instruction_step_cycles: 0\n"}}),
+           "pe.instruction_step_cycles': expected a positive integer"),
+  };
+}
+
+std::vector<BadInput> machine_cases() {
+  std::vector<BadInput> dram = dram_cases();
+  std::vector<BadInput> cases = {
       info("ZeroFanout", mini_with({{kL1B, "{ name: L1B, fanout: 0,"}}), "levels[1].fanout"),
       info(
           "FanoutsWrapTo0",
@@ -132,6 +194,8 @@ std::vector<BadInput> machine_cases() {
        true},
       {"TopologyOfADirectory", {"topology", "--dot", "--machine", "@D"}, {}, "is a directory"},
   };
+  cases.insert(cases.end(), dram.begin(), dram.end());
+  return cases;
 }
 
 }  // namespace treesim::testing

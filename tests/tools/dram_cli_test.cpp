@@ -1,0 +1,153 @@
+// The memory system as a user sees it: MN-Core 2 with a DRAM channel per Group (configs/mncore2.yaml),
+// the same machine with a banked GDDR6 model (configs/mncore2-gddr6.yaml), and `treesim dram probe`.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "sim/machine/machine_file.h"
+#include "tests/test_support.h"
+
+namespace treesim {
+namespace {
+
+using testing::run_treesim;
+using testing::source_path;
+
+// A's and C's rows split over the Groups in order, as their pieces lie in the Groups' channels; B
+// (and the bias) go to every Group.
+const std::string kLayoutA = "((4_Group, 2_L2B, 16_MAB, 4_PE, 1:256), (256:1))";
+const std::string kLayoutC = "((4_Group, 2_L2B, 16_MAB, 4_PE, 1:32), (8_L1B, 32:1))";
+
+nlohmann::json run_json(std::vector<std::string> args) {
+  const std::string report = testing::temp_path("report.json");
+  args.insert(args.end(), {"--report", report});
+  const auto r = run_treesim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(testing::read_text(report));
+}
+
+std::vector<std::string> split_qgemm(const std::string& machine, std::uint64_t k) {
+  return {"run",        "qgemm",
+          "--machine",  source_path("configs/" + machine + ".yaml"),
+          "--m",        "512",
+          "--n",        "256",
+          "--k",        std::to_string(k),
+          "--layout-a", kLayoutA,
+          "--layout-c", kLayoutC,
+          "--verify"};
+}
+
+TEST(DramCli, AQgemmSplitOverTheGroupsMovesOnlyTheBroadcastOperandsBetweenThem) {
+  const nlohmann::json r = run_json(split_qgemm("mncore2", 256));
+  EXPECT_TRUE(r["verify"]["ok"].get<bool>());
+  // Only B (256 × 256 int8) and the bias (256 int32) cross between Groups, each once up and once
+  // down (a broadcast to the three other Groups); A's and C's rows never leave their Group.
+  const std::uint64_t broadcast = 256 * 256 + 4 * 256;
+  EXPECT_EQ(r["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>(), broadcast);
+  EXPECT_EQ(r["levels"]["Group"]["down_delivered_bytes"].get<std::uint64_t>(), 3 * broadcast);
+  EXPECT_EQ(r["levels"]["Group"]["up_sent_bytes"].get<std::uint64_t>(), broadcast);
+  // Every channel holds a quarter of every tensor and serves it.
+  ASSERT_EQ(r["dram"]["channels"].size(), 4u);
+  for (const auto& c : r["dram"]["channels"]) {
+    EXPECT_EQ(c["read_bytes"], r["dram"]["channels"][0]["read_bytes"]);
+    EXPECT_EQ(c["write_bytes"].get<std::uint64_t>(), 512u * 256 / 4);
+  }
+}
+
+TEST(DramCli, AQgemmWhoseLayoutsCutOtherAxesOverTheGroupsMovesMoreBetweenThem) {
+  // The planner's own choice on mncore2 splits N over the Groups: A's and C's row pieces then have
+  // to cross.
+  const nlohmann::json own = run_json({"run", "qgemm", "--machine", source_path("configs/mncore2.yaml"),
+                                       "--m", "512", "--n", "256", "--k", "256", "--verify"});
+  const nlohmann::json split = run_json(split_qgemm("mncore2", 256));
+  EXPECT_GT(own["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>(),
+            split["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>());
+}
+
+// configs/mncore2-gddr6.yaml with its banked DRAM replaced by the simple model of the same peak
+// (rounded down) and a row hit's latency: what the banked model adds is rows, banks and refresh.
+std::string simple_equivalent() {
+  const machine::MachineConfig m = machine::load_machine_file(source_path("configs/mncore2-gddr6.yaml"));
+  std::string text = testing::read_text(source_path("configs/mncore2-gddr6.yaml"));
+  const auto from = text.find("  model: banked"), to = text.find("levels:");
+  text.replace(from, to - from,
+               "  bytes_per_cycle: " + std::to_string(m.dram.bytes_per_cycle) +
+                   "\n  latency_cycles: " + std::to_string(m.dram.latency_cycles) + "\n");
+  return testing::write_temp_file("mncore2-simple.yaml", text);
+}
+
+TEST(DramCli, TheBankedModelIsNeverFasterThanSimpleDramOfTheSamePeakAndReportsItsRowHits) {
+  const std::string simple = simple_equivalent();
+  const std::vector<std::vector<std::string>> shapes = {
+      {"--m", "512", "--n", "256", "--k", "256", "--layout-a", kLayoutA, "--layout-c", kLayoutC},
+      {"--m", "512", "--n", "256", "--k", "1024", "--layout-a",
+       "((4_Group, 2_L2B, 16_MAB, 4_PE, 1:1024), (1024:1))", "--layout-c", kLayoutC},
+      {"--m", "256", "--n", "256", "--k", "256"},
+      {"--m", "96", "--n", "80", "--k", "200"},
+      {"--m", "1024", "--n", "512", "--k", "128"}};
+  for (const auto& shape : shapes) {
+    std::vector<std::string> banked = {"run", "qgemm", "--machine",
+                                       source_path("configs/mncore2-gddr6.yaml")};
+    std::vector<std::string> plain = {"run", "qgemm", "--machine", simple};
+    banked.insert(banked.end(), shape.begin(), shape.end());
+    plain.insert(plain.end(), shape.begin(), shape.end());
+    const nlohmann::json b = run_json(banked), s = run_json(plain);
+    EXPECT_GE(b["cycles"].get<std::uint64_t>(), s["cycles"].get<std::uint64_t>())
+        << shape[1] << shape[3] << shape[5];
+    ASSERT_TRUE(b["dram"].contains("banked"));
+    const double hit = b["dram"]["banked"]["row_hit_rate"].get<double>();
+    EXPECT_GT(hit, 0.0);
+    EXPECT_LE(hit, 1.0);
+    EXPECT_FALSE(s["dram"].contains("banked"));
+  }
+}
+
+TEST(DramCli, TimingOnlyGivesTheBankedModelsCyclesOfTheFullRun) {
+  std::vector<std::string> args = split_qgemm("mncore2-gddr6", 256);
+  args.pop_back();  // --verify
+  const nlohmann::json full = run_json(args);
+  args.push_back("--timing-only");
+  const nlohmann::json timing = run_json(args);
+  EXPECT_EQ(timing["cycles"], full["cycles"]);
+  EXPECT_EQ(timing["dram"]["banked"], full["dram"]["banked"]);
+}
+
+TEST(DramCli, InfoShowsMnCore2sPesPeakAndFourGroupChannels) {
+  const auto r = run_treesim({"info", "--machine", source_path("configs/mncore2.yaml"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["pes"], 4096);
+  // The published 393 TFLOPS half-precision peak, at the MAC rate the machine file assumes for int8.
+  EXPECT_NEAR(j["peak_int8_ops_per_second"].get<double>(), 393e12, 0.005 * 393e12);
+  EXPECT_EQ(j["dram"]["channels"], 4);
+  EXPECT_EQ(j["dram"]["per"], "Group");
+  EXPECT_NEAR(j["dram"]["bytes_per_second"].get<double>() / 4, 128e9, 0.005 * 128e9);  // per Group
+  EXPECT_EQ(j["pe_instruction_step_cycles"], 4);
+  const auto text = run_treesim({"info", "--machine", source_path("configs/mncore2.yaml")});
+  EXPECT_NE(text.out.find("4096 PEs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("393.2 Top/s"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("4 channels, one per Group: 4 x 4 GiB, 4 x 128.2 GB/s"), std::string::npos)
+      << text.out;
+}
+
+TEST(DramCli, ProbeJsonHasThePeakTheAchievedRateAndTheRowHitRate) {
+  const auto r = run_treesim({"dram", "probe", "--machine", source_path("configs/mncore2-gddr6.yaml"),
+                              "--pattern", "stream", "--bytes", "1MiB", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["peak_bytes_per_cycle"].get<double>(), 170.0);
+  EXPECT_GT(j["achieved_bytes_per_cycle"].get<double>(), 0.0);
+  EXPECT_GT(j["row_hit_rate"].get<double>(), 0.9);
+}
+
+TEST(DramCli, ProbeRefusesRowsOnASimpleDramInOneLine) {
+  const auto r =
+      run_treesim({"dram", "probe", "--machine", source_path("configs/mncore2.yaml"), "--pattern", "rows:2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treesim: --pattern: rows:N needs a banked DRAM model; mncore2 has the simple one\n");
+}
+
+}  // namespace
+}  // namespace treesim
