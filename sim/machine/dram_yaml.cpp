@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sim/core/checked.h"
 #include "sim/io/input_file.h"
 
 namespace treesim::machine::detail {
@@ -164,7 +165,9 @@ void read_dram(const Reader& r, const YAML::Node& dram, const YAML::Mark& fallba
                       peak));
     d.bytes_per_cycle = static_cast<std::uint64_t>(std::floor(peak + 1e-9));
     d.latency_cycles = banked_row_hit_latency(*d.banked, c.clock_ghz);
-    const std::uint64_t holds = d.banked->memspec.channel_bytes() * d.banked->channels;
+    // channel_bytes() stays below 2^61 within check_memspec's limits; the product may not.
+    const std::uint64_t holds =
+        core::checked_mul(d.banked->memspec.channel_bytes(), d.banked->channels).value_or(UINT64_MAX);
     if (d.bytes > holds)
       r.fail(dram["bytes"].Mark(),
              fmt::format("field 'dram.bytes': {} bytes, but {} channel(s) of {} address {} bytes", d.bytes,

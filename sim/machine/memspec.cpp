@@ -1,6 +1,7 @@
 #include "sim/machine/memspec.h"
 
 #include <cmath>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -77,9 +78,19 @@ core::Errors check_memspec(const MemSpec& m) {
   const std::pair<const char*, std::uint64_t> counts[] = {
       {"ranks", m.ranks}, {"bank_groups", m.bank_groups}, {"banks_per_group", m.banks_per_group},
       {"rows", m.rows},   {"row_bytes", m.row_bytes},     {"burst_length", m.burst_length}};
-  for (const auto& [name, v] : counts)
-    if (!power_of_two(v) || v > (std::uint64_t{1} << 30))
-      add(name, fmt::format("expected a power of two up to 2^30, got {}", v));
+  // Limits that keep a channel's banks few enough to hold in memory and its bytes within 2^64.
+  const std::pair<const char*, std::uint64_t> counts_limits[] = {{"ranks", 16},
+                                                                 {"bank_groups", 64},
+                                                                 {"banks_per_group", 64},
+                                                                 {"rows", std::uint64_t{1} << 24},
+                                                                 {"row_bytes", std::uint64_t{1} << 20},
+                                                                 {"burst_length", 256}};
+  for (std::size_t i = 0; i < std::size(counts); ++i) {
+    const auto& [name, v] = counts[i];
+    const std::uint64_t limit = counts_limits[i].second;
+    if (!power_of_two(v) || v > limit)
+      add(name, fmt::format("expected a power of two up to {}, got {}", limit, v));
+  }
   if (m.transfers_per_clock == 0 || m.transfers_per_clock > 64)
     add("transfers_per_clock", fmt::format("expected 1 to 64, got {}", m.transfers_per_clock));
   if (!e.empty()) return e;
