@@ -15,25 +15,8 @@ DramBanks::DramBanks(const machine::BankedDramConfig& config, double clock_ghz)
   const machine::MemSpec& m = config_.memspec;
   device_per_machine_ = m.clock_mhz / (clock_ghz * 1000);
   burst_bytes_ = m.burst_bytes();
-  const auto count = [&](AddressField f) -> std::uint64_t {
-    switch (f) {
-      case AddressField::kRow:
-        return m.rows;
-      case AddressField::kRank:
-        return m.ranks;
-      case AddressField::kBankGroup:
-        return m.bank_groups;
-      case AddressField::kBank:
-        return m.banks_per_group;
-      case AddressField::kColumn:
-        return m.bursts_per_row();
-      case AddressField::kChannel:
-        return config_.channels;
-    }
-    return 1;
-  };
   for (auto it = config_.mapping.rbegin(); it != config_.mapping.rend(); ++it)
-    fields_.push_back({*it, count(*it)});
+    fields_.push_back({*it, machine::address_field_values(config_, *it)});
   channels_.resize(config_.channels);
   for (Channel& c : channels_) {
     c.banks.resize(m.banks());
@@ -53,74 +36,52 @@ std::uint64_t DramBanks::to_machine(std::uint64_t device_cycle) const {
       std::ceil(static_cast<long double>(device_cycle) / device_per_machine_ - 1e-6L));
 }
 
+namespace {
+
+// The member of a place that holds an address field.
+std::uint64_t& slot(DramBanks::Place& p, AddressField f) {
+  switch (f) {
+    case AddressField::kRow:
+      return p.row;
+    case AddressField::kRank:
+      return p.rank;
+    case AddressField::kBankGroup:
+      return p.group;
+    case AddressField::kBank:
+      return p.bank;
+    case AddressField::kColumn:
+      return p.column;
+    case AddressField::kChannel:
+      break;
+  }
+  return p.channel;
+}
+
+// The XOR option: rows that share a bank's column bits spread over banks (its own inverse).
+void swizzle(DramBanks::Place& p, const machine::MemSpec& m) {
+  p.bank ^= p.row % m.banks_per_group;
+  p.group ^= (p.row / m.banks_per_group) % m.bank_groups;
+}
+
+}  // namespace
+
 DramBanks::Place DramBanks::decode(std::uint64_t address) const {
   std::uint64_t k = address / burst_bytes_;
   Place p;
   for (const auto& [field, n] : fields_) {
-    const std::uint64_t v = k % n;
+    slot(p, field) = k % n;
     k /= n;
-    switch (field) {
-      case AddressField::kRow:
-        p.row = v;
-        break;
-      case AddressField::kRank:
-        p.rank = v;
-        break;
-      case AddressField::kBankGroup:
-        p.group = v;
-        break;
-      case AddressField::kBank:
-        p.bank = v;
-        break;
-      case AddressField::kColumn:
-        p.column = v;
-        break;
-      case AddressField::kChannel:
-        p.channel = v;
-        break;
-    }
   }
-  if (config_.xor_bank) {  // rows that share a bank's column bits spread over banks
-    const machine::MemSpec& m = config_.memspec;
-    p.bank ^= p.row % m.banks_per_group;
-    p.group ^= (p.row / m.banks_per_group) % m.bank_groups;
-  }
+  if (config_.xor_bank) swizzle(p, config_.memspec);
   return p;
 }
 
 std::uint64_t DramBanks::encode(const Place& place) const {
   Place p = place;
-  if (config_.xor_bank) {
-    const machine::MemSpec& m = config_.memspec;
-    p.bank ^= p.row % m.banks_per_group;
-    p.group ^= (p.row / m.banks_per_group) % m.bank_groups;
-  }
+  if (config_.xor_bank) swizzle(p, config_.memspec);
   std::uint64_t k = 0;
-  for (auto it = fields_.rbegin(); it != fields_.rend(); ++it) {
-    const auto& [field, n] = *it;
-    std::uint64_t v = 0;
-    switch (field) {
-      case AddressField::kRow:
-        v = p.row;
-        break;
-      case AddressField::kRank:
-        v = p.rank;
-        break;
-      case AddressField::kBankGroup:
-        v = p.group;
-        break;
-      case AddressField::kBank:
-        v = p.bank;
-        break;
-      case AddressField::kColumn:
-        v = p.column;
-        break;
-      case AddressField::kChannel:
-        v = p.channel;
-        break;
-    }
-    k = k * n + v % n;
-  }
+  for (auto it = fields_.rbegin(); it != fields_.rend(); ++it)
+    k = k * it->second + slot(p, it->first) % it->second;
   return k * burst_bytes_;
 }
 

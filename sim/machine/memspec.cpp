@@ -60,6 +60,25 @@ bool parse_address_mapping(const std::string& text, std::vector<AddressField>& o
   return true;
 }
 
+std::uint64_t address_field_values(const BankedDramConfig& b, AddressField f) {
+  const MemSpec& m = b.memspec;
+  switch (f) {
+    case AddressField::kRow:
+      return m.rows;
+    case AddressField::kRank:
+      return m.ranks;
+    case AddressField::kBankGroup:
+      return m.bank_groups;
+    case AddressField::kBank:
+      return m.banks_per_group;
+    case AddressField::kColumn:
+      return m.bursts_per_row();
+    case AddressField::kChannel:
+      break;
+  }
+  return b.channels;
+}
+
 std::string address_mapping_text(const std::vector<AddressField>& mapping) {
   std::string s;
   for (AddressField f : mapping) s += address_field_code(f);
@@ -138,16 +157,11 @@ core::Errors check_memspec(const MemSpec& m) {
 
 core::Errors check_banked(const BankedDramConfig& b) {
   core::Errors e;
+  const MemSpec& m = b.memspec;
   if (!power_of_two(b.channels) || b.channels > 1024)
     e.push_back({"channels", fmt::format("expected a power of two up to 1024, got {}", b.channels)});
-  const MemSpec& m = b.memspec;
-  const std::pair<AddressField, std::uint64_t> needs[] = {{AddressField::kRow, m.rows},
-                                                          {AddressField::kRank, m.ranks},
-                                                          {AddressField::kBankGroup, m.bank_groups},
-                                                          {AddressField::kBank, m.banks_per_group},
-                                                          {AddressField::kColumn, m.bursts_per_row()},
-                                                          {AddressField::kChannel, b.channels}};
-  for (const auto& [field, count] : needs) {
+  for (AddressField field : kFields) {
+    const std::uint64_t count = address_field_values(b, field);
     if (count <= 1) continue;
     bool present = false;
     for (AddressField f : b.mapping) present = present || f == field;

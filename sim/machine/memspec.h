@@ -72,6 +72,8 @@ struct BankedDramConfig {
 // Parses a mapping such as "RoRaBaCoBgCh"; false (and `error`) on an unknown or repeated code.
 bool parse_address_mapping(const std::string& text, std::vector<AddressField>& out, std::string& error);
 std::string address_mapping_text(const std::vector<AddressField>& mapping);
+// How many values a field takes in a banked DRAM (rows, ranks, ..., bursts per row, channels).
+std::uint64_t address_field_values(const BankedDramConfig& banked, AddressField f);
 
 // Every problem of a memspec (zero timings, counts that are not powers of two, a tBURST that does
 // not match the burst length, tRC < tRAS + tRP), `where` relative to the memspec ("timing.tRC").

@@ -26,7 +26,7 @@ machine::BankedDramConfig device() {
 }
 
 // The address of row `row`, column `column` of bank 0 in bank group 0.
-std::uint64_t at(const DramBanks& d, std::uint64_t row, std::uint64_t column) {
+std::uint64_t address_of(const DramBanks& d, std::uint64_t row, std::uint64_t column) {
   DramBanks::Place p;
   p.row = row, p.column = column;
   return d.encode(p);
@@ -34,7 +34,7 @@ std::uint64_t at(const DramBanks& d, std::uint64_t row, std::uint64_t column) {
 
 TEST(DramBanks, AClosedBankActivatesThenReadsTrcdAndTclLater) {
   DramBanks d(device(), 1.0);
-  const DramBanks::Served s = d.access(at(d, 0, 0), 16, false, 0);
+  const DramBanks::Served s = d.access(address_of(d, 0, 0), 16, false, 0);
   EXPECT_EQ(s.first_data, 20u);  // ACT at 0, RD at tRCD, data at + tCL
   EXPECT_EQ(s.done, 24u);        // for tBURST
   EXPECT_EQ(d.counters().row_misses, 1u);
@@ -43,8 +43,8 @@ TEST(DramBanks, AClosedBankActivatesThenReadsTrcdAndTclLater) {
 
 TEST(DramBanks, ARowHitFollowsTheLastReadByTccd) {
   DramBanks d(device(), 1.0);
-  d.access(at(d, 0, 0), 16, false, 0);
-  const DramBanks::Served s = d.access(at(d, 0, 1), 16, false, 0);
+  d.access(address_of(d, 0, 0), 16, false, 0);
+  const DramBanks::Served s = d.access(address_of(d, 0, 1), 16, false, 0);
   EXPECT_EQ(s.done, 28u);  // RD at 10 + tCCD, data 24..28
   EXPECT_EQ(d.counters().row_hits, 1u);
 }
@@ -52,7 +52,7 @@ TEST(DramBanks, ARowHitFollowsTheLastReadByTccd) {
 TEST(DramBanks, AlternatingRowsOfOneBankCostTrcEach) {
   DramBanks d(device(), 1.0);
   std::uint64_t done = 0;
-  for (std::uint64_t i = 0; i < 10; ++i) done = d.access(at(d, i % 2, 0), 16, false, 0).done;
+  for (std::uint64_t i = 0; i < 10; ++i) done = d.access(address_of(d, i % 2, 0), 16, false, 0).done;
   // ACT i at i·tRC, then tRCD + tCL + tBURST.
   EXPECT_EQ(done, 9 * 30 + 10 + 10 + 4u);
   EXPECT_EQ(d.counters().row_conflicts, 9u);
@@ -61,8 +61,8 @@ TEST(DramBanks, AlternatingRowsOfOneBankCostTrcEach) {
 
 TEST(DramBanks, ARefreshDueBeforeAnAccessClosesTheRankForTrfc) {
   DramBanks d(device(), 1.0);
-  d.access(at(d, 0, 0), 16, false, 0);  // leaves row 0 open
-  const DramBanks::Served s = d.access(at(d, 0, 1), 16, false, 4000);
+  d.access(address_of(d, 0, 0), 16, false, 0);  // leaves row 0 open
+  const DramBanks::Served s = d.access(address_of(d, 0, 1), 16, false, 4000);
   // PRE at 4000 (the open row), REF at + tRP for tRFC, then ACT, RD and data again.
   EXPECT_EQ(s.done, 4000 + 10 + 200 + 10 + 10 + 4u);
   EXPECT_EQ(d.counters().refreshes, 1u);
@@ -76,9 +76,9 @@ TEST(DramBanks, PerBankRefreshClosesOneBankAndLeavesTheOthers) {
   DramBanks d(b, 1.0);
   DramBanks::Place other;
   other.bank = 1;
-  d.access(at(d, 0, 0), 16, false, 0);      // bank 0 open
+  d.access(address_of(d, 0, 0), 16, false, 0);      // bank 0 open
   d.access(d.encode(other), 16, false, 0);  // bank 1 open
-  const DramBanks::Served s = d.access(at(d, 0, 1), 16, false, 1000);
+  const DramBanks::Served s = d.access(address_of(d, 0, 1), 16, false, 1000);
   // The refresh at 1000 takes a closed bank (2 or 3), not bank 0: a row hit.
   EXPECT_EQ(s.done, 1000 + 10 + 4u);
   EXPECT_EQ(d.counters().refreshes, 1u);
@@ -89,7 +89,7 @@ TEST(DramBanks, AClosedPagePolicyMissesEveryTime) {
   machine::BankedDramConfig b = device();
   b.page_policy = machine::PagePolicy::kClosed;
   DramBanks d(b, 1.0);
-  for (std::uint64_t i = 0; i < 4; ++i) d.access(at(d, 0, i), 16, false, 0);
+  for (std::uint64_t i = 0; i < 4; ++i) d.access(address_of(d, 0, i), 16, false, 0);
   EXPECT_EQ(d.counters().row_hits, 0u);
   EXPECT_EQ(d.counters().row_misses, 4u);
   EXPECT_EQ(d.counters().precharges, 4u);

@@ -42,6 +42,10 @@ TEST(DramProbe, TwoRowsOfOneBankCostTrcPerAccessStretchedByRefresh) {
                              static_cast<double>(t.tREFI - t.tRFC);
   EXPECT_NEAR(per_access, closed_form, 0.02 * closed_form);
   ASSERT_TRUE(r.banks);
+  // Between refreshes (the pattern uses one channel, so its refreshes are all in the way): tRC.
+  const double refreshing = machine_cycles(m, static_cast<double>(r.banks->refreshes * t.tRFC));
+  const double trc = machine_cycles(m, static_cast<double>(t.tRC));
+  EXPECT_NEAR((static_cast<double>(r.cycles) - refreshing) / static_cast<double>(r.accesses), trc, 0.02 * trc);
   EXPECT_EQ(r.banks->row_hits, 0u);
   EXPECT_EQ(r.banks->activates, r.accesses);
 }

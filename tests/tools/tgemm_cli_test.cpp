@@ -38,7 +38,7 @@ const std::vector<std::vector<std::string>> kShapes = {
     {"--m", "1", "--n", "33", "--k", "101"},    // a matrix-vector product
     {"--m", "37", "--n", "19", "--k", "1003"},  // several K steps on mini
 };
-const std::vector<std::vector<std::string>> kVariants = {
+const std::vector<std::vector<std::string>> kTgemmVariants = {
     {},
     {"--per-channel"},
     {"--per-channel", "--dtype-a", "u8", "--dtype-out", "u8", "--no-bias"},
@@ -57,7 +57,7 @@ void run_variant(const std::string& machine, const char* encoding, const std::ve
 TEST(TgemmCli, BitExactForEveryEncodingOnMini) {
   for (const char* e : kTernaryEncodings)
     for (const auto& shape : kShapes)
-      for (const auto& v : kVariants) run_variant("mini", e, shape, v);
+      for (const auto& v : kTgemmVariants) run_variant("mini", e, shape, v);
 }
 
 // The board: every encoding with every shape, the variants rotated over those twelve runs (each
@@ -67,7 +67,7 @@ TEST(TgemmCli, BitExactForEveryEncodingOnTheBoard) {
   std::size_t i = 0;
   for (const char* e : kTernaryEncodings)
     for (const auto& shape : kShapes)
-      run_variant("mncore-board", e, shape, kVariants[i++ % kVariants.size()]);
+      run_variant("mncore-board", e, shape, kTgemmVariants[i++ % kTgemmVariants.size()]);
 }
 
 TEST(TgemmCli, BitExactWithKSplitOverTheTree) {
