@@ -76,8 +76,8 @@ TEST(DramBanks, PerBankRefreshClosesOneBankAndLeavesTheOthers) {
   DramBanks d(b, 1.0);
   DramBanks::Place other;
   other.bank = 1;
-  d.access(address_of(d, 0, 0), 16, false, 0);      // bank 0 open
-  d.access(d.encode(other), 16, false, 0);  // bank 1 open
+  d.access(address_of(d, 0, 0), 16, false, 0);  // bank 0 open
+  d.access(d.encode(other), 16, false, 0);      // bank 1 open
   const DramBanks::Served s = d.access(address_of(d, 0, 1), 16, false, 1000);
   // The refresh at 1000 takes a closed bank (2 or 3), not bank 0: a row hit.
   EXPECT_EQ(s.done, 1000 + 10 + 4u);
