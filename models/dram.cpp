@@ -78,8 +78,7 @@ void Dram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     // The port's timeline: the cycles its data buses moved this access's data, from its first byte.
     const std::uint64_t busy = banks_->to_machine(banks_->bus_cycles() - bus_before);
     port_.hold_all(std::max(s.first_data, port_.latest_free()), busy, len);
-    if (burst && (!burst->started || burst->id != burst_id_)) {
-      burst_id_ = burst->id;
+    if (burst) {  // this access's start; the initiator keeps the earliest of its burst
       burst->start_cycle = s.first_data;
       burst->started = true;
     }

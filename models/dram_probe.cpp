@@ -26,7 +26,11 @@ bool parse_count(const std::string& text, std::uint64_t& out) {
 class Addresses {
  public:
   Addresses(const machine::MachineConfig& m, const ProbeOptions& o, const Dram& dram)
-      : o_(o), capacity_(m.dram.bytes), rng_(o.seed), dram_(dram) {}
+      : o_(o),
+        capacity_(m.dram.bytes),
+        bursts_per_row_(m.dram.banked ? m.dram.banked->memspec.bursts_per_row() : 1),
+        rng_(o.seed),
+        dram_(dram) {}
   std::uint64_t operator()(std::uint64_t i) {
     const std::uint64_t slots = capacity_ / o_.access_bytes;
     switch (o_.pattern.kind) {
@@ -47,11 +51,10 @@ class Addresses {
     }
     return 0;
   }
-  std::uint64_t bursts_per_row_ = 1;
 
  private:
   const ProbeOptions& o_;
-  std::uint64_t capacity_;
+  const std::uint64_t capacity_, bursts_per_row_;
   core::Mt19937_64 rng_;
   const Dram& dram_;
 };
@@ -71,7 +74,6 @@ class ProbeInitiator : public sc_core::sc_module {
  private:
   void run() {
     Addresses next(m_, o_, dram_);
-    if (dram_.banks()) next.bursts_per_row_ = m_.dram.banked->memspec.bursts_per_row();
     const std::uint64_t accesses = (o_.bytes + o_.access_bytes - 1) / o_.access_bytes;
     std::vector<std::uint64_t> done(accesses, 0);
     BurstExtension burst;  // a new id per access: each is its own request

@@ -243,12 +243,7 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
   for (const auto& dram : drams_) {
     if (!dram->banks()) continue;
     if (!result.stats.dram_banks) result.stats.dram_banks.emplace();
-    report::DramBankStats& b = *result.stats.dram_banks;
-    const report::DramBankStats& c = dram->banks()->counters();
-    b.reads += c.reads, b.writes += c.writes, b.row_hits += c.row_hits, b.row_misses += c.row_misses;
-    b.row_conflicts += c.row_conflicts, b.activates += c.activates, b.precharges += c.precharges;
-    b.refreshes += c.refreshes, b.activate_pj += c.activate_pj, b.read_pj += c.read_pj;
-    b.write_pj += c.write_pj, b.refresh_pj += c.refresh_pj;
+    *result.stats.dram_banks += dram->banks()->counters();
   }
   const PeArray& array = board_->pe_array();
   for (timing::Unit u : timing::kUnits) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/dram_probe.h"
+#include "sim/core/echo.h"
 #include "sim/machine/machine_file.h"
 #include "tools/cli.h"
 
@@ -19,8 +20,8 @@ struct ProbeArgs {
 std::uint64_t size_option(const std::string& option, const std::string& text) {
   std::uint64_t bytes = 0;
   if (!machine::parse_size(text, bytes) || bytes == 0)
-    throw CliError(
-        fmt::format("{}: expected a positive size in bytes (e.g. 64, 4KiB, 1MiB), got '{}'", option, text));
+    throw CliError(fmt::format("{}: expected a positive size in bytes (e.g. 64, 4KiB, 1MiB), got '{}'",
+                               option, core::echo(text)));
   return bytes;
 }
 

@@ -72,6 +72,14 @@ struct DramBankStats {
     const std::uint64_t n = row_hits + row_misses + row_conflicts;
     return n ? static_cast<double>(row_hits) / static_cast<double>(n) : 0;
   }
+  // Several channels' commands together: every count and energy adds.
+  DramBankStats& operator+=(const DramBankStats& o) {
+    reads += o.reads, writes += o.writes, row_hits += o.row_hits, row_misses += o.row_misses;
+    row_conflicts += o.row_conflicts, activates += o.activates, precharges += o.precharges;
+    refreshes += o.refreshes, activate_pj += o.activate_pj, read_pj += o.read_pj;
+    write_pj += o.write_pj, refresh_pj += o.refresh_pj;
+    return *this;
+  }
 };
 
 struct RunStats {
