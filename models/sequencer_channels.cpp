@@ -1,13 +1,14 @@
 // Transfers on a machine with a DRAM channel per unit of the first level (MN-Core 2's Groups):
 // a channel feeds its own unit's subtree, so the first level's links (the board's ports to those
 // units) carry only the bytes that cross from one unit's channel to another unit's subtree. That
-// is decided element by element: the channel that holds it (DramMap) against the units of the
-// first level it goes to (a load: every replica's) or comes from (a store: replica 0's). A crossing
-// element goes up the board's up port once and down its down port once (a broadcast to several
-// units is one send). Padding is made where it is needed and never crosses.
+// is decided run by run of elements that share a holder and a unit: the channel that holds them
+// (DramMap) against the units of the first level they go to (a load: every replica's) or come from
+// (a store: replica 0's). A crossing element goes up the board's up port once and down its down
+// port once (a broadcast to several units is one send). Padding is made where it is needed and never crosses.
 #include <algorithm>
 #include <vector>
 
+#include "models/block_runs.h"
 #include "models/sequencer.h"
 
 namespace treesim::models {
@@ -21,9 +22,15 @@ struct Crossing {
 Crossing crossing(const program::Transfer& t, const DramMap& map, std::uint64_t element_bytes, bool down) {
   const layout::BoundLayout& b = t.bound;
   const std::uint64_t units = b.fanout(0);
+  Crossing c;
+  if (down && b.level_is_omitted(0)) {  // a copy in every unit: all but the holder's cross
+    c.bytes = t.block.elements() * element_bytes;
+    c.delivered = (units - 1) * c.bytes;
+    return c;
+  }
   // The first level's coordinates an element's replicas take besides its own: its broadcast parts'.
   std::vector<std::uint64_t> offsets{0};
-  if (down && !b.level_is_omitted(0)) {
+  if (down) {
     for (std::size_t i = b.distribution_part_count(); i < b.parts().size(); ++i) {
       const layout::BoundLayout::Part& p = b.parts()[i];
       if (p.target != 0) continue;
@@ -33,41 +40,32 @@ Crossing crossing(const program::Transfer& t, const DramMap& map, std::uint64_t 
       offsets.swap(next);
     }
   }
-  Crossing c;
-  const program::Block& block = t.block;
-  const std::uint64_t elements = block.elements();
-  std::vector<std::uint64_t> index(b.rank(), 0), values(b.target_count(), 0);
+  // The units other than `holder` that an element whose replica 0 is in `unit` reaches.
   std::vector<bool> reached(units);
-  for (std::uint64_t i = 0; i < elements; ++i) {
-    const std::uint64_t holder = map.at(t.tensor, block.full_index(i) * element_bytes, element_bytes).channel;
-    std::uint64_t others = 0;
-    if (down && b.level_is_omitted(0)) {
-      others = units - 1;  // a copy in every unit
-    } else {
-      b.target_values(index.data(), values.data());
-      if (!down) {
-        others = values[0] != holder;  // replica 0 goes home
-      } else {
-        std::fill(reached.begin(), reached.end(), false);
-        for (std::uint64_t o : offsets) {
-          const std::uint64_t u = values[0] + o;
-          if (u < units && u != holder && !reached[u]) {
-            reached[u] = true;
-            ++others;
-          }
-        }
+  auto others = [&](std::uint64_t unit, std::uint64_t holder) -> std::uint64_t {
+    if (!down) return unit != holder;  // replica 0 goes home
+    std::fill(reached.begin(), reached.end(), false);
+    std::uint64_t n = 0;
+    for (std::uint64_t o : offsets) {
+      const std::uint64_t u = unit + o;
+      if (u < units && u != holder && !reached[u]) {
+        reached[u] = true;
+        ++n;
       }
     }
-    if (others) {
-      c.bytes += element_bytes;
-      c.delivered += others * element_bytes;
+    return n;
+  };
+  for_each_value_run(t, 0, [&](std::uint64_t first, std::uint64_t count, std::uint64_t unit) {
+    const std::uint64_t from = first * element_bytes, bytes = count * element_bytes;
+    for (std::uint64_t off = 0; off < bytes;) {
+      const DramMap::Span s = map.at(t.tensor, from + off, bytes - off);
+      if (const std::uint64_t n = others(unit, s.channel)) {
+        c.bytes += s.bytes;
+        c.delivered += n * s.bytes;
+      }
+      off += s.bytes;
     }
-    // The next index, row-major over the block's shape.
-    for (std::size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < b.shape()[d]) break;
-      index[d] = 0;
-    }
-  }
+  });
   return c;
 }
 

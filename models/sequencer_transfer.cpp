@@ -102,7 +102,7 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
 
 std::uint8_t* Sequencer::dmi_tensor(const program::Transfer& t, bool write) const {
   const std::uint64_t bytes = program_->tensors[t.tensor].bytes();
-  if (!dram_map_->whole(t.tensor, bytes)) return nullptr;  // in pieces over the channels
+  if (!dram_map_->whole(t.tensor)) return nullptr;  // in pieces over the channels
   const std::uint64_t channel = dram_map_->at(t.tensor, 0, 1).channel, base = dram_map_->base(t.tensor);
   const tlm::tlm_dmi& dmi = dmi_[channel];
   if (!dmi_valid_[channel] || !(write ? dmi.is_write_allowed() : dmi.is_read_allowed())) return nullptr;

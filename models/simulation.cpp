@@ -8,6 +8,7 @@
 
 #include "models/channel_names.h"
 #include "models/clock.h"
+#include "models/dram_placement.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <pthread.h>
@@ -159,11 +160,9 @@ SimulationResult Simulation::run(const program::Program& program, const DramImag
       throw SimError(fmt::format("input '{}' has {} bytes, the program declares {} ({} × {})", name,
                                  bytes.size(), t->bytes(), t->elements(), core::dtype_name(t->dtype)));
   }
-  // The DRAM address map: tensors one after another, 64-byte aligned, in pieces over the channels
-  // (the checker bounded the total).
-  std::vector<std::uint64_t> sizes;
-  for (const program::TensorDecl& t : program.tensors) sizes.push_back(t.bytes());
-  const DramMap map(machine_, sizes);
+  // The DRAM address map: tensors one after another, 64-byte aligned, spread over the channels by
+  // the machine's placement (the checker bounded the total).
+  const DramMap map(machine_, place_tensors(machine_, program, checked));
   std::vector<timing::Range> written;
   const std::uint64_t end = map.bytes_per_channel();
   if (end > machine_.dram.bytes)

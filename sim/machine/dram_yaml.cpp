@@ -185,12 +185,18 @@ void read_dram(const Reader& r, const YAML::Node& dram, const YAML::Mark& fallba
                          c.levels.front().name, level));
     if (*index + 1 == c.levels.size())
       r.fail(per.Mark(), "field 'dram.per': the PE level cannot have channels");
+    // Each channel is a module, a socket and a DRAM image of its own.
+    if (c.levels[*index].fanout > kMaxDramChannels)
+      r.fail(per.Mark(), fmt::format("field 'dram.per': {} has {} units, at most {} DRAM channels", level,
+                                     c.levels[*index].fanout, kMaxDramChannels));
     d.per_level = index;
   }
   if (const YAML::Node p = dram["placement"]; p.IsDefined()) {
-    if (!p.IsScalar() || (p.Scalar() != "split" && p.Scalar() != "interleave"))
-      r.fail_field(p, m, "dram.placement", "split or interleave");
-    d.placement = p.Scalar() == "split" ? DramPlacement::kSplit : DramPlacement::kInterleave;
+    if (!p.IsScalar() || (p.Scalar() != "layout" && p.Scalar() != "split" && p.Scalar() != "interleave"))
+      r.fail_field(p, m, "dram.placement", "layout, split or interleave");
+    d.placement = p.Scalar() == "layout"  ? DramPlacement::kLayout
+                  : p.Scalar() == "split" ? DramPlacement::kSplit
+                                          : DramPlacement::kInterleave;
     if (!d.per_level)
       r.fail(p.Mark(), "field 'dram.placement': only with per (one channel per unit of a level)");
   }

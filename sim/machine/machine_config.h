@@ -14,10 +14,11 @@ namespace treesim::machine {
 
 enum class DramModel { kSimple, kBanked };
 // How a tensor's bytes are spread over the channels of a machine with one DRAM channel per unit of
-// a level: split (the tensor in as many contiguous, equal pieces as channels, piece c in channel c,
-// as a layout whose first axis splits over that level in order reads it) or interleaved (in turn, so
-// many bytes at a time).
-enum class DramPlacement { kSplit, kInterleave };
+// a level: by layout (each element in the channel of the unit the first load or store of it puts
+// it in, so data stays in its unit's subtree), split (as many contiguous, equal pieces as channels,
+// piece c in channel c) or interleaved (in turn, so many bytes at a time).
+enum class DramPlacement { kLayout, kSplit, kInterleave };
+inline constexpr std::uint64_t kMaxDramChannels = 1024;
 
 struct DramConfig {
   std::uint64_t bytes = 0;            // per channel
@@ -27,7 +28,7 @@ struct DramConfig {
   std::optional<BankedDramConfig> banked;  // with model kBanked
   // One channel per unit of this level (a TLM target each); none: one DRAM for the whole machine.
   std::optional<std::size_t> per_level;
-  DramPlacement placement = DramPlacement::kSplit;
+  DramPlacement placement = DramPlacement::kLayout;
   std::uint64_t interleave_bytes = 4096;  // with kInterleave
 };
 

@@ -30,7 +30,21 @@ MachineSummary summarize(const machine::MachineConfig& c) {
   s.peak_int8_ops_per_second = static_cast<double>(peaks.int8_macs_per_cycle) * 2.0 * hz;
   s.dram_channels = c.dram_channels();
   s.dram_bytes = c.dram.bytes * s.dram_channels;
-  if (c.dram.per_level) s.dram_channel_level = c.levels[*c.dram.per_level].name;
+  if (c.dram.per_level) {
+    s.dram_channel_level = c.levels[*c.dram.per_level].name;
+    switch (c.dram.placement) {
+      case machine::DramPlacement::kLayout:
+        s.dram_placement = "layout";
+        break;
+      case machine::DramPlacement::kSplit:
+        s.dram_placement = "split";
+        break;
+      case machine::DramPlacement::kInterleave:
+        s.dram_placement = "interleave";
+        s.dram_interleave_bytes = c.dram.interleave_bytes;
+        break;
+    }
+  }
   if (c.dram.banked) {
     s.dram_model = "banked";
     s.dram_memspec =

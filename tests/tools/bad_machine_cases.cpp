@@ -106,6 +106,16 @@ std::vector<BadInput> dram_cases() {
            mini_with(
                {{kMiniDram, "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, per: L1B }"}}),
            "channels can be attached to the first level (L2B) only"),
+      info("UnknownDramPlacement",
+           mini_with({{kMiniDram,
+                       "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, per: L2B, "
+                       "placement: rows }"}}),
+           "field 'dram.placement': expected layout, split or interleave"),
+      info(
+          "MoreDramChannelsThanTheLimit",
+          mini_with({{kMiniDram, "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, per: L2B }"},
+                     {kL2B, "{ name: L2B, fanout: 2048,"}}),
+          "field 'dram.per': L2B has 2048 units, at most 1024 DRAM channels"),
       info("UnknownDramModel",
            mini_with(
                {{kMiniDram, "dram: { bytes: 1GiB, bytes_per_cycle: 64, latency_cycles: 100, model: ddr }"}}),

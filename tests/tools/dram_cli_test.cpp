@@ -15,8 +15,8 @@ namespace {
 using testing::run_treesim;
 using testing::source_path;
 
-// A's and C's rows split over the Groups in order, as their pieces lie in the Groups' channels; B
-// (and the bias) go to every Group.
+// A's and C's rows split over the Groups (so placed in the Groups' channels); B (and the bias) go
+// to every Group.
 const std::string kLayoutA = "((4_Group, 2_L2B, 16_MAB, 4_PE, 1:256), (256:1))";
 const std::string kLayoutC = "((4_Group, 2_L2B, 16_MAB, 4_PE, 1:32), (8_L1B, 32:1))";
 
@@ -56,14 +56,39 @@ TEST(DramCli, AQgemmSplitOverTheGroupsMovesOnlyTheBroadcastOperandsBetweenThem) 
   }
 }
 
-TEST(DramCli, AQgemmWhoseLayoutsCutOtherAxesOverTheGroupsMovesMoreBetweenThem) {
-  // The planner's own choice on mncore2 splits N over the Groups: A's and C's row pieces then have
-  // to cross.
-  const nlohmann::json own = run_json({"run", "qgemm", "--machine", source_path("configs/mncore2.yaml"),
-                                       "--m", "512", "--n", "256", "--k", "256", "--verify"});
-  const nlohmann::json split = run_json(split_qgemm("mncore2", 256));
-  EXPECT_GT(own["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>(),
-            split["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>());
+// configs/mncore2.yaml with another dram.placement.
+std::string mncore2_placed(const std::string& placement) {
+  std::string text = testing::read_text(source_path("configs/mncore2.yaml"));
+  const auto at = text.find("placement: layout");
+  text.replace(at, std::string("placement: layout").size(), "placement: " + placement);
+  return testing::write_temp_file("mncore2-" + placement + ".yaml", text);
+}
+
+std::vector<std::string> own_qgemm(const std::string& machine) {
+  return {"run", "qgemm", "--machine", machine, "--m", "512", "--n", "256", "--k", "256", "--verify"};
+}
+
+TEST(DramCli, APlanThatCutsTheColumnsOverTheGroupsMovesOnlyTheOperandItCopiesIntoEveryGroup) {
+  // The planner's own choice on mncore2 cuts N over the Groups: B's and C's columns lie in their
+  // Group's channel, and only A, which its layout copies into every Group, crosses (once up from
+  // the channel holding each row, once down to the three other Groups).
+  const nlohmann::json r = run_json(own_qgemm(source_path("configs/mncore2.yaml")));
+  EXPECT_TRUE(r["verify"]["ok"].get<bool>());
+  const std::uint64_t a = 512 * 256;
+  EXPECT_EQ(r["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>(), a);
+  EXPECT_EQ(r["levels"]["Group"]["down_delivered_bytes"].get<std::uint64_t>(), 3 * a);
+  EXPECT_EQ(r["levels"]["Group"]["up_sent_bytes"].get<std::uint64_t>(), a);
+}
+
+TEST(DramCli, EqualPiecesInsteadOfTheLayoutsPlacementMoveMoreBetweenTheGroups) {
+  // Split: each tensor in four row-major quarters, whichever axis the layouts cut over the Groups.
+  const nlohmann::json layout = run_json(own_qgemm(source_path("configs/mncore2.yaml")));
+  const nlohmann::json split = run_json(own_qgemm(mncore2_placed("split")));
+  EXPECT_TRUE(split["verify"]["ok"].get<bool>());
+  EXPECT_GT(split["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>(),
+            layout["levels"]["Group"]["down_sent_bytes"].get<std::uint64_t>());
+  EXPECT_GT(split["levels"]["Group"]["up_sent_bytes"].get<std::uint64_t>(),
+            layout["levels"]["Group"]["up_sent_bytes"].get<std::uint64_t>());
 }
 
 // configs/mncore2-gddr6.yaml with its banked DRAM replaced by the simple model of the same peak
