@@ -133,6 +133,9 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   // per page (host/host_pages.h). Pages an earlier call mapped are skipped. What the LMs hold does
   // not change.
   void map_lms(const std::vector<timing::Range>& ranges);
+  // Makes every LM hold its own bytes (the ranges loads shared among PEs are copied out), for a
+  // caller that reads the LMs after a run.
+  void materialize_lms() { shared_.materialize_all(lms()); }
   // A new run from cycle `origin` (the LMs keep what earlier runs left); with a log, unit holds are
   // traced at the PEs (units from `first_pe` of trace level `level`).
   void start_run(std::uint64_t origin, trace::TraceLog* log, topology::Unit first_pe, int level);

@@ -152,6 +152,8 @@ void Sequencer::run_instruction(std::size_t i) {
           store(i, op, ready, r);
         else if constexpr (program::kCollective<T>)
           collective(i, ready, r);
+        else if constexpr (std::is_same_v<T, program::Convert>)
+          convert(i, op, ready, r);
         else
           compute(i, ready, r);
       },

@@ -119,6 +119,8 @@ class Sequencer : public sc_core::sc_module {
                 std::uint8_t* staging);
   std::uint8_t* dmi_tensor(const program::Transfer& t, bool write) const;
   void collective(std::size_t index, std::uint64_t ready, InstrRecord& r);
+  // LMs → LMs between two layouts on the tree (sequencer_convert.cpp).
+  void convert(std::size_t index, const program::Convert& op, std::uint64_t ready, InstrRecord& r);
   // With DRAM channels: the first level's ports carry only what crosses between its units'
   // subtrees (sequencer_channels.cpp): they join `start` and `last`; returns their latency.
   std::uint64_t cross_stage(const program::Transfer& t, bool down, std::uint64_t ready, InstrRecord& r,

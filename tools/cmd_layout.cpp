@@ -15,6 +15,7 @@
 #include "sim/layout/parse.h"
 #include "sim/layout/unit_view.h"
 #include "tools/cli.h"
+#include "tools/layout_convert_run.h"
 #include "tools/options.h"
 
 namespace treesim::tools {
@@ -257,7 +258,24 @@ void inverse(const Common& o, const InverseOptions& q) {
                      layout::shape_string(c.index), c.replica));
 }
 
-void convert(const Common& o, const std::string& to_text) {
+struct ConvertOptions {
+  std::string to;
+  bool run = false;
+  std::uint64_t seed = 1;
+  RunOptions run_options;
+};
+
+// After a simulated conversion: the outputs are written, and a wrong slot ends with status 1.
+void finish_convert_run(const ConversionRun& r, const ConvertOptions& co, OutputSet& outputs) {
+  if (!co.run_options.timing_only && !r.verify.ok)
+    throw CliError("convert: a destination slot does not hold its element: " + r.verify.first_mismatch, 1);
+  outputs.commit();
+}
+
+void convert(const Common& o, const ConvertOptions& co) {
+  const std::string& to_text = co.to;
+  OutputSet outputs;
+  if (co.run) co.run_options.stage(outputs);
   Loaded a = load(o, o.layout);
   Loaded c = load(o, to_text);
   layout::ConversionPlan p;
@@ -282,6 +300,15 @@ void convert(const Common& o, const std::string& to_text) {
     j["levels"] = ordered_json::object();
     for (std::size_t lv = 0; lv < b.level_count(); ++lv)
       j["levels"][b.level_name(lv)] = level_traffic_json(p.levels[lv]);
+    if (co.run) {
+      const ConversionRun r =
+          simulate_conversion(a.machine, a.type, b, *c.bound, p, co.seed, co.run_options, outputs);
+      j["run"] = {{"cycles", r.cycles}, {"estimate_cycles", r.estimate_cycles}};
+      if (!co.run_options.timing_only)
+        j["run"]["verify"] = {
+            {"ok", r.verify.ok}, {"slots", r.slots_checked}, {"mismatches", r.verify.mismatches}};
+      finish_convert_run(r, co, outputs);
+    }
     emit(j.dump(2) + "\n");
     return;
   }
@@ -301,6 +328,19 @@ void convert(const Common& o, const std::string& to_text) {
     out += fmt::format("  {:<8} {:>12} {:>12} {:>16} {:>14} {:>12}\n", b.level_name(lv), t.up_sent_bytes,
                        t.down_sent_bytes, t.down_delivered_bytes, t.busiest_down_port_bytes,
                        t.busiest_up_port_bytes);
+  }
+  if (co.run) {
+    const ConversionRun r =
+        simulate_conversion(a.machine, a.type, b, *c.bound, p, co.seed, co.run_options, outputs);
+    out += fmt::format("simulated on {}: {} cycles (the cost model, alone: {})\n", a.machine.name, r.cycles,
+                       r.estimate_cycles);
+    if (!co.run_options.timing_only)
+      out += fmt::format("every destination slot holds its element: {} ({} slots checked{})\n",
+                         r.verify.ok ? "yes" : "no", r.slots_checked,
+                         r.verify.ok ? "" : ", first wrong: " + r.verify.first_mismatch);
+    emit(out);
+    finish_convert_run(r, co, outputs);
+    return;
   }
   emit(out);
 }
@@ -341,11 +381,17 @@ void add_layout_command(CLI::App& app) {
   i->callback([io, q] { inverse(*io, *q); });
 
   auto co = std::make_shared<Common>();
-  auto to = std::make_shared<std::string>();
+  auto to = std::make_shared<ConvertOptions>();
   auto* c = cmd->add_subcommand("convert", "Traffic of converting a tensor from one layout to another");
   c->add_option("from", co->layout, "The source layout")->required();
-  c->add_option("to", *to, "The destination layout")->required();
+  c->add_option("to", to->to, "The destination layout")->required();
   add_common(c, *co);
+  c->add_flag("--run", to->run,
+              "Simulate the conversion on the machine (a load by FROM, then a convert instruction) and check "
+              "every destination slot");
+  c->add_option("--seed", to->seed, "With --run: seed of the tensor's random contents")
+      ->capture_default_str();
+  add_run_options(*c, to->run_options);
   c->callback([co, to] { convert(*co, *to); });
 }
 

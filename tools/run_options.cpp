@@ -81,10 +81,13 @@ models::SimulationResult run_simulation(const machine::MachineConfig& machine,
                                         const models::SimulationConfig& config,
                                         const program::Program& program,
                                         const std::map<std::string, std::vector<std::uint8_t>>& inputs,
-                                        const models::SimulationOptions& options) {
+                                        const models::SimulationOptions& options,
+                                        const std::function<void(models::Simulation&)>& after) {
   try {
     models::Simulation sim(machine, config);
-    return sim.run(program, inputs, options);
+    models::SimulationResult r = sim.run(program, inputs, options);
+    if (after) after(sim);
+    return r;
   } catch (const models::SimError& e) {
     throw CliError(e.what());
   } catch (const layout::LayoutError& e) {

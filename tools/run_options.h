@@ -2,6 +2,7 @@
 // --trace-units, --quiet, --timing-only, --threads, --quantum) and how a finished run is reported.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -39,12 +40,13 @@ void finish_run(const machine::MachineConfig& machine, const report::RunStats& s
                 const RunOptions& options, OutputSet& outputs);
 
 // Runs `program` on a simulation of `machine` built as `config` says, turning simulator and layout
-// errors into CliErrors (exit status 2).
+// errors into CliErrors (exit status 2). `after` sees the simulation after the run (its LMs).
 models::SimulationResult run_simulation(const machine::MachineConfig& machine,
                                         const models::SimulationConfig& config,
                                         const program::Program& program,
                                         const std::map<std::string, std::vector<std::uint8_t>>& inputs,
-                                        const models::SimulationOptions& options);
+                                        const models::SimulationOptions& options,
+                                        const std::function<void(models::Simulation&)>& after = {});
 
 // Deterministic pseudo-random bytes (mt19937_64 output, the same on every platform).
 std::vector<std::uint8_t> random_bytes(std::uint64_t count, std::uint64_t seed);

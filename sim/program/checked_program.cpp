@@ -179,6 +179,27 @@ void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
   }
 }
 
+void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
+  // The tensor by each layout, as a store (from) and a load (to) of the whole tensor would bind it.
+  struct Side {
+    const std::string& tensor;
+    const layout::TensorLayout& layout;
+    std::vector<std::uint64_t> offset, shape;
+  };
+  std::optional<Transfer> from = c.transfer(Side{op.tensor, op.from, {}, {}}, false);
+  if (!from) return;
+  std::optional<Transfer> to = c.transfer(Side{op.tensor, op.to, {}, {}}, true);
+  if (!to) return;
+  c.lm(out.reads, op.src, {from->footprint_bytes});
+  c.lm(out.writes, op.dst, {to->footprint_bytes});
+  if (c.failed()) return;
+  if (op.src < op.dst + to->footprint_bytes && op.dst < op.src + from->footprint_bytes)
+    return c.fail(fmt::format("src [{}, {}) and dst [{}, {}) overlap: a conversion needs disjoint LM ranges",
+                              op.src, op.src + from->footprint_bytes, op.dst, op.dst + to->footprint_bytes));
+  layout::ConversionPlan plan = layout::plan_conversion(from->bound, to->bound);
+  out.conversion = Conversion{std::move(*from), std::move(*to), std::move(plan)};
+}
+
 template <typename Op>
 void check_collective(const Op& op, std::uint64_t bytes, const machine::MachineConfig& m, InstrChecker& c,
                       PreparedInstr& out) {
@@ -310,6 +331,7 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               if (op.b_rows > 0) c.lm(pi.reads, op.b, {op.b_rows, op.n});
               if (op.c_rows > 0) c.lm(pi.writes, op.c, {op.c_rows, op.n, 4});
             },
+            [&](const Convert& op) { check_convert(op, c, pi); },
             [&](const Copy& op) {
               c.lm(pi.reads, op.src, {op.bytes});
               c.lm(pi.writes, op.dst, {op.bytes});

@@ -12,6 +12,7 @@
 
 #include "sim/core/error.h"
 #include "sim/layout/bound_layout.h"
+#include "sim/layout/convert.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/port_traffic.h"
 #include "sim/machine/machine_config.h"
@@ -44,9 +45,17 @@ struct Transfer {
   layout::PortTraffic ports;          // per level: the ports it uses and their bytes
 };
 
+// A convert: the tensor by each layout (whole-tensor transfers for the PEs' gather and scatter)
+// and the conversion's traffic.
+struct Conversion {
+  Transfer from, to;
+  layout::ConversionPlan plan;
+};
+
 struct PreparedInstr {
   std::vector<timing::Range> reads, writes;
   std::optional<Transfer> transfer;           // load, store
+  std::optional<Conversion> conversion;       // convert
   std::optional<numeric::OutputStage> stage;  // requant with its parameters in the instruction
 };
 

@@ -19,9 +19,9 @@ std::uint64_t TensorDecl::bytes() const {
 }
 
 const std::vector<std::string>& kind_names() {
-  static const std::vector<std::string> kNames = {"load",        "store",   "mac",    "dpt_decode",
-                                                  "ternary_mac", "requant", "copy",   "broadcast",
-                                                  "scatter",     "gather",  "reduce", "sparse_mac"};
+  static const std::vector<std::string> kNames = {
+      "load",      "store",   "mac",    "dpt_decode", "ternary_mac", "requant", "copy",
+      "broadcast", "scatter", "gather", "reduce",     "sparse_mac",  "convert"};
   return kNames;
 }
 

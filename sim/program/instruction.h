@@ -66,6 +66,19 @@ struct Store {
   auto tie() const { return std::tie(tensor, layout, lm, offset, shape); }
 };
 
+// LMs → LMs on the tree: tensor `tensor` (its shape and type; DRAM is not touched), held by layout
+// `from` at LM byte offset `src`, is placed by layout `to` at `dst`. Every destination slot takes
+// its element from the nearest copy (layout::plan_conversion: through the lowest common level, a
+// broadcast where `to` replicates); padding slots of `to` get `pad`. The two LM ranges must not
+// overlap.
+struct Convert {
+  std::string tensor;
+  layout::TensorLayout from, to;
+  std::uint64_t src = 0, dst = 0;
+  std::int32_t pad = 0;
+  auto tie() const { return std::tie(tensor, from, to, src, dst, pad); }
+};
+
 // int8 MAC on LM tiles in every PE: C[m×n] (int32) (+)= Σ_k (A[m×k] − a_zero)(B[k×n] − b_zero).
 // A, B, C row-major at LM byte offsets a, b, c.
 struct Mac {
@@ -186,7 +199,7 @@ bool operator!=(const T& a, const T& b) {
 }
 
 using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
-                           Reduce, SparseMac>;
+                           Reduce, SparseMac, Convert>;
 
 // The tree collectives: they work per subtree of a level, not on every PE alike.
 template <typename T>

@@ -37,6 +37,11 @@ struct Printer {
     return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, layout::to_string(s.layout), s.lm,
                        block(s.offset, s.shape));
   }
+  std::string operator()(const Convert& c) const {
+    std::string pad = c.pad ? fmt::format(" pad={}", c.pad) : "";
+    return fmt::format("convert tensor={} from=\"{}\" src={} to=\"{}\" dst={}{}", c.tensor,
+                       layout::to_string(c.from), c.src, layout::to_string(c.to), c.dst, pad);
+  }
   std::string operator()(const Mac& m) const {
     return fmt::format("mac a={} b={} c={} m={} n={} k={} a_dtype={} b_dtype={} a_zero={} b_zero={} acc={}",
                        m.a, m.b, m.c, m.m, m.n, m.k, core::dtype_name(m.a_dtype), core::dtype_name(m.b_dtype),

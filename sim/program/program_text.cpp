@@ -219,6 +219,15 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     if (kind == "load") return Load{tensor, layout, lm, offset, shape, f.i32_or("pad", 0)};
     return Store{tensor, layout, lm, offset, shape};
   }
+  if (kind == "convert") {
+    Convert c;
+    c.tensor = f.text("tensor");
+    c.from = f.tensor_layout("from", levels);
+    c.to = f.tensor_layout("to", levels);
+    c.src = f.u64("src"), c.dst = f.u64("dst");
+    c.pad = f.i32_or("pad", 0);
+    return c;
+  }
   if (kind == "mac") {
     Mac m;
     m.a = f.u64("a"), m.b = f.u64("b"), m.c = f.u64("c");
@@ -349,6 +358,9 @@ Program parse_program(const std::string& text, const std::string& file,
     if (const auto* s = std::get_if<Store>(&instr); s && !p.find_tensor(s->tensor))
       f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)",
                          core::echo(s->tensor), core::echo(s->tensor)));
+    if (const auto* c = std::get_if<Convert>(&instr); c && !p.find_tensor(c->tensor))
+      f.fail(fmt::format("tensor '{}' is not declared (add: tensor {} shape=... dtype=...)",
+                         core::echo(c->tensor), core::echo(c->tensor)));
     p.instrs.push_back(std::move(instr));
   }
   return p;

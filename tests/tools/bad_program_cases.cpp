@@ -54,6 +54,17 @@ std::vector<BadInput> program_cases() {
       exec("RequantShiftMinus40", requant("multiplier=1073741824 shift=-40"), "right shift 40"),
       exec("RequantSingleRoundingShift31", requant("multiplier=1073741824 shift=31 rounding=single"),
            "[-31, 30]"),
+      exec("ConvertBetweenOverlappingRanges",
+           kGood.substr(0, kGood.find("store")) +
+               "convert tensor=A from=\"((4_PE, 3:8), (8:1))\" src=0 to=\"((3:8, 4_PE), (8:1))\" dst=8\n",
+           "src [0, 24) and dst [8, 32) overlap"),
+      exec("ConvertOfAnUndeclaredTensor",
+           "convert tensor=Z from=\"((4_PE, 3:8), (8:1))\" src=0 to=\"((3:8, 4_PE), (8:1))\" dst=64\n",
+           "tensor 'Z' is not declared"),
+      exec("ConvertToALayoutOfAnotherShape",
+           kGood.substr(0, kGood.find("store")) +
+               "convert tensor=A from=\"((4_PE, 3:8), (8:1))\" src=0 to=\"((4_PE, 2:8), (8:1))\" dst=64\n",
+           "E040"),
       exec("MacZeroPointOutsideItsType", "tensor A shape=4\nmac a=0 b=16 c=32 m=4 n=4 k=4 a_zero=40000\n",
            "a_zero=40000 is outside int8's range [-128, 127]"),
       exec("TernaryMacZeroPointOutsideItsType",
