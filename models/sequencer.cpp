@@ -200,6 +200,10 @@ void Sequencer::log_span(std::size_t i, std::uint64_t ready, std::size_t waits_f
         if constexpr (std::is_same_v<T, program::Load> || std::is_same_v<T, program::Store>) {
           s.texts["tensor"] = op.tensor;
           s.texts["layout"] = layout::to_string(op.layout);
+        } else if constexpr (std::is_same_v<T, program::Convert>) {
+          s.texts["tensor"] = op.tensor;
+          s.texts["from"] = layout::to_string(op.from);
+          s.texts["to"] = layout::to_string(op.to);
         }
       },
       instr);

@@ -133,6 +133,27 @@ TEST(LayoutConvertRunCli, TimingOnlyGivesTheSameCyclesAndChecksNothing) {
   EXPECT_FALSE(b["run"].contains("verify"));
 }
 
+TEST(LayoutConvertRunCli, TheTraceShowsTheConversionWithBothLayoutsAndItsPortHolds) {
+  const std::string trace = testing::temp_path("convert.json");
+  const auto r =
+      run_treesim({"layout", "convert", "((4_PE, 3:8), (8:1))", "((3:8, 4_PE), (8:1))", "--machine",
+                   source_path("configs/mini.yaml"), "--shape", "12,8", "--run", "--trace-json", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json t = nlohmann::json::parse(testing::read_text(trace));
+  unsigned spans = 0, holds = 0;
+  for (const nlohmann::json& e : t["traceEvents"]) {
+    if (e.value("cat", "") != "convert") continue;
+    if (e["args"].contains("from")) {
+      ++spans;
+      EXPECT_EQ(e["args"]["to"], "((3:8, 4_PE), (8:1))");
+    } else {
+      ++holds;
+    }
+  }
+  EXPECT_EQ(spans, 1u);
+  EXPECT_GT(holds, 0u);  // the ports it held
+}
+
 TEST(LayoutConvertRunCli, ARunNeedsAnIntegerTypeAndSaysSoInOneLine) {
   const auto r =
       run_treesim({"layout", "convert", "((4_PE, 3:8), (8:1))", "((3:8, 4_PE), (8:1))", "--machine",
