@@ -7,8 +7,6 @@
 namespace treesim::layout {
 namespace {
 
-constexpr std::uint64_t kMaxValue = std::uint64_t{1} << 62;
-
 struct Failure {
   Diagnostic d;
 };

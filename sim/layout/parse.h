@@ -4,6 +4,7 @@
 // parsed layout has every stride filled in and prints canonically.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,10 @@
 #include "sim/machine/machine_config.h"
 
 namespace treesim::layout {
+
+// The largest size or stride a layout holds: larger parsed values are refused, and computed strides
+// saturate here.
+inline constexpr std::uint64_t kMaxValue = std::uint64_t{1} << 62;
 
 // Either a layout or the first syntax error (E001–E006, E010, E020, E021, E110, E111).
 struct ParseResult {

@@ -8,8 +8,6 @@
 namespace treesim::layout {
 namespace {
 
-constexpr std::uint64_t kMaxValue = std::uint64_t{1} << 62;  // strides saturate here, as parsed values do
-
 std::string target_label(const Target& t) {
   switch (t.kind) {
     case TargetKind::Addr:
