@@ -25,7 +25,7 @@ struct SweepCommand {
   std::string spec, out, collect;
   std::size_t jobs = 0, chunk_size = 10, array_max = 0;
   long only_chunk = -1;
-  bool list = false, slurm = false, no_submit = false;
+  bool list = false, slurm = false, no_submit = false, retry_failed = false;
   std::string partition, time;
 };
 
@@ -130,6 +130,9 @@ void run_sweep(const SweepCommand& c) {
   }
   if (c.out.empty()) throw CliError("sweep: --out DIR is required (where results.csv and the reports go)");
   if (c.chunk_size == 0) throw CliError("--chunk-size: expected a positive number of points, got 0");
+  if (c.slurm && c.retry_failed)
+    throw CliError(
+        "--retry-failed: run it locally (or with --only-chunk); a Slurm array runs what is not done");
   save_or_check_plan(c.out, make_plan(spec, points));
   if (c.slurm) {
     submit_slurm(c, points.size());
@@ -150,6 +153,7 @@ void run_sweep(const SweepCommand& c) {
   options.dir = c.out;
   options.jobs = c.jobs ? c.jobs : available_cpus();
   options.progress_bar = ::isatty(STDERR_FILENO) != 0;
+  options.retry_failed = c.retry_failed;
   const auto start = std::chrono::steady_clock::now();
   const RunnerCounts k = run_points(spec, chosen, points.size(), options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -180,6 +184,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", c->jobs, "Points run at once (default: the CPUs this process may use)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   cmd->add_flag("--list", c->list, "Print the points (CSV) and run nothing");
+  cmd->add_flag("--retry-failed", c->retry_failed,
+                "Run again the points that failed (done points are skipped otherwise)");
   cmd->add_option("--chunk-size", c->chunk_size, "Points per chunk (--only-chunk, --slurm)")->default_val(10);
   cmd->add_option("--only-chunk", c->only_chunk, "Run only chunk I (what each Slurm array task runs)")
       ->check(CLI::NonNegativeNumber)

@@ -219,7 +219,9 @@ RunnerCounts run_points(const SweepSpec& spec, const std::vector<SweepPoint>& po
   counts.total = points.size();
   std::vector<const SweepPoint*> todo;
   for (const SweepPoint& p : points) {
-    if (read_record(point_file(options.dir, p.index, all, ".result.json")))
+    const std::optional<PointResult> done =
+        read_record(point_file(options.dir, p.index, all, ".result.json"));
+    if (done && !(options.retry_failed && done->status == "failed"))
       ++counts.skipped;
     else
       todo.push_back(&p);

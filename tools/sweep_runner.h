@@ -14,6 +14,7 @@ struct RunnerOptions {
   std::string dir;
   std::size_t jobs = 1;
   bool progress_bar = false;  // redraw one line (a terminal) instead of printing a line per point
+  bool retry_failed = false;  // run again the points whose record says they failed
 };
 
 struct RunnerCounts {

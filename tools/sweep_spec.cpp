@@ -167,11 +167,20 @@ SweepSpec load_sweep_spec(const std::string& path) {
     if (points > kMaxPoints)
       r.fail(root.Mark(), fmt::format("more than {} points: split the sweep", kMaxPoints));
   }
-  // A machine path that addresses nothing is the spec's error, whatever the values.
+  // A machine path that addresses nothing, or names no field of a machine file (a misspelt one),
+  // is the spec's error, whatever the values: every point would fail alike. A value that one
+  // point's machine cannot take fails that point only.
   if (!expand(spec).empty()) {
     std::string error;
-    point_machine_yaml(spec, expand(spec).front(), error);
+    const std::string yaml = point_machine_yaml(spec, expand(spec).front(), error);
     if (!error.empty()) r.fail(YAML::Mark(), error);
+    try {
+      machine::parse_machine_yaml(yaml, spec.machine_path);
+    } catch (const machine::MachineFileError& e) {
+      if (e.kind() == machine::MachineFileError::Kind::kUnknownField)
+        r.fail(YAML::Mark(),
+               fmt::format("machine: {} (in {})", e.message(), core::echo(spec.machine_path, 0)));
+    }
   }
   return spec;
 }

@@ -12,17 +12,21 @@ namespace treesim::machine {
 // `FILE:LINE:COL: field 'levels[2].fanout': expected a positive integer, got 0` (1-based).
 class MachineFileError : public std::runtime_error {
  public:
-  MachineFileError(std::string file, int line, int column, std::string message);
+  // kUnknownField: a key that no machine file has (a misspelt field), whatever its value.
+  enum class Kind { kValue, kUnknownField };
+  MachineFileError(std::string file, int line, int column, std::string message, Kind kind = Kind::kValue);
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   int column() const { return column_; }
   const std::string& message() const { return message_; }
+  Kind kind() const { return kind_; }
 
  private:
   std::string file_;
   int line_;
   int column_;
   std::string message_;
+  Kind kind_;
 };
 
 // Parses and validates YAML text; `file` is used in error messages only.

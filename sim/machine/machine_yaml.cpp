@@ -18,12 +18,13 @@
 
 namespace treesim::machine {
 
-MachineFileError::MachineFileError(std::string file, int line, int column, std::string message)
+MachineFileError::MachineFileError(std::string file, int line, int column, std::string message, Kind kind)
     : std::runtime_error(fmt::format("{}:{}:{}: {}", core::echo(file, 0), line, column, message)),
       file_(std::move(file)),
       line_(line),
       column_(column),
-      message_(std::move(message)) {}
+      message_(std::move(message)),
+      kind_(kind) {}
 
 bool parse_size(const std::string& text, std::uint64_t& bytes) {
   std::size_t i = 0;

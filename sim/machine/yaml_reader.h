@@ -31,10 +31,11 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message,
+                         MachineFileError::Kind kind = MachineFileError::Kind::kValue) const {
     int line = mark.line >= 0 ? mark.line + 1 : 1;
     int column = mark.column >= 0 ? mark.column + 1 : 1;
-    throw MachineFileError(file_, line, column, message);
+    throw MachineFileError(file_, line, column, message, kind);
   }
   // Where each field was read, so a problem found later by validate() points into the file.
   void note(const YAML::Node& node, const YAML::Mark& fallback, const std::string& path) const {
@@ -68,7 +69,8 @@ class Reader {
       if (!allowed.count(key)) {
         std::string names;
         for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-        fail(it->first.Mark(), fmt::format("unknown field '{}' (expected one of: {})", where, names));
+        fail(it->first.Mark(), fmt::format("unknown field '{}' (expected one of: {})", where, names),
+             MachineFileError::Kind::kUnknownField);
       }
       if (!seen.insert(key).second) fail(it->first.Mark(), fmt::format("field '{}' given twice", where));
     }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -135,6 +136,18 @@ TEST(Sweep, FailedPointIsRecordedWithItsErrorAndTheOthersComplete) {
   EXPECT_NE(again.err.find("3 points, 3 already done, 0 to run"), std::string::npos) << again.err;
 }
 
+TEST(Sweep, RetryFailedRunsOnlyTheFailedPointsAgain) {
+  const std::string spec =
+      mini_spec("retry.yaml", "  levels[L1B].fanout: [2, 0, 1]\n", "m: 8, n: 8, k: 8, timing-only: true");
+  const std::string out = temp_path("retry");
+  EXPECT_EQ(run_treesim({"sweep", spec, "--out", out, "--jobs", "2"}).exit_code, 1);
+  CliResult again = run_treesim({"sweep", spec, "--out", out, "--retry-failed"});
+  EXPECT_EQ(again.exit_code, 1);  // the machine still cannot take a fan-out of 0
+  EXPECT_NE(again.err.find("3 points, 2 already done, 1 to run"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("point 0001 FAILED"), std::string::npos) << again.err;
+  EXPECT_EQ(read_csv(out + "/results.csv")[0].at("status"), "ok");
+}
+
 std::size_t records_in(const std::string& dir) {
   std::size_t n = 0;
   if (!std::filesystem::exists(dir + "/points")) return 0;
@@ -233,6 +246,19 @@ TEST(Sweep, FolderOfAnotherSweepIsRefused) {
                 "points differ): choose another --out\n");
 }
 
+TEST(Sweep, AMisspeltMachineFieldStopsTheSweepBeforeAnyPointRunsAndWritesNothing) {
+  const std::string spec =
+      write_temp_file("typo.yaml", "machine: " + source_path("configs/mini.yaml") +
+                                       "\nkernel: qgemm\noptions: {m: 8, n: 8, k: 8}\ngrid:\n"
+                                       "  levels[PE].memory_byte: [16KiB, 32KiB]\n");
+  const std::string out = temp_path("typo-out");
+  CliResult r = run_treesim({"sweep", spec, "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown field 'levels[3].memory_byte'"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 struct BadSpec {
   std::string name, text, error;
 };
@@ -270,6 +296,11 @@ INSTANTIATE_TEST_SUITE_P(
             "verify)"},
         BadSpec{"zip_lengths", "machine: {}\nkernel: qgemm\nzip:\n  m: [1, 2]\n  n: [1]\n",
                 ":4:3: zip: the lists must have equal lengths ('m' has 2, 'n' has 1)"},
+        BadSpec{"misspelt_machine_field",
+                "machine: {}\nkernel: qgemm\ngrid:\n  dram.bytes_per_cyle: [32, 64]\n",
+                ":1:1: machine: unknown field 'dram.bytes_per_cyle' (expected one of: banked, bytes, "
+                "bytes_per_cycle, interleave_bytes, latency_cycles, model, per, placement) (in " +
+                    source_path("configs/mini.yaml") + ")"},
         BadSpec{"flag_value", "machine: {}\nkernel: qgemm\noptions: {{timing-only: yes}}\n",
                 ":3:24: 'timing-only' is a flag: expected true or false, got 'yes'"},
         BadSpec{"twice", "machine: {}\nkernel: qgemm\noptions: {{m: 4}}\ngrid: {{m: [1, 2]}}\n",
