@@ -24,13 +24,9 @@ DramMap::DramMap(const machine::MachineConfig& machine, const std::vector<Tensor
     if (channels_ > 1 && interleave_) {
       const std::uint64_t pieces = std::max<std::uint64_t>(1, (t.bytes + interleave_ - 1) / interleave_);
       span = (pieces + channels_ - 1) / channels_ * interleave_;
-    } else if (channels_ > 1 && t.placed.empty()) {
-      const std::uint64_t piece = split_piece(t.bytes, channels_);
-      for (std::uint64_t c = 0; c == 0 || c * piece < t.bytes; ++c) p.runs.push_back({c * piece, c, 0});
-      span = piece;
     } else if (channels_ > 1) {
       // Each channel packs its elements in the tensor's order; a run ends where the channel changes.
-      // Elements not placed fall in the equal pieces of a split.
+      // Elements not placed (all of them, for split) fall in the equal pieces of a split.
       const std::uint64_t eb = t.element_bytes, piece = split_piece(t.bytes, channels_);
       std::vector<std::uint64_t> used(channels_, 0);
       auto add = [&](std::uint64_t from, std::uint64_t to, std::uint64_t c) {  // bytes [from, to)
@@ -38,8 +34,10 @@ DramMap::DramMap(const machine::MachineConfig& machine, const std::vector<Tensor
         used[c] += to - from;
       };
       auto split = [&](std::uint64_t from, std::uint64_t to) {
-        for (std::uint64_t o = from; o < to; o = std::min(to, (o / piece + 1) * piece))
-          add(o, std::min(to, (o / piece + 1) * piece), o / piece);
+        for (std::uint64_t o = from, next = 0; o < to; o = next) {
+          next = std::min(to, (o / piece + 1) * piece);
+          add(o, next, o / piece);
+        }
       };
       std::uint64_t done = 0;
       for (const TensorPlacement::Run& r : t.placed) {
@@ -49,10 +47,8 @@ DramMap::DramMap(const machine::MachineConfig& machine, const std::vector<Tensor
       }
       split(done, t.bytes);
       span = std::max<std::uint64_t>(64, align64(*std::max_element(used.begin(), used.end())));
-    } else {
-      p.runs.push_back({0, 0, 0});
     }
-    if (p.runs.empty()) p.runs.push_back({0, 0, 0});
+    if (p.runs.empty()) p.runs.push_back({0, 0, 0});  // one channel, or no bytes: channel 0 from the base
     end += span;
     tensors_.push_back(std::move(p));
   }

@@ -4,7 +4,8 @@
 // is decided run by run of elements that share a holder and a unit: the channel that holds them
 // (DramMap) against the units of the first level they go to (a load: every replica's) or come from
 // (a store: replica 0's). A crossing element goes up the board's up port once and down its down
-// port once (a broadcast to several units is one send). Padding is made where it is needed and never crosses.
+// port once (a broadcast to several units is one send). Padding is made where it is needed and
+// never crosses.
 #include <algorithm>
 #include <vector>
 

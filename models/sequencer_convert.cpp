@@ -32,8 +32,8 @@ void Sequencer::convert(std::size_t i, const program::Convert& op, std::uint64_t
   const std::uint64_t in_pe = plan.copies_by_lca.empty() ? 0 : plan.copies_by_lca.back();
   if (in_pe > 0) {
     // Spread evenly over the PEs, as the cost model counts them.
-    const std::uint64_t pes_n = machine_.pe_count();
-    const StepTime step = pes->step(timing::Unit::kCopy, (in_pe * eb + pes_n - 1) / pes_n, ready);
+    const StepTime step =
+        pes->step(timing::Unit::kCopy, timing::ceil_div(in_pe * eb, machine_.pe_count()), ready);
     r.busy.push_back({timing::Resource::unit(timing::Unit::kCopy), step.busy});
     r.work.copy_bytes = in_pe * eb;
     start = std::min(start, step.start);

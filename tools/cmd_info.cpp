@@ -36,7 +36,7 @@ std::string info_json(const timing::MachineSummary& s) {
   if (s.dram_channels > 1) {
     j["dram"]["channels"] = s.dram_channels;
     j["dram"]["per"] = s.dram_channel_level;
-    j["dram"]["placement"] = s.dram_placement;
+    j["dram"]["placement"] = machine::placement_name(s.dram_placement);
     if (s.dram_interleave_bytes) j["dram"]["interleave_bytes"] = s.dram_interleave_bytes;
   }
   if (s.dram_model != "simple") {
@@ -69,9 +69,10 @@ std::string info_text(const timing::MachineSummary& s) {
                        s.dram_channels, format_rate(s.dram_bytes_per_second / n, "B/s"),
                        format_bytes(s.dram_bytes), format_rate(s.dram_bytes_per_second, "B/s"));
     std::string how = "each element with the unit its first load or store puts it in";
-    if (s.dram_placement == "split") how = "each tensor in equal pieces";
-    if (s.dram_placement == "interleave") how = format_bytes(s.dram_interleave_bytes) + " at a time in turn";
-    out += fmt::format("  DRAM placement: {} ({})\n", s.dram_placement, how);
+    if (s.dram_placement == machine::DramPlacement::kSplit) how = "each tensor in equal pieces";
+    if (s.dram_placement == machine::DramPlacement::kInterleave)
+      how = format_bytes(s.dram_interleave_bytes) + " at a time in turn";
+    out += fmt::format("  DRAM placement: {} ({})\n", machine::placement_name(s.dram_placement), how);
   } else {
     out += fmt::format("  DRAM: {}, {}\n", format_bytes(s.dram_bytes),
                        format_rate(s.dram_bytes_per_second, "B/s"));

@@ -2,6 +2,7 @@
 // An invalid layout prints its diagnostic (code and caret) on stderr and exits with status 2.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -273,11 +274,10 @@ void finish_convert_run(const ConversionRun& r, const ConvertOptions& co, Output
 }
 
 void convert(const Common& o, const ConvertOptions& co) {
-  const std::string& to_text = co.to;
   OutputSet outputs;
   if (co.run) co.run_options.stage(outputs);
   Loaded a = load(o, o.layout);
-  Loaded c = load(o, to_text);
+  Loaded c = load(o, co.to);
   layout::ConversionPlan p;
   try {
     p = layout::plan_conversion(*a.bound, *c.bound);
@@ -285,6 +285,8 @@ void convert(const Common& o, const ConvertOptions& co) {
     layout_failure(e.diagnostic());
   }
   const layout::BoundLayout& b = *a.bound;
+  std::optional<ConversionRun> run;
+  if (co.run) run = simulate_conversion(a.machine, a.type, b, *c.bound, p, co.seed, co.run_options, outputs);
   auto lca_name = [&](std::size_t i) { return i == 0 ? std::string("board") : b.level_name(i - 1); };
   if (o.json) {
     ordered_json j;
@@ -300,16 +302,14 @@ void convert(const Common& o, const ConvertOptions& co) {
     j["levels"] = ordered_json::object();
     for (std::size_t lv = 0; lv < b.level_count(); ++lv)
       j["levels"][b.level_name(lv)] = level_traffic_json(p.levels[lv]);
-    if (co.run) {
-      const ConversionRun r =
-          simulate_conversion(a.machine, a.type, b, *c.bound, p, co.seed, co.run_options, outputs);
-      j["run"] = {{"cycles", r.cycles}, {"estimate_cycles", r.estimate_cycles}};
+    if (run) {
+      j["run"] = {{"cycles", run->cycles}, {"estimate_cycles", run->estimate_cycles}};
       if (!co.run_options.timing_only)
         j["run"]["verify"] = {
-            {"ok", r.verify.ok}, {"slots", r.slots_checked}, {"mismatches", r.verify.mismatches}};
-      finish_convert_run(r, co, outputs);
+            {"ok", run->verify.ok}, {"slots", run->slots_checked}, {"mismatches", run->verify.mismatches}};
     }
     emit(j.dump(2) + "\n");
+    if (run) finish_convert_run(*run, co, outputs);
     return;
   }
   std::string out = fmt::format("convert {}\n     to {}\n", layout::to_string(b.layout()),
@@ -329,20 +329,16 @@ void convert(const Common& o, const ConvertOptions& co) {
                        t.down_sent_bytes, t.down_delivered_bytes, t.busiest_down_port_bytes,
                        t.busiest_up_port_bytes);
   }
-  if (co.run) {
-    const ConversionRun r =
-        simulate_conversion(a.machine, a.type, b, *c.bound, p, co.seed, co.run_options, outputs);
-    out += fmt::format("simulated on {}: {} cycles (the cost model, alone: {})\n", a.machine.name, r.cycles,
-                       r.estimate_cycles);
+  if (run) {
+    out += fmt::format("simulated on {}: {} cycles (the cost model, alone: {})\n", a.machine.name,
+                       run->cycles, run->estimate_cycles);
     if (!co.run_options.timing_only)
       out += fmt::format("every destination slot holds its element: {} ({} slots checked{})\n",
-                         r.verify.ok ? "yes" : "no", r.slots_checked,
-                         r.verify.ok ? "" : ", first wrong: " + r.verify.first_mismatch);
-    emit(out);
-    finish_convert_run(r, co, outputs);
-    return;
+                         run->verify.ok ? "yes" : "no", run->slots_checked,
+                         run->verify.ok ? "" : ", first wrong: " + run->verify.first_mismatch);
   }
   emit(out);
+  if (run) finish_convert_run(*run, co, outputs);
 }
 
 }  // namespace

@@ -192,11 +192,14 @@ void read_dram(const Reader& r, const YAML::Node& dram, const YAML::Mark& fallba
     d.per_level = index;
   }
   if (const YAML::Node p = dram["placement"]; p.IsDefined()) {
-    if (!p.IsScalar() || (p.Scalar() != "layout" && p.Scalar() != "split" && p.Scalar() != "interleave"))
-      r.fail_field(p, m, "dram.placement", "layout, split or interleave");
-    d.placement = p.Scalar() == "layout"  ? DramPlacement::kLayout
-                  : p.Scalar() == "split" ? DramPlacement::kSplit
-                                          : DramPlacement::kInterleave;
+    bool named = false;
+    for (DramPlacement each : {DramPlacement::kLayout, DramPlacement::kSplit, DramPlacement::kInterleave}) {
+      if (p.IsScalar() && p.Scalar() == placement_name(each)) {
+        d.placement = each;
+        named = true;
+      }
+    }
+    if (!named) r.fail_field(p, m, "dram.placement", "layout, split or interleave");
     if (!d.per_level)
       r.fail(p.Mark(), "field 'dram.placement': only with per (one channel per unit of a level)");
   }

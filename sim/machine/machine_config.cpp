@@ -24,6 +24,18 @@ std::optional<std::size_t> MachineConfig::level_index(const std::string& level_n
   return std::nullopt;
 }
 
+const char* placement_name(DramPlacement p) {
+  switch (p) {
+    case DramPlacement::kLayout:
+      return "layout";
+    case DramPlacement::kSplit:
+      return "split";
+    case DramPlacement::kInterleave:
+      break;
+  }
+  return "interleave";
+}
+
 bool is_reserved_level_name(const std::string& name) { return name == "W" || name == "Time" || name == "B"; }
 
 }  // namespace treesim::machine

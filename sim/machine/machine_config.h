@@ -18,6 +18,8 @@ enum class DramModel { kSimple, kBanked };
 // it in, so data stays in its unit's subtree), split (as many contiguous, equal pieces as channels,
 // piece c in channel c) or interleaved (in turn, so many bytes at a time).
 enum class DramPlacement { kLayout, kSplit, kInterleave };
+// Its name in machine files and reports: "layout", "split" or "interleave".
+const char* placement_name(DramPlacement p);
 inline constexpr std::uint64_t kMaxDramChannels = 1024;
 
 struct DramConfig {

@@ -32,18 +32,9 @@ MachineSummary summarize(const machine::MachineConfig& c) {
   s.dram_bytes = c.dram.bytes * s.dram_channels;
   if (c.dram.per_level) {
     s.dram_channel_level = c.levels[*c.dram.per_level].name;
-    switch (c.dram.placement) {
-      case machine::DramPlacement::kLayout:
-        s.dram_placement = "layout";
-        break;
-      case machine::DramPlacement::kSplit:
-        s.dram_placement = "split";
-        break;
-      case machine::DramPlacement::kInterleave:
-        s.dram_placement = "interleave";
-        s.dram_interleave_bytes = c.dram.interleave_bytes;
-        break;
-    }
+    s.dram_placement = c.dram.placement;
+    if (c.dram.placement == machine::DramPlacement::kInterleave)
+      s.dram_interleave_bytes = c.dram.interleave_bytes;
   }
   if (c.dram.banked) {
     s.dram_model = "banked";

@@ -34,12 +34,12 @@ struct MachineSummary {
   std::uint64_t dram_bytes = 0;         // all channels
   double dram_bytes_per_second = 0;     // all channels
   std::uint64_t dram_channels = 1;
-  std::string dram_channel_level;           // the level with a channel per unit ("" for one DRAM)
-  std::string dram_placement;               // with channels: "layout", "split" or "interleave"
-  std::uint64_t dram_interleave_bytes = 0;  // with "interleave"
-  std::string dram_model = "simple";        // or "banked"
-  std::string dram_memspec;                 // banked: the memspec's name and standard
-  std::uint64_t dram_latency_cycles = 0;    // simple: its latency; banked: a row hit's
+  std::string dram_channel_level;  // the level with a channel per unit ("" for one DRAM)
+  machine::DramPlacement dram_placement = machine::DramPlacement::kLayout;  // with channels
+  std::uint64_t dram_interleave_bytes = 0;                                  // with kInterleave
+  std::string dram_model = "simple";                                        // or "banked"
+  std::string dram_memspec;               // banked: the memspec's name and standard
+  std::uint64_t dram_latency_cycles = 0;  // simple: its latency; banked: a row hit's
   std::uint64_t pe_instruction_step_cycles = 1;
   double ops_per_dram_byte = 0;  // machine balance: peak ops per DRAM byte
 };
