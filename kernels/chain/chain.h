@@ -36,9 +36,10 @@ Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const s
 QgemmProblem chain_layer_problem(const GemmChainSpec& spec, std::size_t layer);
 
 struct ChainLayerCandidate {
-  QgemmPlan plan;
-  std::string choice;                 // one line (gemm_tune's choice_text)
-  std::string layout_in, layout_out;  // the whole A and C layouts
+  QgemmPlan plan;                         // reshaped for its resident activations (resident_plan)
+  std::string choice;                     // one line (gemm_tune's choice_text)
+  std::string layout_in, layout_out;      // the whole A and C layouts (the plan file's)
+  std::string resident_in, resident_out;  // where the activations stay in the LMs ("" for DRAM)
 };
 
 struct GemmChainPlan {
@@ -47,6 +48,12 @@ struct GemmChainPlan {
   std::vector<std::vector<std::vector<double>>> conversion;
   plan::ChainChoice best;         // the shortest path
   plan::ChainChoice independent;  // every layer's best estimate alone (the default planner's)
+  // Every activation through DRAM, each layer on the default planner's plan: today's estimate sum.
+  std::vector<QgemmPlan> via_dram;
+  double via_dram_cycles = 0;
+  bool on_chip() const { return best.total <= via_dram_cycles; }
+  // The chosen layers' plans: the shortest path's, or the DRAM ones when those are faster.
+  std::vector<QgemmPlan> chosen() const;
 };
 
 // Candidates, conversions and the shortest path; an error when a layer has no plan or a
@@ -61,10 +68,13 @@ std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan
 Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
                                                      const machine::MachineConfig& machine);
 
+struct ChainLm;
+
 // One program for the whole chain: every layer's program in turn, its tensors renamed X{i}, W{i},
-// bias{i}, X{i+1} (a layer's C is the next layer's A, in DRAM). The scoreboard orders each layer's
-// loads of X{i} after the stores of the layer before.
-program::Program build_chain_program(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+// bias{i}, X{i+1}. An activation the LM plan keeps on chip is left in the LMs by layer i and read
+// there by layer i+1, after a `convert` when their layouts differ; one through DRAM is stored and
+// loaded (the scoreboard orders the loads of X{i} after the stores of the layer before).
+program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& lm,
                                      const machine::MachineConfig& machine);
 
 }  // namespace treesim::kernels

@@ -1,11 +1,14 @@
-// `treesim run chain`: the chain of GEMM layers under the kernel contract — planned layer by layer
-// by qgemm's default planner, or as a chain plan file says (`treesim tune chain --out`), built as
-// one program, verified against the host reference applied layer after layer.
+// `treesim run chain`: the chain of GEMM layers under the kernel contract — planned as a whole by the
+// chain planner (activations in the LMs, converted on the tree between layers), or as a chain plan
+// file says (`treesim tune chain --out`), or with --via-dram layer by layer by qgemm's default
+// planner through DRAM; built as one program, verified against the host reference applied layer
+// after layer.
 #include <fmt/format.h>
 
 #include <cstring>
 
 #include "kernels/chain/chain.h"
+#include "kernels/chain/chain_lm.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/numeric/qgemm_reference.h"
 
@@ -13,12 +16,13 @@ namespace treesim::kernels {
 namespace {
 
 struct ChainMapping {
-  std::vector<QgemmPlan> plans;
+  ChainLm lm;
 };
 
 class ChainInstance : public Problem {
  public:
-  ChainInstance(GemmChainSpec spec, std::uint64_t seed) : spec_(std::move(spec)), seed_(seed) {}
+  ChainInstance(GemmChainSpec spec, std::uint64_t seed, bool via_dram)
+      : spec_(std::move(spec)), seed_(seed), via_dram_(via_dram) {}
 
   core::Errors check(const machine::MachineConfig&) const override {
     core::Errors errors;
@@ -33,28 +37,33 @@ class ChainInstance : public Problem {
   }
 
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
-    ChainMapping mapping;
-    for (std::size_t i = 0; i < spec_.layers(); ++i) {
-      try {
-        mapping.plans.push_back(default_plan(chain_layer_problem(spec_, i), machine));
-      } catch (const QgemmError& e) {
-        return core::Error{fmt::format("layer {}", i), e.what()};
+    if (via_dram_) {
+      std::vector<QgemmPlan> plans;
+      for (std::size_t i = 0; i < spec_.layers(); ++i) {
+        try {
+          plans.push_back(default_plan(chain_layer_problem(spec_, i), machine));
+        } catch (const QgemmError& e) {
+          return core::Error{fmt::format("layer {}", i), e.what()};
+        }
       }
+      return to_plan(plans, machine);
     }
-    return to_plan(std::move(mapping), machine);
+    Result<GemmChainPlan> chain = plan_gemm_chain(spec_, machine);
+    if (!chain) return chain.errors();
+    return to_plan(chain->chosen(), machine);
   }
 
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override {
     Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec_, machine);
     if (!plans) return plans.errors();
-    return to_plan({std::move(plans.value())}, machine);
+    return to_plan(plans.value(), machine);
   }
 
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
     const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
     if (!mapping) return core::Error{"", "chain: the plan was not made by chain"};
     try {
-      return build_chain_program(spec_, mapping->plans, machine);
+      return build_chain_program(spec_, mapping->lm, machine);
     } catch (const std::exception& e) {
       return core::Error{"", e.what()};
     }
@@ -117,18 +126,46 @@ class ChainInstance : public Problem {
   }
 
  private:
-  Plan to_plan(ChainMapping mapping, const machine::MachineConfig& machine) const {
+  // The layers' plans with the activations placed (or all through DRAM with --via-dram); the
+  // estimate is the layers' and the conversions' in turn.
+  Plan to_plan(const std::vector<QgemmPlan>& plans, const machine::MachineConfig& machine) const {
+    ChainMapping mapping{chain_lm(spec_, plans, machine, via_dram_)};
     Plan out;
-    for (const QgemmPlan& p : mapping.plans) out.estimated_cycles += p.estimated_cycles;
+    const std::vector<double> layers = layer_estimates(spec_, mapping.lm, machine);
+    for (double c : layers) out.estimated_cycles += c;
+    std::vector<double> conversions;
+    for (const ChainBoundary& b : mapping.lm.boundaries) {
+      auto t = boundary_time(spec_, conversions.size(), b, machine);
+      conversions.push_back(t ? static_cast<double>(t->duration()) : 0);
+    }
+    std::size_t on_chip = 0;
+    for (const ChainBoundary& b : mapping.lm.boundaries) on_chip += b.kind != ChainBoundary::Kind::kDram;
     out.description =
-        fmt::format("plan: {} layers, {:.0f} cycles estimated (layers alone, in turn through DRAM)",
-                    mapping.plans.size(), out.estimated_cycles);
-    for (std::size_t i = 0; i < mapping.plans.size(); ++i) {
+        fmt::format("plan: {} layers, {:.0f} cycles estimated; {} of {} activations stay in the LMs",
+                    mapping.lm.plans.size(), out.estimated_cycles, on_chip, mapping.lm.boundaries.size());
+    for (std::size_t i = 0; i < mapping.lm.plans.size(); ++i) {
       const QgemmProblem p = chain_layer_problem(spec_, i);
-      out.description +=
-          fmt::format("\nlayer {} ({}×{}×{}): {}\n  layouts: A {}\n           C {}", i, p.m, p.n, p.k,
-                      describe(mapping.plans[i], machine), whole_layout_a(p, mapping.plans[i], machine),
-                      whole_layout_c(p, mapping.plans[i], machine));
+      const QgemmPlan& q = mapping.lm.plans[i];
+      out.description += fmt::format("\nlayer {} ({}×{}×{}): {}, {:.0f} cycles estimated", i, p.m, p.n, p.k,
+                                     describe(q, machine), layers[i]);
+      out.description += fmt::format(
+          "\n  A {}",
+          q.a_resident ? fmt::format("in the LMs at {}: {}", *q.a_resident, resident_layout_a(p, q, machine))
+                       : "from DRAM");
+      out.description += fmt::format(
+          "\n  C {}",
+          q.c_resident ? fmt::format("in the LMs at {}: {}", *q.c_resident, resident_layout_c(p, q, machine))
+                       : "to DRAM");
+      if (i < mapping.lm.boundaries.size()) {
+        const ChainBoundary& b = mapping.lm.boundaries[i];
+        out.description += fmt::format("\n  X{} → layer {}: {}", i + 1, i + 1, boundary_name(b.kind));
+        if (b.kind == ChainBoundary::Kind::kConvert)
+          out.description += fmt::format(", {:.0f} cycles alone (overlapping layer {}'s first loads)",
+                                         conversions[i], i + 1);
+        if (b.kind == ChainBoundary::Kind::kDram) out.description += " (" + b.why + ")";
+        out.description +=
+            fmt::format("; LM {} of {} bytes in use there", mapping.lm.lm_at_boundary[i], machine.lm_bytes());
+      }
     }
     out.mapping = std::move(mapping);
     return out;
@@ -147,6 +184,7 @@ class ChainInstance : public Problem {
 
   GemmChainSpec spec_;
   std::uint64_t seed_;
+  bool via_dram_;
 };
 
 std::vector<OptionSpec> chain_options() {
@@ -170,6 +208,13 @@ std::vector<OptionSpec> chain_options() {
        OptionKind::kUnsigned,
        "Seed of the random input and weights",
        OptionValue{std::uint64_t{1}},
+       {},
+       {},
+       {}},
+      {"via-dram",
+       OptionKind::kFlag,
+       "Every activation through DRAM, each layer on its own default plan (for comparison)",
+       std::nullopt,
        {},
        {},
        {}},
@@ -207,7 +252,8 @@ Result<std::unique_ptr<Problem>> make_chain(const Options& o, const machine::Mac
                             total ? fmt::format("{} bytes", *total) : std::string("more than 2^64 bytes"),
                             machine.dram.bytes)};
   }
-  return std::unique_ptr<Problem>(new ChainInstance(std::move(spec), o.unsigned_int("seed").value_or(1)));
+  return std::unique_ptr<Problem>(
+      new ChainInstance(std::move(spec), o.unsigned_int("seed").value_or(1), o.flag("via-dram")));
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 #include <set>
 
 #include "kernels/chain/chain.h"
+#include "kernels/chain/chain_lm.h"
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/plan_file.h"
+#include "kernels/qgemm/qgemm_estimate.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/convert.h"
@@ -51,18 +53,34 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
       plan.mapping = q;
       return plan;
     });
-    // A vertex is a (layer, layouts) pair: the best estimate of each distinct pair of layouts.
+    try {
+      out.via_dram.push_back(default_plan(p, m));
+      out.via_dram_cycles += out.via_dram.back().estimated_cycles;
+    } catch (const QgemmError& e) {
+      return core::Error{"", fmt::format("layer {} ({}×{}×{}): {}", i, p.m, p.n, p.k, e.what())};
+    }
+    // A vertex is a (layer, layouts) pair: the best estimate of each distinct pair of layouts, with
+    // its activations resident (the first layer's input and the last one's output are in DRAM).
     std::vector<ChainLayerCandidate> chosen;
     std::set<std::pair<std::string, std::string>> seen;
     for (const Candidate& c : all.ranked) {
       const QgemmPlan& q = std::any_cast<const QgemmPlan&>(c.plan.mapping);
-      ChainLayerCandidate lc{q, c.choice, whole_layout_a(p, q, m), whole_layout_c(p, q, m)};
-      if (!seen.insert({lc.layout_in, lc.layout_out}).second) continue;
+      auto resident = resident_plan(p, q, m, i > 0, i + 1 < layers);
+      if (!std::holds_alternative<QgemmPlan>(resident)) continue;
+      const QgemmPlan& r = std::get<QgemmPlan>(resident);
+      ChainLayerCandidate lc{r,
+                             c.choice,
+                             whole_layout_a(p, q, m),
+                             whole_layout_c(p, q, m),
+                             r.a_resident ? resident_layout_a(p, r, m) : "",
+                             r.c_resident ? resident_layout_c(p, r, m) : ""};
+      if (!seen.insert({lc.resident_in, lc.resident_out}).second) continue;
       chosen.push_back(std::move(lc));
       if (chosen.size() == spec.candidates_per_layer) break;
     }
     if (chosen.empty())
-      return core::Error{"", fmt::format("layer {} ({}×{}×{}): no plan fits this machine", i, p.m, p.n, p.k)};
+      return core::Error{
+          "", fmt::format("layer {} ({}×{}×{}): no plan keeps its activations in the LM", i, p.m, p.n, p.k)};
     out.candidates.push_back(std::move(chosen));
   }
   const timing::CostModel cost(m);
@@ -73,12 +91,21 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
       // Each layout bound once: binding is a large part of a conversion's cost on a big machine.
       std::vector<layout::BoundLayout> to;
       for (const ChainLayerCandidate& c : out.candidates[i + 1])
-        to.push_back(bind_whole(c.layout_in, rows, cols, m));
+        to.push_back(bind_whole(c.resident_in, rows, cols, m));
       for (const ChainLayerCandidate& from : out.candidates[i]) {
         auto& row = matrix.emplace_back();
-        const layout::BoundLayout a = bind_whole(from.layout_out, rows, cols, m);
-        for (const layout::BoundLayout& b : to)
-          row.push_back(static_cast<double>(cost.conversion(layout::plan_conversion(a, b), 1).duration()));
+        const layout::BoundLayout a = bind_whole(from.resident_out, rows, cols, m);
+        // What the conversion adds to layer i+1: it shares the ports with that layer's first loads.
+        for (std::size_t b = 0; b < to.size(); ++b) {
+          const ChainLayerCandidate& next = out.candidates[i + 1][b];
+          if (from.resident_out == next.resident_in) {  // read in place
+            row.push_back(0.0);
+            continue;
+          }
+          const timing::TransferTime t = cost.conversion(layout::plan_conversion(a, to[b]), 1);
+          row.push_back(estimate_cycles(chain_layer_problem(spec, i + 1), next.plan, m, &t) -
+                        next.plan.estimated_cycles);
+        }
       }
     } catch (const std::exception& e) {
       return core::Error{
@@ -97,6 +124,13 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
   // The default planner's choice (each layer's best estimate, candidate 0), priced with its conversions.
   out.independent = plan::solve_chain(firsts, conversion);
   return out;
+}
+
+std::vector<QgemmPlan> GemmChainPlan::chosen() const {
+  if (!on_chip()) return via_dram;
+  std::vector<QgemmPlan> plans;
+  for (std::size_t i = 0; i < candidates.size(); ++i) plans.push_back(candidates[i][best.candidate[i]].plan);
+  return plans;
 }
 
 std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan,
@@ -140,11 +174,11 @@ Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, co
   return plans;
 }
 
-program::Program build_chain_program(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& lm,
                                      const machine::MachineConfig& m) {
   program::Program out;
   for (std::size_t i = 0; i < spec.layers(); ++i) {
-    program::Program layer = build_program(chain_layer_problem(spec, i), plans[i], m);
+    program::Program layer = build_program(chain_layer_problem(spec, i), lm.plans[i], m);
     auto rename = [&](const std::string& name) {
       if (name == "A") return fmt::format("X{}", i);
       if (name == "B") return fmt::format("W{}", i);
@@ -159,6 +193,16 @@ program::Program build_chain_program(const GemmChainSpec& spec, const std::vecto
       if (auto* l = std::get_if<program::Load>(&instr)) l->tensor = rename(l->tensor);
       if (auto* s = std::get_if<program::Store>(&instr)) s->tensor = rename(s->tensor);
       out.instrs.push_back(std::move(instr));
+    }
+    if (i < lm.boundaries.size() && lm.boundaries[i].kind == ChainBoundary::Kind::kConvert) {
+      const ChainBoundary& b = lm.boundaries[i];
+      program::Convert c;
+      c.tensor = fmt::format("X{}", i + 1);
+      c.from = layout::parse_layout_or_throw(b.from, m);
+      c.to = layout::parse_layout_or_throw(b.to, m);
+      c.src = b.src, c.dst = b.dst;
+      c.pad = chain_layer_problem(spec, i + 1).a_zero;  // padded K terms add nothing
+      out.instrs.emplace_back(std::move(c));
     }
   }
   return out;

@@ -83,6 +83,10 @@ struct QgemmPlan {
   std::uint64_t lm_bytes = 0;      // LM bytes per PE the plan uses
   double estimated_cycles = 0;
   std::uint64_t extra_m_passes = 1, min_steps = 1;  // the tiling choice it was made with (Tiling)
+  // A network layer's activations in the LMs (kernels/chain): with a_resident, the MACs read A in
+  // place at that LM offset (resident_layout_a) and nothing loads it; with c_resident, the requant
+  // leaves C at that offset (resident_layout_c) and nothing stores it.
+  std::optional<std::uint64_t> a_resident, c_resident;
 };
 
 // Why a candidate plan cannot work (the planner's cheap checks, before a program is built).
@@ -112,6 +116,11 @@ struct Tiling {
   }
 };
 inline constexpr Tiling kTilings[] = {{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}};
+
+// Elements per LM address: tile rows (kt, tn) are whole numbers of addresses.
+inline std::uint64_t lm_words(const machine::MachineConfig& m) {
+  return m.pe.words_per_address > 1 ? m.pe.words_per_address : 1;
+}
 
 // Checks the problem on its own (sizes, dtypes, zero points, output stage); throws QgemmError.
 void check_problem(const QgemmProblem& problem);
@@ -193,6 +202,24 @@ std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, s
 std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
                                  std::uint64_t rows, std::uint64_t cols);
 std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols);
+
+// A network layer's activations left in the LMs. Resident A is every A tile the MACs read, m block
+// after m block and K step after K step (tm×kt bytes each, laid out as a step's load would place
+// it); resident C is every pass's requantized tile (tm×tn bytes), in the program's pass order (N
+// blocks outer). The layouts are of the whole tensor; the byte counts are per PE.
+std::string resident_layout_a(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
+std::string resident_layout_c(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
+std::uint64_t resident_bytes_a(const QgemmProblem& p, const QgemmPlan& plan);
+std::uint64_t resident_bytes_c(const QgemmProblem& p, const QgemmPlan& plan);
+// `plan` (of any planner) reshaped so that its buffers leave room in the LM for resident A (when
+// `a`) and resident C (when `c`), with its assignment and tiling choice kept, flagged resident
+// (offsets 0: kernels/chain places them) and estimated; a Rejection when no K step fits beside them.
+std::variant<QgemmPlan, Rejection> resident_plan(const QgemmProblem& p, const QgemmPlan& plan,
+                                                 const machine::MachineConfig& m, bool a, bool c);
+// The blocks of rows and of columns of C that the passes cover (the program's passes: N blocks
+// outer, M blocks inner).
+std::uint64_t m_blocks(const QgemmProblem& p, const QgemmPlan& plan);
+std::uint64_t n_blocks(const QgemmProblem& p, const QgemmPlan& plan);
 
 // A human description: levels → dims, tiles, steps, passes, LM use.
 std::string describe(const QgemmPlan& plan, const machine::MachineConfig& machine);

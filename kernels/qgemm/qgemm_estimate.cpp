@@ -40,7 +40,8 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 //   plus a path latency at each end and the last requant.
 }  // namespace
 
-double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
+                       const timing::TransferTime* before) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes);
   const double steps = static_cast<double>(p.steps) * passes;
@@ -48,8 +49,9 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   std::vector<double> totals(resources, 0.0), step(resources, 0.0);
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
+  // Resident A (a network's activation in the LMs) is read in place: no A loads.
   const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
-  add_transfer(load_a, 1, step);
+  if (!p.a_resident) add_transfer(load_a, 1, step);
   const std::uint64_t t = prob.w_trits_per_byte;
   if (t > 0) {  // packed W: kt/t rows of bytes per unit
     QgemmPlan packed = p;
@@ -59,13 +61,17 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   } else {
     add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
   }
-  const double load_step = *std::max_element(step.begin(), step.end());
+  std::vector<double> first = step;  // the fill: the first step's loads after `before`
+  if (before) add_transfer(*before, 1, first);
+  const double load_step = *std::max_element(first.begin(), first.end());
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
   const timing::TransferTime store =
       cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1)));
   for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
-  add_transfer(store, passes, totals);
-  if (passes > 1) add_transfer(store, 1.0 / static_cast<double>(p.steps), step);
+  if (before) add_transfer(*before, 1, totals);
+  const bool stores = !p.c_resident;  // resident C stays in the LMs
+  if (stores) add_transfer(store, passes, totals);
+  if (stores && passes > 1) add_transfer(store, 1.0 / static_cast<double>(p.steps), step);
   const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
   if (vectors > 0)
     add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
@@ -98,12 +104,12 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
   // in the period before, where a transfer-bound run spends its time).
   const double body = (steps - 1) * step_cycles + mac_step + (passes - 1) * boundary;
-  const double fill_drain =
-      load_step + latency + decode_fill + reduce + requant + static_cast<double>(store.duration());
+  const double fill_drain = load_step + latency + decode_fill + reduce + requant +
+                            (stores ? static_cast<double>(store.duration()) : 0);
   // A resource's total already holds the first loads and the last store: where one resource bounds
   // the run (DRAM on a memory-bound shape), only the path latency at each end is outside it.
   const double busiest = *std::max_element(totals.begin(), totals.end());
-  return std::max(body + fill_drain, busiest + requant + latency + latency);
+  return std::max(body + fill_drain, busiest + requant + latency + (stores ? latency : 0));
 }
 
 double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {

@@ -4,11 +4,16 @@
 
 #include "kernels/qgemm/qgemm.h"
 #include "sim/machine/machine_config.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
 
 // The analytic estimate of the program build_program emits for `plan`: the schedule's steps, fill
 // and drain, by the cost model's closed forms. Throws when a tile layout does not bind.
-double estimate_cycles(const QgemmProblem& problem, const QgemmPlan& plan, const machine::MachineConfig& m);
+// `before`: a transfer issued just before the program (a network's conversion of this layer's input)
+// that shares the ports with its first loads: its stages add to the fill and to every resource's
+// total.
+double estimate_cycles(const QgemmProblem& problem, const QgemmPlan& plan, const machine::MachineConfig& m,
+                       const timing::TransferTime* before = nullptr);
 
 }  // namespace treesim::kernels

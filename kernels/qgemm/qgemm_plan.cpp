@@ -27,53 +27,7 @@ std::uint64_t product(const std::vector<Assignment::Use>& uses) {
   return p;
 }
 
-// "16_L2B, 8_L1B, " for a list of level uses.
-std::string level_prefix(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
-  std::string s;
-  for (const auto& u : uses) s += fmt::format("{}_{}, ", u.size, m.levels[u.level].name);
-  return s;
-}
-
-// "1_MAB, 1_PE, ": K levels pinned to their unit 0, where the reduced sums are.
-std::string pinned_prefix(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
-  std::string s;
-  for (const auto& u : uses) s += fmt::format("1_{}, ", m.levels[u.level].name);
-  return s;
-}
-
-std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t padded_rows,
-                       std::uint64_t padded_cols) {
-  if (rows == padded_rows && cols == padded_cols) return "";
-  return fmt::format("({},{})/", rows, cols);
-}
-
-// A rows×cols matrix whose rows split over `row_levels` and then r per unit, and whose columns over
-// `col_levels` and then c per unit, each unit holding its r×c block row-major; a pad prefix pads the
-// matrix to row_units·r × col_units·c when it is smaller. Every operand layout of the kernel is one.
-// With `words` elements per LM address (c a multiple of it), a row's c elements fill c/words
-// addresses lane by lane (`words_W` innermost), so that the block's bytes are contiguous and
-// row-major, which is how the MAC and requant units read their operands. Without the lanes each
-// element would take a whole address, leaving words − 1 empty slots after it.
-// With `outer` > 1 the rows are `outer` such matrices one after the other, each unit holding its
-// blocks one after the other (the row pieces of a pass).
-std::string matrix_layout(std::uint64_t rows, std::uint64_t cols, const std::string& row_levels,
-                          std::uint64_t row_units, std::uint64_t r, const std::string& col_levels,
-                          std::uint64_t col_units, std::uint64_t c, std::uint64_t outer = 1,
-                          std::uint64_t words = 1) {
-  const std::string prefix = pad_prefix(rows, cols, outer * row_units * r, col_units * c);
-  const std::string pieces = outer > 1 ? fmt::format("{}:{}, ", outer, r * c / words) : "";
-  if (words == 1)
-    return prefix + fmt::format("(({}{}{}:{}), ({}{}:1))", pieces, row_levels, r, c, col_levels, c);
-  return prefix + fmt::format("(({}{}{}:{}), ({}{}:1, {}_W))", pieces, row_levels, r, c / words, col_levels,
-                              c / words, words);
-}
-
 std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
-
-// Elements per LM address: the tiles' row lengths are multiples of it (see matrix_layout).
-std::uint64_t words(const machine::MachineConfig& m) {
-  return std::max<std::uint64_t>(1, m.pe.words_per_address);
-}
 
 const char* dim_name(const Assignment& a, std::size_t level) {
   for (const auto& u : a.m)
@@ -86,37 +40,6 @@ const char* dim_name(const Assignment& a, std::size_t level) {
 }
 
 }  // namespace
-
-// Tile layouts for a block of `rows`×`cols` logical elements of each operand. The plan makes kt and
-// tn multiples of the LM word, so every tile row fills whole addresses.
-std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols) {
-  const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm / p.row_pieces, level_prefix(a.k, m),
-                       p.pk, p.kt, p.row_pieces, words(m));
-}
-std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols) {
-  const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn,
-                       /*outer=*/1, words(m));
-}
-std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols) {
-  return tile_layout_c_pieces(p, m, p.row_pieces, rows, cols);
-}
-std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
-                                 std::uint64_t rows, std::uint64_t cols) {
-  const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm / p.row_pieces,
-                       level_prefix(a.n, m), p.pn, p.tn, pieces, words(m));
-}
-std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
-  std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
-  const std::uint64_t w = words(m);
-  if (w == 1) return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
-  return pad + fmt::format("(({}{}:1, {}_W))", level_prefix(p.assignment.n, m), p.tn / w, w);
-}
 
 void check_problem(const QgemmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0)
@@ -214,21 +137,21 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   // Split C into passes until a pass's tile leaves room for a K step of at least 8.
   for (;;) {
     p.tm = ceil_div(prob.m, p.pm * p.m_passes);
-    p.tn = round_up(ceil_div(prob.n, p.pn * p.n_passes), words(m));
+    p.tn = round_up(ceil_div(prob.n, p.pn * p.n_passes), lm_words(m));
     std::uint64_t need =
         fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
     if (need <= lm) break;
-    if (p.tm == 1 && p.tn <= words(m))
+    if (p.tm == 1 && p.tn <= lm_words(m))
       return Rejection{Prune::kTileTooLarge,
                        fmt::format("a 1×{} C tile does not fit the {}-byte LM", p.tn, lm)};
-    if (p.tm >= p.tn || p.tn <= words(m))  // a tile a word wide splits no further along N
+    if (p.tm >= p.tn || p.tn <= lm_words(m))  // a tile a word wide splits no further along N
       p.m_passes *= 2;
     else
       p.n_passes *= 2;
   }
   const std::uint64_t kk = ceil_div(prob.k, p.pk);
   // Packed W: kt is a whole number of packed rows, and each K element costs tn/t more bytes.
-  const std::uint64_t t = prob.w_trits_per_byte, kt_unit = t > 0 ? std::lcm(words(m), t) : words(m);
+  const std::uint64_t t = prob.w_trits_per_byte, kt_unit = t > 0 ? std::lcm(lm_words(m), t) : lm_words(m);
   const std::uint64_t kt_max = t > 0 ? (lm - fixed_bytes()) * t / (2 * t * (p.tm + p.tn) + 2 * p.tn)
                                      : (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
@@ -241,7 +164,7 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
     p.steps = ceil_div(kk, p.kt);  // a whole-word kt can need fewer steps
     std::uint64_t at = 0;
     auto take = [&](std::uint64_t elements, std::uint64_t element_bytes) {
-      at = round_up(at, words(m) * element_bytes);
+      at = round_up(at, lm_words(m) * element_bytes);
       std::uint64_t here = at;
       at += elements * element_bytes;
       return here;
@@ -404,25 +327,6 @@ QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m
   }
   if (!best) throw QgemmError("no plan fits this machine: " + last_error);
   return *best;
-}
-
-// The whole operands: a unit's share is its tiles of every pass and step together.
-std::string whole_layout_a(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  const Assignment& a = p.assignment;
-  return matrix_layout(prob.m, prob.k, level_prefix(a.m, m), p.pm, p.tm * p.m_passes, level_prefix(a.k, m),
-                       p.pk, ceil_div(prob.k, p.pk));
-}
-
-std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  const Assignment& a = p.assignment;
-  return matrix_layout(prob.k, prob.n, level_prefix(a.k, m), p.pk, ceil_div(prob.k, p.pk),
-                       level_prefix(a.n, m), p.pn, p.tn * p.n_passes);
-}
-
-std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  const Assignment& a = p.assignment;
-  return matrix_layout(prob.m, prob.n, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm * p.m_passes,
-                       level_prefix(a.n, m), p.pn, p.tn * p.n_passes);
 }
 
 std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {

@@ -121,6 +121,7 @@ class Builder {
   void mac(std::uint64_t step);
   void epilogue(std::uint64_t pass);
   void store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece);
+  std::uint64_t resident_a_tile(std::uint64_t step) const;
 
   const QgemmProblem& prob_;
   const QgemmPlan& p_;
@@ -147,8 +148,9 @@ void Builder::loads(std::uint64_t step) {
   const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
   const std::size_t buf = step % 2;
   // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-  prog_.instrs.emplace_back(load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf],
-                                 {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero));
+  if (!p_.a_resident)
+    prog_.instrs.emplace_back(load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf],
+                                   {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero));
   prog_.instrs.emplace_back(load("B", layouts_.get(TileLayouts::Kind::kB, bk, ps.bn), p_.lm_b[buf],
                                  {k0, ps.n0}, {bk, ps.bn}, prob_.b_zero));
 }
@@ -156,7 +158,8 @@ void Builder::loads(std::uint64_t step) {
 void Builder::mac(std::uint64_t step) {
   const std::size_t buf = step % 2;
   program::Mac mac;
-  mac.a = p_.lm_a[buf], mac.b = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
+  mac.a = p_.a_resident ? resident_a_tile(step) : p_.lm_a[buf];
+  mac.b = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
   mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
   mac.a_dtype = prob_.a_dtype, mac.b_dtype = prob_.b_dtype;
   mac.a_zero = prob_.a_zero, mac.b_zero = prob_.b_zero;
@@ -170,12 +173,21 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
-  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
+  program::Requant rq = requant_of(prob_, p_, pass, v);
+  if (p_.c_resident) rq.dst = *p_.c_resident + pass * p_.tm * p_.tn;  // resident_layout_c's pass order
+  prog_.instrs.emplace_back(rq);
+}
+
+// Step `step`'s A tile in resident A: its m block's tiles, then its K step's.
+std::uint64_t Builder::resident_a_tile(std::uint64_t step) const {
+  const std::uint64_t m_block = passes_[step / p_.steps].m0 / (p_.pm * p_.tm);
+  return *p_.a_resident + (m_block * p_.steps + step % p_.steps) * p_.tm * p_.kt;
 }
 
 // One store of row pieces [first_piece, end_piece) of a pass: C rows
 // [first_piece·pm·tr, end_piece·pm·tr) of its block (tr = tm / row_pieces), cut at the block's edge.
 void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece) {
+  if (p_.c_resident) return;  // C stays in the LMs
   const Pass& ps = passes_[pass];
   const std::uint64_t tr = p_.tm / p_.row_pieces, piece_rows = p_.pm * tr;
   const std::uint64_t lo = first_piece * piece_rows;

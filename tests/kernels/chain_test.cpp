@@ -1,6 +1,7 @@
 // The chain (MLP) planner: its shortest path equals a brute-force search over the same candidates
 // and conversions, and its program chains the layers' tensors.
 #include "kernels/chain/chain.h"
+#include "kernels/chain/chain_lm.h"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +49,8 @@ TEST(GemmChain, CandidatesOfALayerHaveDistinctLayouts) {
   for (const auto& layer : p->candidates)
     for (std::size_t a = 0; a < layer.size(); ++a)
       for (std::size_t b = a + 1; b < layer.size(); ++b)
-        EXPECT_FALSE(layer[a].layout_in == layer[b].layout_in && layer[a].layout_out == layer[b].layout_out);
+        EXPECT_FALSE(layer[a].resident_in == layer[b].resident_in &&
+                     layer[a].resident_out == layer[b].resident_out);
 }
 
 TEST(GemmChain, ProgramChainsTheLayersTensors) {
@@ -56,7 +58,7 @@ TEST(GemmChain, ProgramChainsTheLayersTensors) {
   const machine::MachineConfig m = mini();
   std::vector<QgemmPlan> plans{default_plan(chain_layer_problem(spec, 0), m),
                                default_plan(chain_layer_problem(spec, 1), m)};
-  const program::Program prog = build_chain_program(spec, plans, m);
+  const program::Program prog = build_chain_program(spec, chain_lm(spec, plans, m, /*via_dram=*/true), m);
   for (const char* name : {"X0", "W0", "bias0", "X1", "W1", "bias1", "X2"})
     EXPECT_NE(prog.find_tensor(name), nullptr) << name;
   EXPECT_EQ(prog.find_tensor("A"), nullptr);

@@ -1,0 +1,183 @@
+// The chain's LM plan: resident regions placed from the top of the LM, first fit among those alive
+// at the same time. Phases: layer i is 2i, the conversion after it 2i + 1.
+#include "kernels/chain/chain_lm.h"
+
+#include "kernels/qgemm/qgemm_estimate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/convert.h"
+#include "sim/layout/parse.h"
+#include "sim/timing/cost_model.h"
+
+namespace treesim::kernels {
+namespace {
+
+struct Region {
+  std::uint64_t lo = 0, hi = 0;
+  std::size_t first = 0, last = 0;  // phases, inclusive
+};
+
+class LmMap {
+ public:
+  LmMap(std::uint64_t bytes, std::uint64_t align) : bytes_(bytes), align_(align) {}
+  void fix(Region r) { regions_.push_back(r); }
+  // The highest free range of `size` bytes over phases [first, last].
+  std::optional<std::uint64_t> place(std::uint64_t size, std::size_t first, std::size_t last) {
+    std::uint64_t hi = bytes_;
+    for (;;) {
+      if (hi < size) return std::nullopt;
+      const std::uint64_t lo = (hi - size) / align_ * align_;
+      std::optional<std::uint64_t> below;
+      for (const Region& r : regions_)
+        if (r.first <= last && first <= r.last && r.lo < lo + size && lo < r.hi)
+          below = std::min(below.value_or(r.lo), r.lo);
+      if (!below) {
+        regions_.push_back({lo, lo + size, first, last});
+        return lo;
+      }
+      hi = *below;
+    }
+  }
+  std::uint64_t in_use(std::size_t phase) const {
+    std::uint64_t sum = 0;
+    for (const Region& r : regions_)
+      if (r.first <= phase && phase <= r.last) sum += r.hi - r.lo;
+    return sum;
+  }
+
+ private:
+  std::uint64_t bytes_, align_;
+  std::vector<Region> regions_;
+};
+
+}  // namespace
+
+const char* boundary_name(ChainBoundary::Kind kind) {
+  switch (kind) {
+    case ChainBoundary::Kind::kDram:
+      return "DRAM";
+    case ChainBoundary::Kind::kConvert:
+      return "convert";
+    case ChainBoundary::Kind::kInPlace:
+      return "in place";
+  }
+  return "?";
+}
+
+ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
+                       const machine::MachineConfig& m) {
+  const std::size_t layers = spec.layers();
+  const std::uint64_t w = lm_words(m);
+  auto aligned = [&](std::uint64_t bytes) { return timing::ceil_div(bytes, w) * w; };
+  ChainLm out;
+  LmMap map(m.lm_bytes(), w);
+  for (std::size_t i = 0; i < layers; ++i) map.fix({0, aligned(plans[i].lm_bytes), 2 * i, 2 * i});
+  if (!plans.empty()) plans.front().a_resident.reset(), plans.back().c_resident.reset();
+  for (std::size_t i = 0; i + 1 < layers; ++i) {
+    ChainBoundary& b = out.boundaries.emplace_back();
+    QgemmPlan &up = plans[i], &down = plans[i + 1];
+    if (!up.c_resident || !down.a_resident) {
+      b.why = fmt::format("layer {}'s plan {}", up.c_resident ? i + 1 : i,
+                          up.c_resident ? "loads its input from DRAM" : "stores its output to DRAM");
+      up.c_resident.reset(), down.a_resident.reset();
+      continue;
+    }
+    const QgemmProblem pu = chain_layer_problem(spec, i), pd = chain_layer_problem(spec, i + 1);
+    b.from = resident_layout_c(pu, up, m);
+    b.to = resident_layout_a(pd, down, m);
+    const std::uint64_t c_bytes = aligned(resident_bytes_c(pu, up)),
+                        a_bytes = aligned(resident_bytes_a(pd, down));
+    std::optional<std::uint64_t> src, dst;
+    if (b.from == b.to) {  // the next layer reads it where it is
+      src = dst = map.place(std::max(c_bytes, a_bytes), 2 * i, 2 * i + 2);
+      b.kind = ChainBoundary::Kind::kInPlace;
+    } else {
+      src = map.place(c_bytes, 2 * i, 2 * i + 1);
+      if (src) dst = map.place(a_bytes, 2 * i + 1, 2 * i + 2);
+      b.kind = ChainBoundary::Kind::kConvert;
+    }
+    if (!src || !dst) {
+      b.kind = ChainBoundary::Kind::kDram;
+      b.why = fmt::format(
+          "X{} does not fit: {} B per PE as layer {}'s output and {} B as layer {}'s input, beside layer "
+          "{}'s "
+          "{} B and layer {}'s {} B of buffers in the {}-byte LM",
+          i + 1, c_bytes, i, a_bytes, i + 1, i, up.lm_bytes, i + 1, down.lm_bytes, m.lm_bytes());
+      up.c_resident.reset(), down.a_resident.reset();
+      continue;
+    }
+    b.src = *src, b.dst = *dst;
+    up.c_resident = *src, down.a_resident = *dst;
+  }
+  for (std::size_t i = 0; i < layers; ++i) out.lm_in_use.push_back(map.in_use(2 * i));
+  for (std::size_t i = 0; i + 1 < layers; ++i) out.lm_at_boundary.push_back(map.in_use(2 * i + 1));
+  out.plans = std::move(plans);
+  return out;
+}
+
+std::optional<timing::TransferTime> boundary_time(const GemmChainSpec& spec, std::size_t i,
+                                                  const ChainBoundary& b, const machine::MachineConfig& m) {
+  if (b.kind != ChainBoundary::Kind::kConvert) return std::nullopt;
+  auto bind = [&](const std::string& text) {
+    return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {spec.m, spec.widths[i + 1]}, m, 1);
+  };
+  const timing::CostModel cost(m);
+  return cost.conversion(layout::plan_conversion(bind(b.from), bind(b.to)), 1);
+}
+
+std::vector<double> layer_estimates(const GemmChainSpec& spec, const ChainLm& lm,
+                                    const machine::MachineConfig& m) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < lm.plans.size(); ++i) {
+    std::optional<timing::TransferTime> before;
+    if (i > 0) before = boundary_time(spec, i - 1, lm.boundaries[i - 1], m);
+    out.push_back(estimate_cycles(chain_layer_problem(spec, i), lm.plans[i], m, before ? &*before : nullptr));
+  }
+  return out;
+}
+
+ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+                 const machine::MachineConfig& m, bool via_dram) {
+  std::vector<QgemmPlan> shaped;
+  std::vector<std::string> refused(plans.size());
+  const std::size_t layers = plans.size();
+  for (std::size_t i = 0; i < layers; ++i) {
+    QgemmPlan plain = plans[i];
+    plain.a_resident.reset(), plain.c_resident.reset();
+    if (via_dram) {
+      shaped.push_back(plain);
+      continue;
+    }
+    // Both activations if they fit beside the buffers, else the one that does.
+    const bool a = i > 0, c = i + 1 < layers;
+    std::optional<QgemmPlan> kept;
+    for (auto [ka, kc] : {std::pair{a, c}, std::pair{a, false}, std::pair{false, c}}) {
+      if (!ka && !kc) continue;
+      auto r = resident_plan(chain_layer_problem(spec, i), plain, m, ka, kc);
+      if (auto* q = std::get_if<QgemmPlan>(&r)) {
+        kept = std::move(*q);
+        break;
+      }
+      if (refused[i].empty()) refused[i] = std::get<Rejection>(r).message;
+    }
+    if (kept) refused[i].clear();
+    shaped.push_back(kept ? std::move(*kept) : plain);
+  }
+  ChainLm out = place_chain_lm(spec, std::move(shaped), m);
+  for (std::size_t i = 0; i + 1 < layers; ++i) {
+    if (via_dram) out.boundaries[i].why = "--via-dram";
+    if (out.boundaries[i].kind != ChainBoundary::Kind::kDram) continue;
+    for (std::size_t side : {i, i + 1})
+      if (!refused[side].empty())
+        out.boundaries[i].why =
+            fmt::format("layer {} cannot keep its activations in the LM: {}", side, refused[side]);
+  }
+  return out;
+}
+
+}  // namespace treesim::kernels
