@@ -265,4 +265,9 @@ report::VerifyResult compare_arrays(const std::vector<OutputArray>& arrays, cons
   return v;
 }
 
+std::vector<Problem::Phase> Problem::phases(const Plan&, const program::Program&,
+                                            const machine::MachineConfig&) const {
+  return {};
+}
+
 }  // namespace treesim::kernels

@@ -162,6 +162,15 @@ class Problem {
   virtual Result<DramImage> reference() const = 0;
   // By default every element of every output, in outputs()' order.
   virtual report::VerifyResult verify(const DramImage& gathered, const DramImage& expected) const;
+  // Parts of the program reported on their own (RunStats::phases: each one's cycles and traffic), by
+  // default none: e.g. a network's layers and conversions.
+  struct Phase {
+    std::string name;
+    std::size_t first = 0, last = 0;  // instructions [first, last)
+    std::optional<std::uint64_t> lm_bytes_per_pe;
+  };
+  virtual std::vector<Phase> phases(const Plan& plan, const program::Program& program,
+                                    const machine::MachineConfig& machine) const;
   // Kernel-specific report fields (RunStats::extra and ::info).
   virtual void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                                  report::RunStats& stats) const = 0;

@@ -1,5 +1,8 @@
 #include "session/run_problem.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "sim/layout/diagnostic.h"
 
 namespace treesim::session {
@@ -23,8 +26,14 @@ kernels::Result<Outcome> run_problem(kernels::Problem& problem, const kernels::P
     for (const std::string& name : problem.input_tensors()) inputs[name];
   }
   Outcome out;
+  // The kernel's phases, unless the caller asked for its own.
+  models::SimulationOptions simulation = options.simulation;
+  const std::vector<kernels::Problem::Phase> phases = simulation.phases.empty()
+                                                          ? problem.phases(plan, program.value(), machine)
+                                                          : std::vector<kernels::Problem::Phase>{};
+  for (const auto& p : phases) simulation.phases.emplace_back(p.first, p.last);
   try {
-    out.run = sim.run(program.value(), inputs, options.simulation);
+    out.run = sim.run(program.value(), inputs, simulation);
   } catch (const models::SimError& e) {
     return core::Error{"", e.what()};
   } catch (const layout::LayoutError& e) {
@@ -32,6 +41,16 @@ kernels::Result<Outcome> run_problem(kernels::Problem& problem, const kernels::P
   }
   out.stats = std::move(out.run.stats);
   out.stats.kernel = options.kernel;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    // A phase's own duration: from its first instruction's start to its last one's end.
+    std::uint64_t start = UINT64_MAX, end = 0;
+    for (std::size_t k = phases[i].first; k < phases[i].last && k < out.run.timings.size(); ++k) {
+      start = std::min(start, out.run.timings[k].start);
+      end = std::max(end, out.run.timings[k].end);
+    }
+    out.stats.phases[phases[i].name] = {end > start ? end - start : 0, out.run.phases[i].work,
+                                        phases[i].lm_bytes_per_pe};
+  }
   problem.add_report_fields(plan, machine, out.stats);
   if (out.stats.functional) out.dram = problem.host_outputs(plan, std::move(out.run.dram));
   out.run.dram.clear();

@@ -240,8 +240,11 @@ void tune_chain(const ChainCommand& c) {
     j["m"] = spec.m;
     j["widths"] = spec.widths;
     j["candidates_per_layer"] = spec.candidates_per_layer;
-    j["estimated_cycles"] = best.total;
+    j["estimated_cycles"] = plan.on_chip() ? plan.placed_cycles : plan.via_dram_cycles;
+    j["path_estimated_cycles"] = best.total;
     j["independent_estimated_cycles"] = plan.independent.total;
+    j["via_dram_estimated_cycles"] = plan.via_dram_cycles;
+    j["activations"] = plan.on_chip() ? "lm" : "dram";
     for (std::size_t i = 0; i < spec.layers(); ++i) {
       const kernels::ChainLayerCandidate& lc = plan.candidates[i][best.candidate[i]];
       nlohmann::json l;
@@ -251,6 +254,8 @@ void tune_chain(const ChainCommand& c) {
       l["plan"] = lc.choice;
       l["layout_in"] = lc.layout_in;
       l["layout_out"] = lc.layout_out;
+      l["resident_in"] = lc.resident_in;
+      l["resident_out"] = lc.resident_out;
       l["estimated_cycles"] = lc.plan.estimated_cycles;
       l["conversion_cycles"] = i < best.conversion.size() ? best.conversion[i] : 0.0;
       j["layers"].push_back(l);
@@ -281,16 +286,27 @@ void tune_chain(const ChainCommand& c) {
     }
     std::cout << fmt::format(
         "total {:.0f} cycles estimated: layers {:.0f} + conversions {:.0f}; each layer's own best plan: "
-        "{:.0f} "
-        "(layers {:.0f} + conversions {:.0f})\n",
-        best.total, layers, conversions, plan.independent.total, ind_layers, ind_conversions);
-    for (std::size_t i = 0; i < spec.layers(); ++i) {
-      const kernels::ChainLayerCandidate& lc = plan.candidates[i][best.candidate[i]];
-      std::cout << fmt::format("layer {}: A {}\n         C {}\n", i, lc.layout_in, lc.layout_out);
+        "{:.0f} (layers {:.0f} + conversions {:.0f}); every activation through DRAM: {:.0f}\n",
+        best.total, layers, conversions, plan.independent.total, ind_layers, ind_conversions,
+        plan.via_dram_cycles);
+    if (plan.placed_cycles != best.total)
+      std::cout << fmt::format(
+          "as placed in the LMs (layers leaving room for the next one's input): {:.0f}\n",
+          plan.placed_cycles);
+    if (!plan.on_chip()) {
+      std::cout << "kept: every activation through DRAM, each layer on its own default plan (faster)\n";
+    } else {
+      std::cout << "kept: the activations in the LMs (where they fit), converted on the tree\n";
+      for (std::size_t i = 0; i < spec.layers(); ++i) {
+        const kernels::ChainLayerCandidate& lc = plan.candidates[i][best.candidate[i]];
+        std::cout << fmt::format("layer {}: A {}\n         C {}\n", i,
+                                 lc.resident_in.empty() ? "from DRAM" : lc.resident_in,
+                                 lc.resident_out.empty() ? "to DRAM" : lc.resident_out);
+      }
     }
   }
   if (!c.out_path.empty()) {
-    files.write(c.out_path, kernels::chain_plan_text(spec, plan, best, machine), "--out");
+    files.write(c.out_path, kernels::chain_plan_text(spec, plan, machine), "--out");
     if (!c.json) std::cout << fmt::format("wrote {}\n", c.out_path);
   }
   files.commit();

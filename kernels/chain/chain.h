@@ -51,7 +51,10 @@ struct GemmChainPlan {
   // Every activation through DRAM, each layer on the default planner's plan: today's estimate sum.
   std::vector<QgemmPlan> via_dram;
   double via_dram_cycles = 0;
-  bool on_chip() const { return best.total <= via_dram_cycles; }
+  // The shortest path's plans as the run places them (chain_lm: a layer may leave room for its
+  // neighbour's input), estimated as the run's plan is (layer_estimates).
+  double placed_cycles = 0;
+  bool on_chip() const { return placed_cycles <= via_dram_cycles; }
   // The chosen layers' plans: the shortest path's, or the DRAM ones when those are faster.
   std::vector<QgemmPlan> chosen() const;
 };
@@ -60,13 +63,16 @@ struct GemmChainPlan {
 // conversion cannot be planned.
 Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::MachineConfig& machine);
 
-// The plan file of a chosen path (plan_file.h's chain format).
+// The plan file of the plan's choice (plan_file.h's chain format): the shortest path, or the DRAM
+// plans (`activations: dram`) when those are faster.
 std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan,
-                            const plan::ChainChoice& choice, const machine::MachineConfig& machine);
+                            const machine::MachineConfig& machine);
 
-// The layers' plans from a chain plan file, checked against the spec's shapes and the machine.
+// The layers' plans from a chain plan file, checked against the spec's shapes and the machine;
+// `via_dram` (when given) says whether the file sends the activations through DRAM.
 Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
-                                                     const machine::MachineConfig& machine);
+                                                     const machine::MachineConfig& machine,
+                                                     bool* via_dram = nullptr);
 
 struct ChainLm;
 
@@ -74,7 +80,10 @@ struct ChainLm;
 // bias{i}, X{i+1}. An activation the LM plan keeps on chip is left in the LMs by layer i and read
 // there by layer i+1, after a `convert` when their layouts differ; one through DRAM is stored and
 // loaded (the scoreboard orders the loads of X{i} after the stores of the layer before).
+// `phases` (when given) receives each layer's instructions ("layer0", …) and each conversion's
+// ("layer0.convert", …: layer 0's output into layer 1's input), with the LM they keep in use.
 program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& lm,
-                                     const machine::MachineConfig& machine);
+                                     const machine::MachineConfig& machine,
+                                     std::vector<Problem::Phase>* phases = nullptr);
 
 }  // namespace treesim::kernels

@@ -50,13 +50,14 @@ class ChainInstance : public Problem {
     }
     Result<GemmChainPlan> chain = plan_gemm_chain(spec_, machine);
     if (!chain) return chain.errors();
-    return to_plan(chain->chosen(), machine);
+    return to_plan(chain->chosen(), machine, !chain->on_chip());
   }
 
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override {
-    Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec_, machine);
+    bool file_via_dram = false;
+    Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec_, machine, &file_via_dram);
     if (!plans) return plans.errors();
-    return to_plan(plans.value(), machine);
+    return to_plan(plans.value(), machine, file_via_dram);
   }
 
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
@@ -67,6 +68,16 @@ class ChainInstance : public Problem {
     } catch (const std::exception& e) {
       return core::Error{"", e.what()};
     }
+  }
+
+  // Each layer and each conversion on its own (the program built again: it is cheap beside the run).
+  std::vector<Phase> phases(const Plan& plan, const program::Program&,
+                            const machine::MachineConfig& machine) const override {
+    const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
+    if (!mapping) return {};
+    std::vector<Phase> out;
+    build_chain_program(spec_, mapping->lm, machine, &out);
+    return out;
   }
 
   std::vector<std::string> input_tensors() const override {
@@ -119,6 +130,10 @@ class ChainInstance : public Problem {
     stats.info["plan"] = plan.description;
     stats.extra["layers"] = spec_.layers();
     stats.extra["m"] = spec_.m;
+    stats.extra["estimated_cycles"] = static_cast<std::uint64_t>(plan.estimated_cycles + 0.5);
+    std::uint64_t on_chip = 0;
+    for (const ChainBoundary& b : mapping->lm.boundaries) on_chip += b.kind != ChainBoundary::Kind::kDram;
+    stats.extra["activations_in_lm"] = on_chip;
   }
 
   std::vector<OutputArray> outputs() const override {
@@ -128,8 +143,9 @@ class ChainInstance : public Problem {
  private:
   // The layers' plans with the activations placed (or all through DRAM with --via-dram); the
   // estimate is the layers' and the conversions' in turn.
-  Plan to_plan(const std::vector<QgemmPlan>& plans, const machine::MachineConfig& machine) const {
-    ChainMapping mapping{chain_lm(spec_, plans, machine, via_dram_)};
+  Plan to_plan(const std::vector<QgemmPlan>& plans, const machine::MachineConfig& machine,
+               bool via_dram = false) const {
+    ChainMapping mapping{chain_lm(spec_, plans, machine, via_dram_ || via_dram)};
     Plan out;
     const std::vector<double> layers = layer_estimates(spec_, mapping.lm, machine);
     for (double c : layers) out.estimated_cycles += c;

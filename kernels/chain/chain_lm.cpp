@@ -26,22 +26,36 @@ class LmMap {
  public:
   LmMap(std::uint64_t bytes, std::uint64_t align) : bytes_(bytes), align_(align) {}
   void fix(Region r) { regions_.push_back(r); }
-  // The highest free range of `size` bytes over phases [first, last].
-  std::optional<std::uint64_t> place(std::uint64_t size, std::size_t first, std::size_t last) {
-    std::uint64_t hi = bytes_;
+  // The highest (or lowest) free range of `size` bytes over phases [first, last].
+  std::optional<std::uint64_t> place(std::uint64_t size, std::size_t first, std::size_t last, bool top) {
+    std::uint64_t hi = bytes_, lo = 0;
     for (;;) {
-      if (hi < size) return std::nullopt;
-      const std::uint64_t lo = (hi - size) / align_ * align_;
-      std::optional<std::uint64_t> below;
+      if (top) {
+        if (hi < size) return std::nullopt;
+        lo = (hi - size) / align_ * align_;
+      } else if (lo + size > bytes_) {
+        return std::nullopt;
+      }
+      std::optional<std::uint64_t> below, above;
       for (const Region& r : regions_)
-        if (r.first <= last && first <= r.last && r.lo < lo + size && lo < r.hi)
+        if (r.first <= last && first <= r.last && r.lo < lo + size && lo < r.hi) {
           below = std::min(below.value_or(r.lo), r.lo);
+          above = std::max(above.value_or(r.hi), r.hi);
+        }
       if (!below) {
         regions_.push_back({lo, lo + size, first, last});
         return lo;
       }
-      hi = *below;
+      if (top)
+        hi = *below;
+      else
+        lo = (*above + align_ - 1) / align_ * align_;
     }
+  }
+  void remove(std::uint64_t lo, std::size_t first) {
+    regions_.erase(std::remove_if(regions_.begin(), regions_.end(),
+                                  [&](const Region& r) { return r.lo == lo && r.first == first; }),
+                   regions_.end());
   }
   std::uint64_t in_use(std::size_t phase) const {
     std::uint64_t sum = 0;
@@ -93,16 +107,21 @@ ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
     const std::uint64_t c_bytes = aligned(resident_bytes_c(pu, up)),
                         a_bytes = aligned(resident_bytes_a(pd, down));
     std::optional<std::uint64_t> src, dst;
+    // Inputs from the top, outputs from the bottom (above the layer's buffers): layer i's output
+    // then stays clear of layer i+1's input, which takes the top once layer i's input is dead.
     if (b.from == b.to) {  // the next layer reads it where it is
-      src = dst = map.place(std::max(c_bytes, a_bytes), 2 * i, 2 * i + 2);
+      src = dst = map.place(std::max(c_bytes, a_bytes), 2 * i, 2 * i + 2, /*top=*/true);
       b.kind = ChainBoundary::Kind::kInPlace;
     } else {
-      src = map.place(c_bytes, 2 * i, 2 * i + 1);
-      if (src) dst = map.place(a_bytes, 2 * i + 1, 2 * i + 2);
+      src = map.place(c_bytes, 2 * i, 2 * i + 1, /*top=*/false);
+      if (src) dst = map.place(a_bytes, 2 * i + 1, 2 * i + 2, /*top=*/true);
       b.kind = ChainBoundary::Kind::kConvert;
     }
     if (!src || !dst) {
+      if (src && b.kind == ChainBoundary::Kind::kConvert) map.remove(*src, 2 * i);
       b.kind = ChainBoundary::Kind::kDram;
+      b.lm_full = true;
+      b.input_bytes = a_bytes;
       b.why = fmt::format(
           "X{} does not fit: {} B per PE as layer {}'s output and {} B as layer {}'s input, beside layer "
           "{}'s "
@@ -143,41 +162,52 @@ std::vector<double> layer_estimates(const GemmChainSpec& spec, const ChainLm& lm
 
 ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
                  const machine::MachineConfig& m, bool via_dram) {
-  std::vector<QgemmPlan> shaped;
-  std::vector<std::string> refused(plans.size());
   const std::size_t layers = plans.size();
-  for (std::size_t i = 0; i < layers; ++i) {
-    QgemmPlan plain = plans[i];
-    plain.a_resident.reset(), plain.c_resident.reset();
-    if (via_dram) {
-      shaped.push_back(plain);
-      continue;
-    }
-    // Both activations if they fit beside the buffers, else the one that does.
-    const bool a = i > 0, c = i + 1 < layers;
-    std::optional<QgemmPlan> kept;
-    for (auto [ka, kc] : {std::pair{a, c}, std::pair{a, false}, std::pair{false, c}}) {
-      if (!ka && !kc) continue;
-      auto r = resident_plan(chain_layer_problem(spec, i), plain, m, ka, kc);
-      if (auto* q = std::get_if<QgemmPlan>(&r)) {
-        kept = std::move(*q);
-        break;
+  // Layer i's output sits above its buffers, and layer i+1's input must fit above that during the
+  // conversion: when it does not, layer i's buffers leave room for it too, and the chain is placed
+  // again.
+  std::vector<std::uint64_t> leave(layers, 0);
+  for (int round = 0;; ++round) {
+    std::vector<QgemmPlan> shaped;
+    std::vector<std::string> refused(layers);
+    for (std::size_t i = 0; i < layers; ++i) {
+      QgemmPlan plain = plans[i];
+      plain.a_resident.reset(), plain.c_resident.reset();
+      if (via_dram) {
+        shaped.push_back(plain);
+        continue;
       }
-      if (refused[i].empty()) refused[i] = std::get<Rejection>(r).message;
+      // Both activations if they fit beside the buffers, else the one that does.
+      const bool a = i > 0, c = i + 1 < layers;
+      std::optional<QgemmPlan> kept;
+      for (auto [ka, kc] : {std::pair{a, c}, std::pair{a, false}, std::pair{false, c}}) {
+        if (!ka && !kc) continue;
+        auto r = resident_plan(chain_layer_problem(spec, i), plain, m, ka, kc, kc ? leave[i] : 0);
+        if (auto* q = std::get_if<QgemmPlan>(&r)) {
+          kept = std::move(*q);
+          break;
+        }
+        if (refused[i].empty()) refused[i] = std::get<Rejection>(r).message;
+      }
+      if (kept) refused[i].clear();
+      shaped.push_back(kept ? std::move(*kept) : plain);
     }
-    if (kept) refused[i].clear();
-    shaped.push_back(kept ? std::move(*kept) : plain);
+    ChainLm out = place_chain_lm(spec, std::move(shaped), m);
+    bool again = false;
+    for (std::size_t i = 0; i + 1 < layers; ++i) {
+      ChainBoundary& b = out.boundaries[i];
+      if (b.kind != ChainBoundary::Kind::kDram) continue;
+      if (b.lm_full && leave[i] < b.input_bytes && round < 2) {
+        leave[i] = b.input_bytes;
+        again = true;
+      }
+      if (via_dram) b.why = "the plan sends every activation through DRAM";
+      for (std::size_t side : {i, i + 1})
+        if (!refused[side].empty())
+          b.why = fmt::format("layer {} cannot keep its activations in the LM: {}", side, refused[side]);
+    }
+    if (!again) return out;
   }
-  ChainLm out = place_chain_lm(spec, std::move(shaped), m);
-  for (std::size_t i = 0; i + 1 < layers; ++i) {
-    if (via_dram) out.boundaries[i].why = "--via-dram";
-    if (out.boundaries[i].kind != ChainBoundary::Kind::kDram) continue;
-    for (std::size_t side : {i, i + 1})
-      if (!refused[side].empty())
-        out.boundaries[i].why =
-            fmt::format("layer {} cannot keep its activations in the LM: {}", side, refused[side]);
-  }
-  return out;
 }
 
 }  // namespace treesim::kernels

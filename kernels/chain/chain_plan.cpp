@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "kernels/chain/chain.h"
@@ -83,39 +84,58 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
           "", fmt::format("layer {} ({}×{}×{}): no plan keeps its activations in the LM", i, p.m, p.n, p.k)};
     out.candidates.push_back(std::move(chosen));
   }
-  const timing::CostModel cost(m);
-  for (std::size_t i = 0; i + 1 < layers; ++i) {
-    const std::uint64_t rows = spec.m, cols = spec.widths[i + 1];
-    auto& matrix = out.conversion.emplace_back();
-    try {
-      // Each layout bound once: binding is a large part of a conversion's cost on a big machine.
-      std::vector<layout::BoundLayout> to;
-      for (const ChainLayerCandidate& c : out.candidates[i + 1])
-        to.push_back(bind_whole(c.resident_in, rows, cols, m));
-      for (const ChainLayerCandidate& from : out.candidates[i]) {
-        auto& row = matrix.emplace_back();
-        const layout::BoundLayout a = bind_whole(from.resident_out, rows, cols, m);
-        // What the conversion adds to layer i+1: it shares the ports with that layer's first loads.
-        for (std::size_t b = 0; b < to.size(); ++b) {
-          const ChainLayerCandidate& next = out.candidates[i + 1][b];
-          if (from.resident_out == next.resident_in) {  // read in place
-            row.push_back(0.0);
-            continue;
-          }
-          const timing::TransferTime t = cost.conversion(layout::plan_conversion(a, to[b]), 1);
-          row.push_back(estimate_cycles(chain_layer_problem(spec, i + 1), next.plan, m, &t) -
-                        next.plan.estimated_cycles);
-        }
-      }
-    } catch (const std::exception& e) {
-      return core::Error{
-          "", fmt::format("layer {} → {}: the conversion cannot be planned: {}", i, i + 1, e.what())};
-    }
-  }
   std::vector<std::vector<double>> costs;
   for (const auto& layer : out.candidates) {
     auto& c = costs.emplace_back();
     for (const auto& cand : layer) c.push_back(cand.plan.estimated_cycles);
+  }
+  // What converting layer i's candidate a into layer i+1's candidate b adds to b: the conversion
+  // shares the ports with b's first loads. Planning a conversion is the slow part on a big machine,
+  // so an edge is priced only when a path through it could beat the default planner's choice (every
+  // edge costs at least 0, so such a path costs at least its layers).
+  const timing::CostModel cost(m);
+  std::vector<std::vector<std::optional<layout::BoundLayout>>> bound_in(layers), bound_out(layers);
+  for (std::size_t i = 0; i < layers; ++i)
+    bound_in[i].resize(costs[i].size()), bound_out[i].resize(costs[i].size());
+  auto bound = [&](std::optional<layout::BoundLayout>& slot, const std::string& text, std::size_t i) {
+    if (!slot) slot = bind_whole(text, spec.m, spec.widths[i], m);
+    return *slot;
+  };
+  auto price = [&](std::size_t i, std::size_t a, std::size_t b) {
+    const ChainLayerCandidate &from = out.candidates[i][a], &next = out.candidates[i + 1][b];
+    if (from.resident_out == next.resident_in) return 0.0;  // read in place
+    const timing::TransferTime t =
+        cost.conversion(layout::plan_conversion(bound(bound_out[i][a], from.resident_out, i + 1),
+                                                bound(bound_in[i + 1][b], next.resident_in, i + 1)),
+                        1);
+    return estimate_cycles(chain_layer_problem(spec, i + 1), next.plan, m, &t) - next.plan.estimated_cycles;
+  };
+  constexpr double kNever = 1e18;  // an edge no path under the default's cost can take
+  try {
+    double bound_total = 0;  // the default planner's choice: candidate 0 everywhere
+    std::vector<double> firsts;
+    for (std::size_t i = 0; i < layers; ++i) {
+      if (i + 1 < layers) firsts.push_back(price(i, 0, 0));
+      bound_total += costs[i][0] + (i + 1 < layers ? firsts.back() : 0);
+    }
+    std::vector<double> best_layer(layers);
+    for (std::size_t i = 0; i < layers; ++i)
+      best_layer[i] = *std::min_element(costs[i].begin(), costs[i].end());
+    for (std::size_t i = 0; i + 1 < layers; ++i) {
+      double others = 0;
+      for (std::size_t j = 0; j < layers; ++j)
+        if (j != i && j != i + 1) others += best_layer[j];
+      auto& matrix = out.conversion.emplace_back();
+      for (std::size_t a = 0; a < costs[i].size(); ++a) {
+        auto& row = matrix.emplace_back();
+        for (std::size_t b = 0; b < costs[i + 1].size(); ++b)
+          row.push_back(a == 0 && b == 0                                       ? firsts[i]
+                        : others + costs[i][a] + costs[i + 1][b] < bound_total ? price(i, a, b)
+                                                                               : kNever);
+      }
+    }
+  } catch (const std::exception& e) {
+    return core::Error{"", fmt::format("a conversion between the layers cannot be planned: {}", e.what())};
   }
   auto conversion = [&](std::size_t i, std::size_t a, std::size_t b) { return out.conversion[i][a][b]; };
   out.best = plan::solve_chain(costs, conversion);
@@ -123,6 +143,13 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
   for (const auto& c : costs) firsts.push_back({c.front()});
   // The default planner's choice (each layer's best estimate, candidate 0), priced with its conversions.
   out.independent = plan::solve_chain(firsts, conversion);
+  std::vector<QgemmPlan> path;
+  for (std::size_t i = 0; i < layers; ++i) path.push_back(out.candidates[i][out.best.candidate[i]].plan);
+  try {
+    for (double c : layer_estimates(spec, chain_lm(spec, path, m), m)) out.placed_cycles += c;
+  } catch (const std::exception& e) {
+    return core::Error{"", fmt::format("the chain's plan cannot be placed: {}", e.what())};
+  }
   return out;
 }
 
@@ -134,30 +161,32 @@ std::vector<QgemmPlan> GemmChainPlan::chosen() const {
 }
 
 std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan,
-                            const plan::ChainChoice& choice, const machine::MachineConfig& m) {
+                            const machine::MachineConfig& m) {
+  const std::vector<QgemmPlan> plans = plan.chosen();
   std::vector<std::string> texts;
   for (std::size_t i = 0; i < spec.layers(); ++i) {
-    const QgemmPlan& q = plan.candidates[i][choice.candidate[i]].plan;
+    const QgemmPlan& q = plans[i];
     const QgemmProblem p = chain_layer_problem(spec, i);
     GemmPlanFile f{"qgemm", m.name, p.m, p.n, p.k, q.assignment, {q.extra_m_passes, q.min_steps}};
-    texts.push_back(plan_file_text(f, q, m,
-                                   "A: \"" + plan.candidates[i][choice.candidate[i]].layout_in + "\"\nC: \"" +
-                                       plan.candidates[i][choice.candidate[i]].layout_out + "\"",
-                                   /*header=*/false));
+    texts.push_back(plan_file_text(
+        f, q, m, "A: \"" + whole_layout_a(p, q, m) + "\"\nC: \"" + whole_layout_c(p, q, m) + "\"",
+        /*header=*/false));
   }
   std::string widths;
   for (auto w : spec.widths) widths += (widths.empty() ? "" : ",") + std::to_string(w);
   return chain_plan_file_text(
-      m.name, texts, choice.total,
+      m.name, texts, plan.on_chip() ? plan.placed_cycles : plan.via_dram_cycles,
       fmt::format("treesim chain plan: m {}, widths {} on {} (treesim run chain --plan-file FILE)", spec.m,
-                  widths, m.name));
+                  widths, m.name),
+      !plan.on_chip());
 }
 
 Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
-                                                     const machine::MachineConfig& m) {
+                                                     const machine::MachineConfig& m, bool* via_dram) {
   Result<GemmChainPlanFile> read = read_chain_plan_file(path, m);
   if (!read) return read.errors();
   const GemmChainPlanFile& f = read.value();
+  if (via_dram) *via_dram = f.via_dram;
   if (f.kernel != "chain") return core::Error{path, fmt::format("the plan is for {}, not chain", f.kernel)};
   if (f.machine != m.name)
     return core::Error{path, fmt::format("the plan is for machine {}, not {}", f.machine, m.name)};
@@ -175,9 +204,10 @@ Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, co
 }
 
 program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& lm,
-                                     const machine::MachineConfig& m) {
+                                     const machine::MachineConfig& m, std::vector<Problem::Phase>* phases) {
   program::Program out;
   for (std::size_t i = 0; i < spec.layers(); ++i) {
+    const std::size_t first = out.instrs.size();
     program::Program layer = build_program(chain_layer_problem(spec, i), lm.plans[i], m);
     auto rename = [&](const std::string& name) {
       if (name == "A") return fmt::format("X{}", i);
@@ -194,6 +224,7 @@ program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& l
       if (auto* s = std::get_if<program::Store>(&instr)) s->tensor = rename(s->tensor);
       out.instrs.push_back(std::move(instr));
     }
+    if (phases) phases->push_back({fmt::format("layer{}", i), first, out.instrs.size(), lm.lm_in_use[i]});
     if (i < lm.boundaries.size() && lm.boundaries[i].kind == ChainBoundary::Kind::kConvert) {
       const ChainBoundary& b = lm.boundaries[i];
       program::Convert c;
@@ -203,6 +234,9 @@ program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& l
       c.src = b.src, c.dst = b.dst;
       c.pad = chain_layer_problem(spec, i + 1).a_zero;  // padded K terms add nothing
       out.instrs.emplace_back(std::move(c));
+      if (phases)
+        phases->push_back({fmt::format("layer{}.convert", i), out.instrs.size() - 1, out.instrs.size(),
+                           lm.lm_at_boundary[i]});
     }
   }
   return out;

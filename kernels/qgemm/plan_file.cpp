@@ -183,12 +183,19 @@ Result<GemmChainPlanFile> read_chain_plan_file(const std::string& path, const ma
   if (!root.IsMap()) return r.at(root, "expected a mapping with kernel, machine and layers");
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (key != "kernel" && key != "machine" && key != "layers" && key != "estimated_cycles")
+    if (key != "kernel" && key != "machine" && key != "layers" && key != "estimated_cycles" &&
+        key != "activations")
       return r.at(kv.first,
-                  fmt::format("unknown field '{}' (expected kernel, machine, layers or estimated_cycles)",
+                  fmt::format("unknown field '{}' (expected kernel, machine, layers, activations or "
+                              "estimated_cycles)",
                               core::echo(key)));
   }
   GemmChainPlanFile f;
+  if (const YAML::Node a = root["activations"]; a.IsDefined()) {
+    if (!a.IsScalar() || (a.Scalar() != "lm" && a.Scalar() != "dram"))
+      return r.at(a, "'activations': expected lm or dram");
+    f.via_dram = a.Scalar() == "dram";
+  }
   for (auto [key, out] : {std::pair{"kernel", &f.kernel}, {"machine", &f.machine}}) {
     const YAML::Node node = root[key];
     if (!node.IsDefined() || !node.IsScalar())
@@ -246,8 +253,9 @@ Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::st
 }
 
 std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,
-                                 double estimated_cycles, const std::string& comment) {
+                                 double estimated_cycles, const std::string& comment, bool via_dram) {
   std::string s = "# " + comment + "\nkernel: chain\nmachine: " + machine_name +
+                  (via_dram ? "\nactivations: dram" : "") +
                   fmt::format("\nestimated_cycles: {:.0f}\nlayers:\n", estimated_cycles);
   for (const std::string& t : layer_texts) s += indented(t, "  - ", "    ");
   return s;

@@ -34,13 +34,16 @@ Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::st
                                         const machine::MachineConfig& machine);
 
 // A chain plan file: one plan per layer (the layers' own m, n, k, split and tiling).
+// `activations: dram` (optional; the default is `lm`) sends every activation between layers through
+// DRAM, when the planner found that faster than keeping them in the LMs.
 struct GemmChainPlanFile {
   std::string kernel, machine;
   std::vector<GemmPlanFile> layers;
+  bool via_dram = false;
 };
 // `layer_texts` from plan_file_text without header, one per layer.
 std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,
-                                 double estimated_cycles, const std::string& comment);
+                                 double estimated_cycles, const std::string& comment, bool via_dram = false);
 Result<GemmChainPlanFile> read_chain_plan_file(const std::string& path,
                                                const machine::MachineConfig& machine);
 

@@ -214,8 +214,10 @@ std::uint64_t resident_bytes_c(const QgemmProblem& p, const QgemmPlan& plan);
 // `plan` (of any planner) reshaped so that its buffers leave room in the LM for resident A (when
 // `a`) and resident C (when `c`), with its assignment and tiling choice kept, flagged resident
 // (offsets 0: kernels/chain places them) and estimated; a Rejection when no K step fits beside them.
+// `leave`: more LM bytes to keep free (for a neighbour's region).
 std::variant<QgemmPlan, Rejection> resident_plan(const QgemmProblem& p, const QgemmPlan& plan,
-                                                 const machine::MachineConfig& m, bool a, bool c);
+                                                 const machine::MachineConfig& m, bool a, bool c,
+                                                 std::uint64_t leave = 0);
 // The blocks of rows and of columns of C that the passes cover (the program's passes: N blocks
 // outer, M blocks inner).
 std::uint64_t m_blocks(const QgemmProblem& p, const QgemmPlan& plan);

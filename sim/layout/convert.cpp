@@ -61,25 +61,53 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
   std::vector<std::uint64_t> source_slots;
   std::vector<std::pair<std::size_t, std::uint64_t>> down_links, up_links;  // (level, unit)
 
+  // A replica's place is its element's replica-0 place plus an offset that depends on the replica
+  // only (broadcast digits and omitted levels are digits of their own, added without carry): the
+  // offsets of every replica's PE, units and LM slot, taken once from element 0, spare a locate per
+  // replica and element.
+  struct Offsets {
+    std::vector<std::uint64_t> pe, slot, unit;  // unit: [replica × levels + level]
+  };
+  auto offsets_of = [&](const BoundLayout& l) {
+    Offsets o;
+    const std::vector<std::uint64_t> zero(l.rank(), 0);
+    Location first, here;
+    l.locate_into(zero.data(), first, 0);
+    const std::uint64_t pe0 = l.pe_id(first.units);
+    const std::uint64_t slot0 = pe0 * from.lm_addresses() * words + first.addr * words + first.lane;
+    for (std::uint64_t r = 0; r < l.replicas(); ++r) {
+      l.locate_into(zero.data(), here, r);
+      const std::uint64_t pe = l.pe_id(here.units);
+      o.pe.push_back(pe - pe0);
+      o.slot.push_back(pe * from.lm_addresses() * words + here.addr * words + here.lane - slot0);
+      for (std::size_t lv = 0; lv < levels; ++lv) o.unit.push_back(unit_at(pe, lv) - unit_at(pe0, lv));
+    }
+    return o;
+  };
+  const Offsets from_off = offsets_of(from), to_off = offsets_of(to);
+  std::vector<std::uint64_t> src_units(levels), dst_units(levels);
+
   // One element's copies and link crossings, counted `weight` times.
   auto account = [&](const std::vector<std::uint64_t>& index, std::uint64_t weight) {
     const std::uint64_t wbytes = weight * bytes;
     ++epoch;
     source_slots.clear();
-    std::uint64_t first_source = 0;
+    from.locate_into(index.data(), loc, 0);
+    const std::uint64_t first_source = from.pe_id(loc.units);
+    const std::uint64_t src_slot = first_source * from.lm_addresses() * words + loc.addr * words + loc.lane;
+    for (std::size_t lv = 0; lv < levels; ++lv) src_units[lv] = unit_at(first_source, lv);
     for (std::uint64_t r = 0; r < from.replicas(); ++r) {
-      from.locate_into(index.data(), loc, r);
-      const std::uint64_t pe = from.pe_id(loc.units);
-      if (r == 0) first_source = pe;
-      source_slots.push_back(pe * from.lm_addresses() * words + loc.addr * words + loc.lane);
+      const std::uint64_t pe = first_source + from_off.pe[r];
+      source_slots.push_back(src_slot + from_off.slot[r]);
+      const std::uint64_t* du = &from_off.unit[r * levels];
       for (std::size_t lv = 0; lv < levels; ++lv) {
-        const std::uint64_t u = unit_at(pe, lv);
+        const std::uint64_t u = src_units[lv] + du[lv];
         if (marks[lv].source_epoch[u] == epoch) continue;
         marks[lv].source_epoch[u] = epoch;
         marks[lv].source_pe[u] = pe;
       }
     }
-    std::sort(source_slots.begin(), source_slots.end());
+    if (source_slots.size() > 1) std::sort(source_slots.begin(), source_slots.end());
     down_links.clear();
     up_links.clear();
     auto cross = [&](std::vector<std::uint64_t>& seen, std::size_t lv, std::uint64_t unit,
@@ -88,20 +116,22 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
       seen[unit] = epoch;
       links.emplace_back(lv, unit);
     };
+    to.locate_into(index.data(), loc, 0);
+    const std::uint64_t dst_pe = to.pe_id(loc.units);
+    const std::uint64_t dst_slot = dst_pe * from.lm_addresses() * words + loc.addr * words + loc.lane;
+    for (std::size_t lv = 0; lv < levels; ++lv) dst_units[lv] = unit_at(dst_pe, lv);
     for (std::uint64_t r = 0; r < to.replicas(); ++r) {
-      to.locate_into(index.data(), loc, r);
       plan.destination_slots += weight;
-      const std::uint64_t pe = to.pe_id(loc.units);
-      if (std::binary_search(source_slots.begin(), source_slots.end(),
-                             pe * from.lm_addresses() * words + loc.addr * words + loc.lane)) {
+      if (std::binary_search(source_slots.begin(), source_slots.end(), dst_slot + to_off.slot[r])) {
         plan.in_place += weight;
         continue;
       }
+      const std::uint64_t* du = &to_off.unit[r * levels];
       // Deepest level whose unit containing the destination also holds a source.
       std::size_t depth = 0;  // number of levels shared: 0 = only the board
       std::uint64_t src = first_source;
       for (std::size_t lv = 0; lv < levels; ++lv) {
-        const std::uint64_t u = unit_at(pe, lv);
+        const std::uint64_t u = dst_units[lv] + du[lv];
         if (marks[lv].source_epoch[u] != epoch) break;
         depth = lv + 1;
         src = marks[lv].source_pe[u];
@@ -110,7 +140,7 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
       // Links crossed: levels depth..L-1 up from the source, then down to the destination.
       for (std::size_t lv = depth; lv < levels; ++lv) {
         cross(marks[lv].up_epoch, lv, unit_at(src, lv), up_links);
-        cross(marks[lv].down_epoch, lv, unit_at(pe, lv), down_links);
+        cross(marks[lv].down_epoch, lv, dst_units[lv] + du[lv], down_links);
       }
     }
     // Each element crosses a link once, however many destinations below it need it.

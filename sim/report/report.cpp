@@ -103,7 +103,7 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   if (m.energy) r.energy_pj = energy(m, s);
   r.verify = s.verify;
   for (const auto& [name, p] : s.phases)
-    r.phases.push_back({name, p.cycles, p.work, level_reports(m, p.work)});
+    r.phases.push_back({name, p.cycles, p.work, level_reports(m, p.work), p.lm_bytes_per_pe});
   if (s.sparse) r.sparse = sparse_report(*s.sparse);
   r.info = s.info;
   r.fields = s.extra;

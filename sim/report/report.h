@@ -76,6 +76,7 @@ struct PhaseReport {
   std::uint64_t cycles = 0;
   timing::Work work;
   std::vector<LevelReport> levels;
+  std::optional<std::uint64_t> lm_bytes_per_pe;
 };
 
 struct Report {

@@ -98,11 +98,13 @@ std::string to_json(const Report& r) {
                    {"first_mismatch", r.verify->first_mismatch}};
   if (!r.phases.empty()) {
     json phases = json::object();
-    for (const PhaseReport& p : r.phases)
+    for (const PhaseReport& p : r.phases) {
       phases[p.name] = {
           {"cycles", p.cycles},
           {"dram", {{"read_bytes", p.work.dram_read_bytes}, {"write_bytes", p.work.dram_write_bytes}}},
           {"levels", levels_json(p.levels)}};
+      if (p.lm_bytes_per_pe) phases[p.name]["lm_bytes_per_pe"] = *p.lm_bytes_per_pe;
+    }
     j["phases"] = phases;
   }
   if (r.sparse) {

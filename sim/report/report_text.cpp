@@ -36,6 +36,14 @@ std::string to_text(const Report& r) {
                          k.count == 1 ? "" : "s", k.busy_cycles, k.busy_cycles == 1 ? "" : "s", k.span_cycles,
                          k.span_cycles == 1 ? "" : "s");
   out += fmt::format("  LM peak {} B per PE\n", r.lm_peak_bytes_per_pe);
+  for (const PhaseReport& p : r.phases) {
+    std::uint64_t links = 0;
+    for (const LevelReport& level : p.levels)
+      links += level.traffic.down_sent_bytes + level.traffic.up_sent_bytes;
+    out += fmt::format("  phase {}: {} cycles; DRAM read {} B, written {} B; links sent {} B{}\n", p.name,
+                       p.cycles, p.work.dram_read_bytes, p.work.dram_write_bytes, links,
+                       p.lm_bytes_per_pe ? fmt::format("; LM {} B per PE", *p.lm_bytes_per_pe) : "");
+  }
   if (r.sparse) {
     const SparseReport& sp = *r.sparse;
     out += fmt::format(

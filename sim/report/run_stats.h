@@ -45,6 +45,7 @@ struct VerifyResult {
 struct PhaseStats {
   std::uint64_t cycles = 0;  // its own duration
   timing::Work work;
+  std::optional<std::uint64_t> lm_bytes_per_pe;  // the LM it keeps in use, when the kernel says
 };
 
 // A sparse kernel's raw figures: how A's entries fell on the PEs (the report derives the rest).
