@@ -54,6 +54,7 @@ struct GemmChainPlan {
   // The shortest path's plans as the run places them (chain_lm: a layer may leave room for its
   // neighbour's input), estimated as the run's plan is (layer_estimates).
   double placed_cycles = 0;
+  std::string dram_reason;  // when no layer plan can keep its activations on chip: why
   bool on_chip() const { return placed_cycles <= via_dram_cycles; }
   // The chosen layers' plans: the shortest path's, or the DRAM ones when those are faster.
   std::vector<QgemmPlan> chosen() const;

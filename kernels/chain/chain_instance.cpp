@@ -50,14 +50,19 @@ class ChainInstance : public Problem {
     }
     Result<GemmChainPlan> chain = plan_gemm_chain(spec_, machine);
     if (!chain) return chain.errors();
-    return to_plan(chain->chosen(), machine, !chain->on_chip());
+    if (chain->on_chip()) return to_plan(chain->chosen(), machine);
+    return to_plan(chain->chosen(), machine,
+                   chain->dram_reason.empty()
+                       ? fmt::format("faster by estimate: {:.0f} cycles against {:.0f} in the LMs",
+                                     chain->via_dram_cycles, chain->placed_cycles)
+                       : chain->dram_reason);
   }
 
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override {
     bool file_via_dram = false;
     Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec_, machine, &file_via_dram);
     if (!plans) return plans.errors();
-    return to_plan(plans.value(), machine, file_via_dram);
+    return to_plan(plans.value(), machine, file_via_dram ? "the plan file says activations: dram" : "");
   }
 
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
@@ -143,9 +148,14 @@ class ChainInstance : public Problem {
  private:
   // The layers' plans with the activations placed (or all through DRAM with --via-dram); the
   // estimate is the layers' and the conversions' in turn.
+  // `dram_reason`: why the planner sends every activation through DRAM (none: it keeps them on chip).
   Plan to_plan(const std::vector<QgemmPlan>& plans, const machine::MachineConfig& machine,
-               bool via_dram = false) const {
-    ChainMapping mapping{chain_lm(spec_, plans, machine, via_dram_ || via_dram)};
+               const std::string& dram_reason = "") const {
+    ChainMapping mapping{chain_lm(spec_, plans, machine, via_dram_ || !dram_reason.empty())};
+    if (via_dram_)
+      for (ChainBoundary& b : mapping.lm.boundaries) b.why = "--via-dram";
+    else if (!dram_reason.empty())
+      for (ChainBoundary& b : mapping.lm.boundaries) b.why = dram_reason;
     Plan out;
     const std::vector<double> layers = layer_estimates(spec_, mapping.lm, machine);
     for (double c : layers) out.estimated_cycles += c;

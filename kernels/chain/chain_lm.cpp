@@ -90,7 +90,8 @@ ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
   auto aligned = [&](std::uint64_t bytes) { return timing::ceil_div(bytes, w) * w; };
   ChainLm out;
   LmMap map(m.lm_bytes(), w);
-  for (std::size_t i = 0; i < layers; ++i) map.fix({0, aligned(plans[i].lm_bytes), 2 * i, 2 * i});
+  // A layer's buffers are in use from the conversion before it on: its first loads overlap it.
+  for (std::size_t i = 0; i < layers; ++i) map.fix({0, aligned(plans[i].lm_bytes), i ? 2 * i - 1 : 0, 2 * i});
   if (!plans.empty()) plans.front().a_resident.reset(), plans.back().c_resident.reset();
   for (std::size_t i = 0; i + 1 < layers; ++i) {
     ChainBoundary& b = out.boundaries.emplace_back();
@@ -121,7 +122,7 @@ ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
       if (src && b.kind == ChainBoundary::Kind::kConvert) map.remove(*src, 2 * i);
       b.kind = ChainBoundary::Kind::kDram;
       b.lm_full = true;
-      b.input_bytes = a_bytes;
+      b.input_bytes = a_bytes, b.output_bytes = c_bytes;
       b.why = fmt::format(
           "X{} does not fit: {} B per PE as layer {}'s output and {} B as layer {}'s input, beside layer "
           "{}'s "
@@ -163,9 +164,10 @@ std::vector<double> layer_estimates(const GemmChainSpec& spec, const ChainLm& lm
 ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
                  const machine::MachineConfig& m, bool via_dram) {
   const std::size_t layers = plans.size();
-  // Layer i's output sits above its buffers, and layer i+1's input must fit above that during the
-  // conversion: when it does not, layer i's buffers leave room for it too, and the chain is placed
-  // again.
+  // Layer i's output sits above its buffers and layer i+1's (whose first loads overlap the
+  // conversion), and layer i+1's input must fit above that during the conversion: when it does not,
+  // layer i leaves room for layer i+1's input and layer i+1 for layer i's output, and the chain is
+  // placed again.
   std::vector<std::uint64_t> leave(layers, 0);
   for (int round = 0;; ++round) {
     std::vector<QgemmPlan> shaped;
@@ -182,7 +184,7 @@ ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
       std::optional<QgemmPlan> kept;
       for (auto [ka, kc] : {std::pair{a, c}, std::pair{a, false}, std::pair{false, c}}) {
         if (!ka && !kc) continue;
-        auto r = resident_plan(chain_layer_problem(spec, i), plain, m, ka, kc, kc ? leave[i] : 0);
+        auto r = resident_plan(chain_layer_problem(spec, i), plain, m, ka, kc, leave[i]);
         if (auto* q = std::get_if<QgemmPlan>(&r)) {
           kept = std::move(*q);
           break;
@@ -197,8 +199,9 @@ ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
     for (std::size_t i = 0; i + 1 < layers; ++i) {
       ChainBoundary& b = out.boundaries[i];
       if (b.kind != ChainBoundary::Kind::kDram) continue;
-      if (b.lm_full && leave[i] < b.input_bytes && round < 2) {
-        leave[i] = b.input_bytes;
+      if (b.lm_full && round < 2) {
+        leave[i] += b.input_bytes;
+        leave[i + 1] += b.output_bytes;
         again = true;
       }
       if (via_dram) b.why = "the plan sends every activation through DRAM";

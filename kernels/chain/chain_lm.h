@@ -17,11 +17,11 @@ namespace treesim::kernels {
 struct ChainBoundary {
   enum class Kind { kDram, kConvert, kInPlace };
   Kind kind = Kind::kDram;
-  std::string why;                 // for kDram: why the activation goes through DRAM
-  std::uint64_t src = 0, dst = 0;  // LM byte offsets of layer i's C and layer i+1's A
-  std::string from, to;            // their resident layouts (kConvert, kInPlace)
-  bool lm_full = false;            // kDram because the regions did not fit
-  std::uint64_t input_bytes = 0;   // then: layer i+1's resident input, per PE
+  std::string why;                                  // for kDram: why the activation goes through DRAM
+  std::uint64_t src = 0, dst = 0;                   // LM byte offsets of layer i's C and layer i+1's A
+  std::string from, to;                             // their resident layouts (kConvert, kInPlace)
+  bool lm_full = false;                             // kDram because the regions did not fit
+  std::uint64_t input_bytes = 0, output_bytes = 0;  // then: layer i+1's input, layer i's output, per PE
 };
 
 struct ChainLm {

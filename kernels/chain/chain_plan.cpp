@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -79,10 +80,26 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
       chosen.push_back(std::move(lc));
       if (chosen.size() == spec.candidates_per_layer) break;
     }
-    if (chosen.empty())
-      return core::Error{
-          "", fmt::format("layer {} ({}×{}×{}): no plan keeps its activations in the LM", i, p.m, p.n, p.k)};
+    if (chosen.empty()) {
+      // Nothing stays in the LMs: the chain goes through DRAM (its default plans), and says why.
+      const QgemmPlan& q = out.via_dram.back();
+      auto r = resident_plan(p, q, m, i > 0, i + 1 < layers);
+      out.dram_reason =
+          fmt::format("layer {} ({}×{}×{}) has no plan that keeps its activations in the LM{}", i, p.m, p.n,
+                      p.k, std::holds_alternative<Rejection>(r) ? ": " + std::get<Rejection>(r).message : "");
+      chosen.push_back({q, "", whole_layout_a(p, q, m), whole_layout_c(p, q, m), "", ""});
+    }
     out.candidates.push_back(std::move(chosen));
+  }
+  if (!out.dram_reason.empty()) {  // no path on chip
+    out.placed_cycles = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < layers; ++i) {
+      out.best.candidate.push_back(0);
+      out.best.total += out.candidates[i][0].plan.estimated_cycles;
+      if (i + 1 < layers) out.best.conversion.push_back(0), out.conversion.push_back({{0.0}});
+    }
+    out.independent = out.best;
+    return out;
   }
   std::vector<std::vector<double>> costs;
   for (const auto& layer : out.candidates) {

@@ -255,7 +255,7 @@ Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::st
 std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,
                                  double estimated_cycles, const std::string& comment, bool via_dram) {
   std::string s = "# " + comment + "\nkernel: chain\nmachine: " + machine_name +
-                  (via_dram ? "\nactivations: dram" : "") +
+                  (via_dram ? "\nactivations: dram" : "\nactivations: lm") +
                   fmt::format("\nestimated_cycles: {:.0f}\nlayers:\n", estimated_cycles);
   for (const std::string& t : layer_texts) s += indented(t, "  - ", "    ");
   return s;

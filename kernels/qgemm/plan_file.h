@@ -34,12 +34,13 @@ Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::st
                                         const machine::MachineConfig& machine);
 
 // A chain plan file: one plan per layer (the layers' own m, n, k, split and tiling).
-// `activations: dram` (optional; the default is `lm`) sends every activation between layers through
-// DRAM, when the planner found that faster than keeping them in the LMs.
+// `activations: lm` keeps the activations between layers in the LMs; `dram` sends them through
+// DRAM (when the planner found that faster). Files written before the field existed ran through
+// DRAM, so that is what its absence means.
 struct GemmChainPlanFile {
   std::string kernel, machine;
   std::vector<GemmPlanFile> layers;
-  bool via_dram = false;
+  bool via_dram = true;
 };
 // `layer_texts` from plan_file_text without header, one per layer.
 std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,

@@ -1,5 +1,7 @@
 #include "sim/layout/convert.h"
 
+#include "sim/layout/axis_values.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
@@ -88,7 +90,9 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
   std::vector<std::uint64_t> src_units(levels), dst_units(levels);
 
   // One element's copies and link crossings, counted `weight` times.
-  auto account = [&](const std::vector<std::uint64_t>& index, std::uint64_t weight) {
+  // With `in_place` false, a destination slot that already holds the element counts as a copy inside
+  // its PE (the caller corrects the two counts; no link differs).
+  auto account = [&](const std::vector<std::uint64_t>& index, std::uint64_t weight, bool in_place = true) {
     const std::uint64_t wbytes = weight * bytes;
     ++epoch;
     source_slots.clear();
@@ -122,7 +126,8 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     for (std::size_t lv = 0; lv < levels; ++lv) dst_units[lv] = unit_at(dst_pe, lv);
     for (std::uint64_t r = 0; r < to.replicas(); ++r) {
       plan.destination_slots += weight;
-      if (std::binary_search(source_slots.begin(), source_slots.end(), dst_slot + to_off.slot[r])) {
+      if (in_place &&
+          std::binary_search(source_slots.begin(), source_slots.end(), dst_slot + to_off.slot[r])) {
         plan.in_place += weight;
         continue;
       }
@@ -160,57 +165,98 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     }
   };
 
-  // A replica's place is its element's replica-0 place plus an offset that depends on the replica
-  // only (broadcast digits and omitted levels are digits of their own), so two elements whose
-  // replica-0 places have the same source PE, destination PE and destination − source address and
-  // lane move alike: each such class is walked once, over every replica, and counted by its size.
-  // On a big machine with replicated layouts this is the difference between seconds and minutes.
-  struct Class {
-    std::uint64_t src_pe, dst_pe, addr_delta, lane_delta;
-    bool operator==(const Class& o) const {
-      return src_pe == o.src_pe && dst_pe == o.dst_pe && addr_delta == o.addr_delta &&
-             lane_delta == o.lane_delta;
+  // Two elements whose replica-0 places have the same source and destination PE move alike (a
+  // replica's place is replica 0's plus an offset of its own): each such class is walked once, over
+  // every replica, and counted by its size. On a big machine with replicated layouts this is the
+  // difference between seconds and minutes. Only whether a destination slot already holds the
+  // element depends on the LM slots, and such a slot is in a PE that holds a source, where no link
+  // is crossed: it moves a count from copies inside a PE to in place, and depends only on the
+  // destination − source slot. An element's replica-0 PE and slot are sums of per-axis tables
+  // (axis_values.h).
+  const std::size_t rank = from.rank();
+  const std::vector<std::uint64_t>& shape = from.shape();
+  struct AxisTables {
+    std::vector<std::vector<std::uint64_t>> pe, slot;
+  };
+  auto tables_of = [&](const BoundLayout& l) {
+    AxisTables t;
+    std::vector<AxisValues> units;
+    for (std::size_t lv = 0; lv < levels; ++lv) units.emplace_back(l, static_cast<int>(lv));
+    const AxisValues addr(l, l.addr_target()), lane(l, l.lane_target());
+    for (std::size_t d = 0; d < rank; ++d) {
+      auto& pe = t.pe.emplace_back(shape[d], 0);
+      auto& slot = t.slot.emplace_back(shape[d], 0);
+      for (std::uint64_t i = 0; i < shape[d]; ++i) {
+        for (std::size_t lv = 0; lv < levels; ++lv) pe[i] += units[lv].at(d, i) * l.pe_weight(lv);
+        slot[i] = pe[i] * from.lm_addresses() * words + addr.at(d, i) * words + lane.at(d, i);
+      }
     }
+    return t;
   };
-  struct ClassHash {
-    std::size_t operator()(const Class& c) const {
-      std::uint64_t h = c.src_pe * 0x9E3779B97F4A7C15ull;
-      for (std::uint64_t v : {c.dst_pe, c.addr_delta, c.lane_delta})
-        h = (h ^ v) * 0x100000001B3ull + (h >> 29);
-      return static_cast<std::size_t>(h);
-    }
-  };
-  struct Members {
-    std::uint64_t first = 0, count = 0;  // an element of the class (linear index) and the class size
-  };
-  std::unordered_map<Class, Members, ClassHash> classes;
-  std::vector<std::uint64_t> index(from.rank(), 0);
+  std::vector<std::uint64_t> index(rank, 0);
   auto unflatten = [&](std::uint64_t e) {
-    for (std::size_t d = from.rank(); d-- > 0;) {
-      index[d] = e % from.shape()[d];
-      e /= from.shape()[d];
+    for (std::size_t d = rank; d-- > 0;) {
+      index[d] = e % shape[d];
+      e /= shape[d];
     }
   };
-  Location src_loc;
   const std::uint64_t logical = from.logical_elements();
-  if (group_alike) {
-    for (std::uint64_t e = 0; e < logical; ++e) {
-      unflatten(e);
-      from.locate_into(index.data(), src_loc, 0);
-      to.locate_into(index.data(), loc, 0);
-      Class c{from.pe_id(src_loc.units), to.pe_id(loc.units), loc.addr - src_loc.addr,
-              loc.lane - src_loc.lane};
-      ++classes.try_emplace(c, Members{e, 0}).first->second.count;
-    }
-    for (const auto& [c, m] : classes) {
-      unflatten(m.first);
-      account(index, m.count);
-    }
-  } else {
+  if (!group_alike) {
     for (std::uint64_t e = 0; e < logical; ++e) {
       unflatten(e);
       account(index, 1);
     }
+  } else if (logical > 0) {
+    const AxisTables ft = tables_of(from), tt = tables_of(to);
+    std::vector<std::uint64_t> source_pes = from_off.pe, source_slot_offsets = from_off.slot;
+    std::sort(source_pes.begin(), source_pes.end());
+    std::sort(source_slot_offsets.begin(), source_slot_offsets.end());
+    struct Key {
+      std::uint64_t src_pe, dst_pe;
+      bool operator==(const Key& o) const { return src_pe == o.src_pe && dst_pe == o.dst_pe; }
+    };
+    struct KeyHash {
+      std::size_t operator()(const Key& k) const {
+        return static_cast<std::size_t>((k.src_pe * 0x9E3779B97F4A7C15ull) ^ (k.dst_pe * 0x100000001B3ull));
+      }
+    };
+    struct Members {
+      std::uint64_t first = 0, count = 0;  // an element of the class (linear index) and the class size
+      bool shared = false;                 // a destination PE also holds a source
+    };
+    std::unordered_map<Key, Members, KeyHash> classes;
+    std::unordered_map<std::uint64_t, std::uint64_t> in_place_by_delta;  // destination − source slot
+    std::uint64_t in_place = 0;
+    for (std::uint64_t e = 0; e < logical; ++e) {
+      std::uint64_t src_pe = 0, dst_pe = 0;
+      for (std::size_t d = 0; d < rank; ++d) src_pe += ft.pe[d][index[d]], dst_pe += tt.pe[d][index[d]];
+      auto [it, fresh] = classes.try_emplace(Key{src_pe, dst_pe}, Members{e, 0, false});
+      if (fresh)
+        for (std::uint64_t r = 0; r < to.replicas() && !it->second.shared; ++r)
+          it->second.shared =
+              std::binary_search(source_pes.begin(), source_pes.end(), dst_pe + to_off.pe[r] - src_pe);
+      ++it->second.count;
+      if (it->second.shared) {
+        std::uint64_t delta = 0;
+        for (std::size_t d = 0; d < rank; ++d) delta += tt.slot[d][index[d]] - ft.slot[d][index[d]];
+        auto [known, first_time] = in_place_by_delta.try_emplace(delta, 0);
+        if (first_time)
+          for (std::uint64_t r = 0; r < to.replicas(); ++r)
+            known->second += std::binary_search(source_slot_offsets.begin(), source_slot_offsets.end(),
+                                                delta + to_off.slot[r]);
+        in_place += known->second;
+      }
+      for (std::size_t d = rank; d-- > 0;) {  // the next element, row-major
+        if (++index[d] < shape[d]) break;
+        index[d] = 0;
+      }
+    }
+    for (const auto& [k, m] : classes) {
+      unflatten(m.first);
+      account(index, m.count, /*in_place=*/false);
+    }
+    plan.in_place += in_place;
+    plan.copies_by_lca[levels] -= in_place;
   }
   for (std::size_t lv = 0; lv < levels; ++lv) {
     plan.levels[lv].busiest_down_port_bytes = *std::max_element(down_port[lv].begin(), down_port[lv].end());
