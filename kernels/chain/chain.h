@@ -60,9 +60,15 @@ struct GemmChainPlan {
   std::vector<QgemmPlan> chosen() const;
 };
 
+// The chain's layers as problems (chain_layer_problem of each).
+std::vector<QgemmProblem> chain_problems(const GemmChainSpec& spec);
+
 // Candidates, conversions and the shortest path; an error when a layer has no plan or a
 // conversion cannot be planned.
 Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::MachineConfig& machine);
+// The same for any network of GEMM layers (int8 or ternary; layer i's C is layer i+1's A).
+Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net, std::size_t candidates_per_layer,
+                                        const machine::MachineConfig& machine);
 
 // The plan file of the plan's choice (plan_file.h's chain format): the shortest path, or the DRAM
 // plans (`activations: dram`) when those are faster.
@@ -77,13 +83,14 @@ Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, co
 
 struct ChainLm;
 
-// One program for the whole chain: every layer's program in turn, its tensors renamed X{i}, W{i},
+// One program for the whole network: every layer's program in turn, its tensors renamed X{i}, W{i},
 // bias{i}, X{i+1}. An activation the LM plan keeps on chip is left in the LMs by layer i and read
 // there by layer i+1, after a `convert` when their layouts differ; one through DRAM is stored and
 // loaded (the scoreboard orders the loads of X{i} after the stores of the layer before).
 // `phases` (when given) receives each layer's instructions ("layer0", …) and each conversion's
 // ("layer0.convert", …: layer 0's output into layer 1's input), with the LM they keep in use.
-program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& lm,
+// Ternary layers are tgemm's programs, their W in the problem's encoding (weight_encoding).
+program::Program build_chain_program(const std::vector<QgemmProblem>& net, const ChainLm& lm,
                                      const machine::MachineConfig& machine,
                                      std::vector<Problem::Phase>* phases = nullptr);
 

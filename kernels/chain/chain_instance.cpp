@@ -69,7 +69,7 @@ class ChainInstance : public Problem {
     const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
     if (!mapping) return core::Error{"", "chain: the plan was not made by chain"};
     try {
-      return build_chain_program(spec_, mapping->lm, machine);
+      return build_chain_program(chain_problems(spec_), mapping->lm, machine);
     } catch (const std::exception& e) {
       return core::Error{"", e.what()};
     }
@@ -81,7 +81,7 @@ class ChainInstance : public Problem {
     const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
     if (!mapping) return {};
     std::vector<Phase> out;
-    build_chain_program(spec_, mapping->lm, machine, &out);
+    build_chain_program(chain_problems(spec_), mapping->lm, machine, &out);
     return out;
   }
 
@@ -151,17 +151,17 @@ class ChainInstance : public Problem {
   // `dram_reason`: why the planner sends every activation through DRAM (none: it keeps them on chip).
   Plan to_plan(const std::vector<QgemmPlan>& plans, const machine::MachineConfig& machine,
                const std::string& dram_reason = "") const {
-    ChainMapping mapping{chain_lm(spec_, plans, machine, via_dram_ || !dram_reason.empty())};
+    ChainMapping mapping{chain_lm(chain_problems(spec_), plans, machine, via_dram_ || !dram_reason.empty())};
     if (via_dram_)
       for (ChainBoundary& b : mapping.lm.boundaries) b.why = "--via-dram";
     else if (!dram_reason.empty())
       for (ChainBoundary& b : mapping.lm.boundaries) b.why = dram_reason;
     Plan out;
-    const std::vector<double> layers = layer_estimates(spec_, mapping.lm, machine);
+    const std::vector<double> layers = layer_estimates(chain_problems(spec_), mapping.lm, machine);
     for (double c : layers) out.estimated_cycles += c;
     std::vector<double> conversions;
     for (const ChainBoundary& b : mapping.lm.boundaries) {
-      auto t = boundary_time(spec_, conversions.size(), b, machine);
+      auto t = boundary_time(chain_problems(spec_), conversions.size(), b, machine);
       conversions.push_back(t ? static_cast<double>(t->duration()) : 0);
     }
     std::size_t on_chip = 0;

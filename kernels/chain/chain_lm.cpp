@@ -83,9 +83,9 @@ const char* boundary_name(ChainBoundary::Kind kind) {
   return "?";
 }
 
-ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
+ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPlan> plans,
                        const machine::MachineConfig& m) {
-  const std::size_t layers = spec.layers();
+  const std::size_t layers = net.size();
   const std::uint64_t w = lm_words(m);
   auto aligned = [&](std::uint64_t bytes) { return timing::ceil_div(bytes, w) * w; };
   ChainLm out;
@@ -102,7 +102,7 @@ ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
       up.c_resident.reset(), down.a_resident.reset();
       continue;
     }
-    const QgemmProblem pu = chain_layer_problem(spec, i), pd = chain_layer_problem(spec, i + 1);
+    const QgemmProblem pu = net[i], pd = net[i + 1];
     b.from = resident_layout_c(pu, up, m);
     b.to = resident_layout_a(pd, down, m);
     const std::uint64_t c_bytes = aligned(resident_bytes_c(pu, up)),
@@ -140,28 +140,28 @@ ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
   return out;
 }
 
-std::optional<timing::TransferTime> boundary_time(const GemmChainSpec& spec, std::size_t i,
+std::optional<timing::TransferTime> boundary_time(const std::vector<QgemmProblem>& net, std::size_t i,
                                                   const ChainBoundary& b, const machine::MachineConfig& m) {
   if (b.kind != ChainBoundary::Kind::kConvert) return std::nullopt;
   auto bind = [&](const std::string& text) {
-    return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {spec.m, spec.widths[i + 1]}, m, 1);
+    return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {net[i].m, net[i].n}, m, 1);
   };
   const timing::CostModel cost(m);
   return cost.conversion(layout::plan_conversion(bind(b.from), bind(b.to)), 1);
 }
 
-std::vector<double> layer_estimates(const GemmChainSpec& spec, const ChainLm& lm,
+std::vector<double> layer_estimates(const std::vector<QgemmProblem>& net, const ChainLm& lm,
                                     const machine::MachineConfig& m) {
   std::vector<double> out;
   for (std::size_t i = 0; i < lm.plans.size(); ++i) {
     std::optional<timing::TransferTime> before;
-    if (i > 0) before = boundary_time(spec, i - 1, lm.boundaries[i - 1], m);
-    out.push_back(estimate_cycles(chain_layer_problem(spec, i), lm.plans[i], m, before ? &*before : nullptr));
+    if (i > 0) before = boundary_time(net, i - 1, lm.boundaries[i - 1], m);
+    out.push_back(estimate_cycles(net[i], lm.plans[i], m, before ? &*before : nullptr));
   }
   return out;
 }
 
-ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+ChainLm chain_lm(const std::vector<QgemmProblem>& net, const std::vector<QgemmPlan>& plans,
                  const machine::MachineConfig& m, bool via_dram) {
   const std::size_t layers = plans.size();
   // Layer i's output sits above its buffers and layer i+1's (whose first loads overlap the
@@ -184,7 +184,7 @@ ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
       std::optional<QgemmPlan> kept;
       for (auto [ka, kc] : {std::pair{a, c}, std::pair{a, false}, std::pair{false, c}}) {
         if (!ka && !kc) continue;
-        auto r = resident_plan(chain_layer_problem(spec, i), plain, m, ka, kc, leave[i]);
+        auto r = resident_plan(net[i], plain, m, ka, kc, leave[i]);
         if (auto* q = std::get_if<QgemmPlan>(&r)) {
           kept = std::move(*q);
           break;
@@ -194,7 +194,7 @@ ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
       if (kept) refused[i].clear();
       shaped.push_back(kept ? std::move(*kept) : plain);
     }
-    ChainLm out = place_chain_lm(spec, std::move(shaped), m);
+    ChainLm out = place_chain_lm(net, std::move(shaped), m);
     bool again = false;
     for (std::size_t i = 0; i + 1 < layers; ++i) {
       ChainBoundary& b = out.boundaries[i];

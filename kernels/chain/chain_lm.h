@@ -1,4 +1,5 @@
-// Where a chain's activations live between layers: in the LMs (the next layer reads layer i's C in
+// Where a chain's activations live between layers (a network of GEMM layers: each layer's problem,
+// layer i's C the shape of layer i+1's A): in the LMs (the next layer reads layer i's C in
 // place, or after a conversion on the tree) or, when they do not fit, through DRAM. Each layer's
 // working buffers take the bottom of the LM (its plan's map); the resident regions are placed from
 // the top down, first fit among the regions alive at the same time. No SystemC here.
@@ -36,22 +37,22 @@ const char* boundary_name(ChainBoundary::Kind kind);  // "DRAM", "convert", "in 
 // Places the activations that the plans keep resident (their a_resident/c_resident flags, set by
 // resident_plan); a boundary whose regions do not fit goes through DRAM (both plans' flags cleared)
 // and says why.
-ChainLm place_chain_lm(const GemmChainSpec& spec, std::vector<QgemmPlan> plans,
+ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPlan> plans,
                        const machine::MachineConfig& m);
 
 // Boundary i's conversion as the cost model times it (as the run does); none unless it converts.
-std::optional<timing::TransferTime> boundary_time(const GemmChainSpec& spec, std::size_t i,
+std::optional<timing::TransferTime> boundary_time(const std::vector<QgemmProblem>& net, std::size_t i,
                                                   const ChainBoundary& b, const machine::MachineConfig& m);
 
 // Each layer's estimate in the chain's program: its plan's, with the conversion of its input
 // sharing the ports with its first loads (estimate_cycles' `before`). Their sum is the chain's.
-std::vector<double> layer_estimates(const GemmChainSpec& spec, const ChainLm& lm,
+std::vector<double> layer_estimates(const std::vector<QgemmProblem>& net, const ChainLm& lm,
                                     const machine::MachineConfig& m);
 
 // Every activation between layers kept in the LMs where it can be: each layer's plan (of any
 // planner) reshaped by resident_plan, then placed. With `via_dram`, every activation goes through
 // DRAM and the plans are kept as they are.
-ChainLm chain_lm(const GemmChainSpec& spec, const std::vector<QgemmPlan>& plans,
+ChainLm chain_lm(const std::vector<QgemmProblem>& net, const std::vector<QgemmPlan>& plans,
                  const machine::MachineConfig& m, bool via_dram = false);
 
 }  // namespace treesim::kernels

@@ -12,6 +12,7 @@
 #include "kernels/qgemm/plan_file.h"
 #include "kernels/qgemm/qgemm_estimate.h"
 #include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/tgemm/tgemm.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/convert.h"
 #include "sim/layout/parse.h"
@@ -44,11 +45,22 @@ QgemmProblem chain_layer_problem(const GemmChainSpec& spec, std::size_t layer) {
   return p;
 }
 
+std::vector<QgemmProblem> chain_problems(const GemmChainSpec& spec) {
+  std::vector<QgemmProblem> out;
+  for (std::size_t i = 0; i < spec.layers(); ++i) out.push_back(chain_layer_problem(spec, i));
+  return out;
+}
+
 Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::MachineConfig& m) {
+  return plan_gemm_network(chain_problems(spec), spec.candidates_per_layer, m);
+}
+
+Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net, std::size_t candidates_per_layer,
+                                        const machine::MachineConfig& m) {
   GemmChainPlan out;
-  const std::size_t layers = spec.layers();
+  const std::size_t layers = net.size();
   for (std::size_t i = 0; i < layers; ++i) {
-    const QgemmProblem p = chain_layer_problem(spec, i);
+    const QgemmProblem& p = net[i];
     Candidates all = gemm_candidates(p, m, {}, [](const QgemmPlan& q) {
       Plan plan;
       plan.estimated_cycles = q.estimated_cycles;
@@ -78,7 +90,7 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
                              r.c_resident ? resident_layout_c(p, r, m) : ""};
       if (!seen.insert({lc.resident_in, lc.resident_out}).second) continue;
       chosen.push_back(std::move(lc));
-      if (chosen.size() == spec.candidates_per_layer) break;
+      if (chosen.size() == candidates_per_layer) break;
     }
     if (chosen.empty()) {
       // Nothing stays in the LMs: the chain goes through DRAM (its default plans), and says why.
@@ -115,7 +127,7 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
   for (std::size_t i = 0; i < layers; ++i)
     bound_in[i].resize(costs[i].size()), bound_out[i].resize(costs[i].size());
   auto bound = [&](std::optional<layout::BoundLayout>& slot, const std::string& text, std::size_t i) {
-    if (!slot) slot = bind_whole(text, spec.m, spec.widths[i], m);
+    if (!slot) slot = bind_whole(text, net[i].m, net[i].k, m);
     return *slot;
   };
   auto price = [&](std::size_t i, std::size_t a, std::size_t b) {
@@ -125,7 +137,7 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
         cost.conversion(layout::plan_conversion(bound(bound_out[i][a], from.resident_out, i + 1),
                                                 bound(bound_in[i + 1][b], next.resident_in, i + 1)),
                         1);
-    return estimate_cycles(chain_layer_problem(spec, i + 1), next.plan, m, &t) - next.plan.estimated_cycles;
+    return estimate_cycles(net[i + 1], next.plan, m, &t) - next.plan.estimated_cycles;
   };
   constexpr double kNever = 1e18;  // an edge no path under the default's cost can take
   try {
@@ -163,7 +175,7 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
   std::vector<QgemmPlan> path;
   for (std::size_t i = 0; i < layers; ++i) path.push_back(out.candidates[i][out.best.candidate[i]].plan);
   try {
-    for (double c : layer_estimates(spec, chain_lm(spec, path, m), m)) out.placed_cycles += c;
+    for (double c : layer_estimates(net, chain_lm(net, path, m), m)) out.placed_cycles += c;
   } catch (const std::exception& e) {
     return core::Error{"", fmt::format("the chain's plan cannot be placed: {}", e.what())};
   }
@@ -220,15 +232,16 @@ Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, co
   return plans;
 }
 
-program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& lm,
+program::Program build_chain_program(const std::vector<QgemmProblem>& net, const ChainLm& lm,
                                      const machine::MachineConfig& m, std::vector<Problem::Phase>* phases) {
   program::Program out;
-  for (std::size_t i = 0; i < spec.layers(); ++i) {
+  for (std::size_t i = 0; i < net.size(); ++i) {
     const std::size_t first = out.instrs.size();
-    program::Program layer = build_program(chain_layer_problem(spec, i), lm.plans[i], m);
+    program::Program layer = net[i].ternary ? build_tgemm_program(net[i], lm.plans[i], m, weight_encoding(net[i]))
+                                            : build_program(net[i], lm.plans[i], m);
     auto rename = [&](const std::string& name) {
       if (name == "A") return fmt::format("X{}", i);
-      if (name == "B") return fmt::format("W{}", i);
+      if (name == "B" || name == "W") return fmt::format("W{}", i);
       if (name == "C") return fmt::format("X{}", i + 1);
       return fmt::format("{}{}", name, i);
     };
@@ -249,7 +262,7 @@ program::Program build_chain_program(const GemmChainSpec& spec, const ChainLm& l
       c.from = layout::parse_layout_or_throw(b.from, m);
       c.to = layout::parse_layout_or_throw(b.to, m);
       c.src = b.src, c.dst = b.dst;
-      c.pad = chain_layer_problem(spec, i + 1).a_zero;  // padded K terms add nothing
+      c.pad = net[i + 1].a_zero;  // padded K terms add (Z − Z)·w = 0
       out.instrs.emplace_back(std::move(c));
       if (phases)
         phases->push_back({fmt::format("layer{}.convert", i), out.instrs.size() - 1, out.instrs.size(),

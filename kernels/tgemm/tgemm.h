@@ -29,6 +29,8 @@ numeric::TernaryCodec codec_of(WeightEncoding e);
 
 // Marks a qgemm problem as ternary with W in this encoding (B int8, zero point 0).
 void set_weight_encoding(QgemmProblem& problem, WeightEncoding e);
+// The encoding set_weight_encoding marked a ternary problem with.
+WeightEncoding weight_encoding(const QgemmProblem& problem);
 
 // W (row-major K×N weights −1/0/+1) as it lies in DRAM: for the packed encodings a row-major
 // ceil(K/t)×N matrix of bytes whose byte (r, c) holds weights (t·r + s, c) in slot s (trit w + 1,

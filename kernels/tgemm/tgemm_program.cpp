@@ -122,7 +122,8 @@ void Builder::loads(std::uint64_t step) {
   } else {
     load("W", layout(Kind::kW, bk, ps.bn), p_.lm_b[buf], {k0, ps.n0}, {bk, ps.bn}, 0);
   }
-  load("A", layout(Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero);
+  if (!p_.a_resident)  // resident A (a network's activation) is read in place
+    load("A", layout(Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero);
 }
 
 void Builder::decode(std::uint64_t step) {
@@ -139,7 +140,13 @@ void Builder::decode(std::uint64_t step) {
 void Builder::mac(std::uint64_t step) {
   const std::size_t buf = step % 2;
   program::TernaryMac mac;
-  mac.a = p_.lm_a[buf], mac.w = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
+  if (p_.a_resident) {  // resident_layout_a: m block after m block, K step after K step
+    const std::uint64_t m_block = passes_[step / p_.steps].m0 / (p_.pm * p_.tm);
+    mac.a = *p_.a_resident + (m_block * p_.steps + step % p_.steps) * p_.tm * p_.kt;
+  } else {
+    mac.a = p_.lm_a[buf];
+  }
+  mac.w = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
   mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
   mac.a_dtype = prob_.a_dtype;
   mac.a_zero = prob_.a_zero;
@@ -152,10 +159,13 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
-  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
+  program::Requant rq = requant_of(prob_, p_, pass, v);
+  if (p_.c_resident) rq.dst = *p_.c_resident + pass * p_.tm * p_.tn;  // resident_layout_c's pass order
+  prog_.instrs.emplace_back(rq);
 }
 
 void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece) {
+  if (p_.c_resident) return;  // C stays in the LMs
   const Pass& ps = passes_[pass];
   const std::uint64_t tr = p_.tm / p_.row_pieces, piece_rows = p_.pm * tr;
   const std::uint64_t lo = first_piece * piece_rows;
