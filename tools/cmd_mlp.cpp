@@ -12,6 +12,7 @@
 
 #include "kernels/mlp/mlp_chain.h"
 #include "kernels/mlp/mlp_layer.h"
+#include "kernels/mlp/mlp_network.h"
 #include "models/simulation.h"
 #include "session/run_problem.h"
 #include "sim/io/idx.h"
@@ -27,6 +28,7 @@ namespace {
 struct MlpCommand {
   std::string model_dir, machine, data_dir = "/usr/share/datasets/fashion-mnist", plan_file, out_path;
   bool chain_plan = false;  // --chain-plan: the chain planner's layouts, computed here
+  bool via_dram = false;    // --via-dram: every layer its own program, activations through DRAM
   RunOptions run;           // --report is mlp's own JSON; -q, --timing-only as every kernel's
   std::uint64_t images = 100, batch = 1000;
 };
@@ -34,6 +36,7 @@ struct MlpCommand {
 // Per layer, summed over the batches.
 struct LayerTotals {
   std::uint64_t cycles = 0, macs = 0, dram_read = 0, dram_written = 0;
+  std::uint64_t convert_cycles = 0;      // its output's conversion on the tree (one program per batch)
   std::vector<std::uint64_t> down_sent;  // per level
   double energy_pj = 0;
   bool has_energy = false;
@@ -69,6 +72,9 @@ void run_mlp(const MlpCommand& c) {
   if (c.chain_plan && !c.plan_file.empty())
     throw CliError(
         "--chain-plan: give it or --plan-file, not both (a chain plan file is already a chain plan)");
+  if (c.chain_plan && !c.via_dram)
+    throw CliError(
+        "--chain-plan: the chain plan is the default; with --via-dram it lays out each layer's own run");
   OutputSet files;
   if (!c.run.report_path.empty()) files.stage(c.run.report_path, "--report");
   if (!c.out_path.empty()) files.stage(c.out_path, "--out");
@@ -88,6 +94,10 @@ void run_mlp(const MlpCommand& c) {
   } catch (const mlp::MlpModelError& e) {
     throw CliError(e.what());
   }
+  // One program per batch (the network's, activations in the LMs), unless --via-dram or a plan file
+  // of per-layer layouts asks for every layer's own run through DRAM.
+  const bool network = !c.via_dram && !file_plan;
+  std::map<std::uint64_t, kernels::Plan> network_plans;  // by batch size
   // The layouts of every layer for a batch of `rows` images: the plan file's, the chain planner's
   // (from a chain plan file, or computed here with --chain-plan, once per batch size), or none (each
   // layer's kernel plans alone).
@@ -128,31 +138,39 @@ void run_mlp(const MlpCommand& c) {
 
   models::Simulation sim(machine, c.run.config());
   std::vector<LayerTotals> totals(layers);
+  std::uint64_t cycles = 0, activations_in_lm = 0;
+  double estimated = 0;  // one program per batch: the plans' estimates
+  double energy = 0;
+  bool has_energy = false;
   std::uint64_t correct = 0, agree = 0, reference_correct = 0;
   std::vector<std::uint8_t> predicted;  // --out: the simulated network's class per image
   for (std::uint64_t b = 0; b < batches; ++b) {
     const std::uint64_t first = b * batch, rows = std::min(batch, c.images - first);
     const std::uint8_t* pixels = images.values.data() + first * model.features;
     std::vector<std::uint8_t> act(pixels, pixels + rows * model.features);
-    const mlp::NetworkPlan& plan = network_plan(rows);
-    for (std::size_t l = 0; l < layers; ++l) {
-      const mlp::MlpLayer& layer = model.layers[l];
-      auto it = plan.find(layer.name);
-      const mlp::LayerLayouts layouts = it == plan.end() ? mlp::LayerLayouts{} : it->second;
-      const std::string where = fmt::format("{}, images {}..{}", layer.name, first, first + rows - 1);
-      std::unique_ptr<kernels::Problem> problem = mlp::layer_problem(model, l, rows, act, layouts);
+    if (network) {
+      const std::string where = fmt::format("images {}..{}", first, first + rows - 1);
       auto fail = [&](const core::Errors& e) {
         throw CliError(fmt::format("{}: {}", where, first_error(e)));
       };
-      kernels::Result<kernels::Plan> p = session::plan_problem(*problem, machine);
-      if (!p) fail(p.errors());
+      std::unique_ptr<kernels::Problem> problem = mlp::network_problem(model, rows, act, false);
+      auto known = network_plans.find(rows);
+      if (known == network_plans.end()) {
+        kernels::Result<kernels::Plan> p = chain_file ? problem->plan_from_file(c.plan_file, machine)
+                                                      : session::plan_problem(*problem, machine);
+        if (!p) {
+          const std::string message = first_error(p.errors());
+          throw CliError(chain_file ? message : fmt::format("the plan for {} images: {}", rows, message));
+        }
+        known = network_plans.emplace(rows, std::move(p.value())).first;
+      }
       session::RunOptions run;
-      run.kernel = layer.ternary ? "tgemm" : "qgemm";
+      run.kernel = "mlp";
       run.simulation.kernel = run.kernel;
       run.simulation.functional = !c.run.timing_only;
       run.simulation.read_back_stored_only = true;
-      run.verify = !c.run.timing_only;  // every layer's output checked against the host reference
-      kernels::Result<session::Outcome> outcome = session::run_problem(*problem, p.value(), sim, run);
+      run.verify = !c.run.timing_only;  // the logits checked against the host reference
+      kernels::Result<session::Outcome> outcome = session::run_problem(*problem, known->second, sim, run);
       if (!outcome) fail(outcome.errors());
       const report::VerifyResult* v = outcome->stats.verify ? &*outcome->stats.verify : nullptr;
       if (v && !v->ok)
@@ -160,18 +178,68 @@ void run_mlp(const MlpCommand& c) {
                                    v->first_mismatch),
                        1);
       const report::Report& rep = outcome->report;
-      LayerTotals& t = totals[l];
-      t.cycles += rep.cycles;
-      t.macs += rows * layer.k * layer.n;
-      t.dram_read += rep.work.dram_read_bytes;
-      t.dram_written += rep.work.dram_write_bytes;
-      t.down_sent.resize(rep.levels.size());
-      for (std::size_t i = 0; i < rep.levels.size(); ++i)
-        t.down_sent[i] += rep.levels[i].traffic.down_sent_bytes;
-      if (rep.energy_pj) t.energy_pj += rep.energy_pj->total, t.has_energy = true;
-      // Timing only: the next layer's input is only its size (its values are never read).
-      act = c.run.timing_only ? std::vector<std::uint8_t>(rows * layer.n)
+      cycles += rep.cycles;
+      estimated += known->second.estimated_cycles;
+      if (rep.energy_pj) energy += rep.energy_pj->total, has_energy = true;
+      activations_in_lm = outcome->stats.extra["activations_in_lm"];
+      for (const report::PhaseReport& ph : rep.phases) {
+        const std::string name = ph.name.substr(0, ph.name.find('.'));
+        const std::size_t l = std::stoul(name.substr(5));  // "layer3" or "layer3.convert"
+        LayerTotals& t = totals[l];
+        if (ph.name.find(".convert") != std::string::npos) {
+          t.convert_cycles += ph.cycles;
+          continue;
+        }
+        t.cycles += ph.cycles;
+        t.macs += rows * model.layers[l].k * model.layers[l].n;
+        t.dram_read += ph.work.dram_read_bytes;
+        t.dram_written += ph.work.dram_write_bytes;
+        t.down_sent.resize(ph.levels.size());
+        for (std::size_t i = 0; i < ph.levels.size(); ++i)
+          t.down_sent[i] += ph.levels[i].traffic.down_sent_bytes;
+      }
+      act = c.run.timing_only ? std::vector<std::uint8_t>(rows * classes)
                               : outcome->dram.at(outcome->outputs.front().tensor);
+    } else {
+      const mlp::NetworkPlan& plan = network_plan(rows);
+      for (std::size_t l = 0; l < layers; ++l) {
+        const mlp::MlpLayer& layer = model.layers[l];
+        auto it = plan.find(layer.name);
+        const mlp::LayerLayouts layouts = it == plan.end() ? mlp::LayerLayouts{} : it->second;
+        const std::string where = fmt::format("{}, images {}..{}", layer.name, first, first + rows - 1);
+        std::unique_ptr<kernels::Problem> problem = mlp::layer_problem(model, l, rows, act, layouts);
+        auto fail = [&](const core::Errors& e) {
+          throw CliError(fmt::format("{}: {}", where, first_error(e)));
+        };
+        kernels::Result<kernels::Plan> p = session::plan_problem(*problem, machine);
+        if (!p) fail(p.errors());
+        session::RunOptions run;
+        run.kernel = layer.ternary ? "tgemm" : "qgemm";
+        run.simulation.kernel = run.kernel;
+        run.simulation.functional = !c.run.timing_only;
+        run.simulation.read_back_stored_only = true;
+        run.verify = !c.run.timing_only;  // every layer's output checked against the host reference
+        kernels::Result<session::Outcome> outcome = session::run_problem(*problem, p.value(), sim, run);
+        if (!outcome) fail(outcome.errors());
+        const report::VerifyResult* v = outcome->stats.verify ? &*outcome->stats.verify : nullptr;
+        if (v && !v->ok)
+          throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v->mismatches,
+                                     v->first_mismatch),
+                         1);
+        const report::Report& rep = outcome->report;
+        LayerTotals& t = totals[l];
+        t.cycles += rep.cycles;
+        t.macs += rows * layer.k * layer.n;
+        t.dram_read += rep.work.dram_read_bytes;
+        t.dram_written += rep.work.dram_write_bytes;
+        t.down_sent.resize(rep.levels.size());
+        for (std::size_t i = 0; i < rep.levels.size(); ++i)
+          t.down_sent[i] += rep.levels[i].traffic.down_sent_bytes;
+        if (rep.energy_pj) t.energy_pj += rep.energy_pj->total, t.has_energy = true;
+        // Timing only: the next layer's input is only its size (its values are never read).
+        act = c.run.timing_only ? std::vector<std::uint8_t>(rows * layer.n)
+                                : outcome->dram.at(outcome->outputs.front().tensor);
+      }
     }
     if (c.run.timing_only) continue;
     // The simulated logits against the host reference's, computed from the pixels alone.
@@ -193,9 +261,10 @@ void run_mlp(const MlpCommand& c) {
                                c.images - agree, c.images),
                    1);
 
-  std::uint64_t cycles = 0;
-  double energy = 0;
-  for (const LayerTotals& t : totals) cycles += t.cycles, energy += t.energy_pj;
+  if (!network) {  // the layers ran one after another
+    for (const LayerTotals& t : totals) cycles += t.cycles, energy += t.energy_pj;
+    has_energy = !totals.empty() && totals.front().has_energy;
+  }
   const double per_image = static_cast<double>(cycles) / static_cast<double>(c.images);
   const double per_batch = static_cast<double>(cycles) / static_cast<double>(batches);
   std::string out = fmt::format("mlp {} on {}: {} images in {} batch{} of {}\n", model.name, machine.name,
@@ -207,24 +276,31 @@ void run_mlp(const MlpCommand& c) {
         "  accuracy {:.2f}% ({} of {}); the float model: {:.2f}% (train.py, all 10,000 test images)\n",
         100.0 * static_cast<double>(correct) / static_cast<double>(c.images), correct, c.images,
         100.0 * model.float_accuracy);
-    out += fmt::format(
-        "  every layer's output bit-exact; predictions equal the host reference's on {} of {} images\n",
-        agree, c.images);
+    out += fmt::format("  {} bit-exact; predictions equal the host reference's on {} of {} images\n",
+                       network ? "every batch's logits" : "every layer's output", agree, c.images);
   }
   out += fmt::format("  cycles {} ({:.1f} per image, {:.0f} per batch: {:.3e} s per batch at {:g} GHz)\n",
                      cycles, per_image, per_batch, per_batch / (machine.clock_ghz * 1e9), machine.clock_ghz);
-  const bool has_energy = !totals.empty() && totals.front().has_energy;
-  out += fmt::format("  {:<6} {:<8} {:>9} {:>12} {:>10} {:>6} {:>13} {:>14}{}\n", "layer", "kind", "KxN",
-                     "cycles", "per image", "share", "DRAM read B", "DRAM written B",
-                     has_energy ? "    energy pJ" : "");
+  if (network)
+    out += fmt::format("  one program per batch: {} of {} activations in the LMs between layers{}\n",
+                       activations_in_lm, layers - 1, activations_in_lm ? ", converted on the tree" : "");
+  else
+    out += "  every layer its own program per batch, its activations through DRAM\n";
+  // Per layer: its own span (in one program, the layers' spans overlap a little) and, after it, its
+  // output's conversion; energy per layer only when each layer is its own run.
+  const bool layer_energy = has_energy && !network;
+  out += fmt::format("  {:<6} {:<8} {:>9} {:>12} {:>10} {:>6} {:>10} {:>13} {:>14}{}\n", "layer", "kind",
+                     "KxN", "cycles", "per image", "share", "convert", "DRAM read B", "DRAM written B",
+                     layer_energy ? "    energy pJ" : "");
   for (std::size_t l = 0; l < layers; ++l) {
     const LayerTotals& t = totals[l];
     const mlp::MlpLayer& layer = model.layers[l];
-    out += fmt::format("  {:<6} {:<8} {:>9} {:>12} {:>10.1f} {:>5.1f}% {:>13} {:>14}{}\n", layer.name,
+    out += fmt::format("  {:<6} {:<8} {:>9} {:>12} {:>10.1f} {:>5.1f}% {:>10} {:>13} {:>14}{}\n", layer.name,
                        kind_of(layer), fmt::format("{}x{}", layer.k, layer.n), t.cycles,
                        static_cast<double>(t.cycles) / static_cast<double>(c.images),
                        cycles ? 100.0 * static_cast<double>(t.cycles) / static_cast<double>(cycles) : 0.0,
-                       t.dram_read, t.dram_written, has_energy ? fmt::format(" {:>13.4g}", t.energy_pj) : "");
+                       t.convert_cycles ? std::to_string(t.convert_cycles) : "-", t.dram_read, t.dram_written,
+                       layer_energy ? fmt::format(" {:>13.4g}", t.energy_pj) : "");
   }
   std::string traffic = "  down traffic sent:";
   for (std::size_t i = 0; i < machine.levels.size(); ++i) {
@@ -247,19 +323,22 @@ void run_mlp(const MlpCommand& c) {
         "  \"correct\": {}, \"accuracy\": {}, \"float_accuracy\": {:.6f}, \"reference_agrees\": {},\n"
         "  \"cycles\": {}, \"cycles_per_image\": {:.3f}, \"cycles_per_batch\": {:.3f}, \"energy_pj\": "
         "{:.6g},\n"
+        "  \"activations\": \"{}\", \"activations_in_lm\": {}, \"estimated_cycles\": {},\n"
         "  \"layers\": [",
         model.name, machine.name, !c.run.timing_only, c.images, batch, batches, computed(correct),
         c.run.timing_only
             ? "null"
             : fmt::format("{:.6f}", static_cast<double>(correct) / static_cast<double>(c.images)),
-        model.float_accuracy, computed(agree), cycles, per_image, per_batch, energy);
+        model.float_accuracy, computed(agree), cycles, per_image, per_batch, energy, network ? "lm" : "dram",
+        network ? activations_in_lm : 0, network ? fmt::format("{:.0f}", estimated) : "null");
     for (std::size_t l = 0; l < layers; ++l) {
       const LayerTotals& t = totals[l];
       json += fmt::format(
           "{}\n    {{\"name\": \"{}\", \"kind\": \"{}\", \"k\": {}, \"n\": {}, \"cycles\": {}, \"macs\": {}, "
-          "\"dram_read_bytes\": {}, \"dram_write_bytes\": {}, \"energy_pj\": {:.6g}}}",
+          "\"convert_cycles\": {}, \"dram_read_bytes\": {}, \"dram_write_bytes\": {}, \"energy_pj\": {}}}",
           l ? "," : "", model.layers[l].name, kind_of(model.layers[l]), model.layers[l].k, model.layers[l].n,
-          t.cycles, t.macs, t.dram_read, t.dram_written, t.energy_pj);
+          t.cycles, t.macs, t.convert_cycles, t.dram_read, t.dram_written,
+          network ? "null" : fmt::format("{:.6g}", t.energy_pj));
     }
     json += "\n  ]\n}\n";
     files.write(c.run.report_path, json, "--report");
@@ -277,8 +356,8 @@ void run_mlp(const MlpCommand& c) {
 }  // namespace
 
 void add_mlp_command(CLI::App& run) {
-  auto* cmd =
-      run.add_subcommand("mlp", "A quantized MLP on Fashion-MNIST's test images, every layer simulated");
+  auto* cmd = run.add_subcommand(
+      "mlp", "A quantized MLP on Fashion-MNIST's test images, every batch simulated as one program");
   auto c = std::make_shared<MlpCommand>();
   cmd->add_option("--model", c->model_dir, "Model folder (model.yaml and .npy files, tools/mlp/train.py)")
       ->required();
@@ -292,8 +371,12 @@ void add_mlp_command(CLI::App& run) {
       "--plan-file", c->plan_file,
       "A chain plan (treesim tune chain), or layouts per layer (YAML: layers: {fc1: {a: .., b: .., c: ..}}); "
       "default: each kernel's planner");
-  cmd->add_flag("--chain-plan", c->chain_plan,
-                "Lay the layers out as the chain planner's best path, planned here (once per batch size)");
+  cmd->add_flag(
+      "--chain-plan", c->chain_plan,
+      "With --via-dram: lay each layer's run out as the chain planner's best path (once per batch size)");
+  cmd->add_flag("--via-dram", c->via_dram,
+                "Every layer its own program, its activations through DRAM (the default: one program per "
+                "batch, activations in the LMs)");
   cmd->add_option("--out", c->out_path, "Write the predicted classes as .npy (uint8, one per image)");
   add_run_options(*cmd, c->run);
   cmd->callback([c] { run_mlp(*c); });

@@ -67,7 +67,8 @@ std::vector<QgemmProblem> chain_problems(const GemmChainSpec& spec);
 // conversion cannot be planned.
 Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::MachineConfig& machine);
 // The same for any network of GEMM layers (int8 or ternary; layer i's C is layer i+1's A).
-Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net, std::size_t candidates_per_layer,
+Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
+                                        std::size_t candidates_per_layer,
                                         const machine::MachineConfig& machine);
 
 // The plan file of the plan's choice (plan_file.h's chain format): the shortest path, or the DRAM
@@ -77,7 +78,8 @@ std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan
 
 // The layers' plans from a chain plan file, checked against the spec's shapes and the machine;
 // `via_dram` (when given) says whether the file sends the activations through DRAM.
-Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
+Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path,
+                                                     const std::vector<QgemmProblem>& net,
                                                      const machine::MachineConfig& machine,
                                                      bool* via_dram = nullptr);
 

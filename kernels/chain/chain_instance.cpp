@@ -8,16 +8,12 @@
 #include <cstring>
 
 #include "kernels/chain/chain.h"
-#include "kernels/chain/chain_lm.h"
+#include "kernels/chain/network.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
 namespace {
-
-struct ChainMapping {
-  ChainLm lm;
-};
 
 class ChainInstance : public Problem {
  public:
@@ -37,52 +33,23 @@ class ChainInstance : public Problem {
   }
 
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
-    if (via_dram_) {
-      std::vector<QgemmPlan> plans;
-      for (std::size_t i = 0; i < spec_.layers(); ++i) {
-        try {
-          plans.push_back(default_plan(chain_layer_problem(spec_, i), machine));
-        } catch (const QgemmError& e) {
-          return core::Error{fmt::format("layer {}", i), e.what()};
-        }
-      }
-      return to_plan(plans, machine);
-    }
-    Result<GemmChainPlan> chain = plan_gemm_chain(spec_, machine);
-    if (!chain) return chain.errors();
-    if (chain->on_chip()) return to_plan(chain->chosen(), machine);
-    return to_plan(chain->chosen(), machine,
-                   chain->dram_reason.empty()
-                       ? fmt::format("faster by estimate: {:.0f} cycles against {:.0f} in the LMs",
-                                     chain->via_dram_cycles, chain->placed_cycles)
-                       : chain->dram_reason);
+    return plan_network(chain_problems(spec_), machine, via_dram_, spec_.candidates_per_layer);
   }
 
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override {
-    bool file_via_dram = false;
-    Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec_, machine, &file_via_dram);
-    if (!plans) return plans.errors();
-    return to_plan(plans.value(), machine, file_via_dram ? "the plan file says activations: dram" : "");
+    if (via_dram_)
+      return core::Error{"--via-dram",
+                         "give it or --plan-file, not both (the file says where activations go)"};
+    return network_plan_from_file(path, chain_problems(spec_), machine);
   }
 
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
-    const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
-    if (!mapping) return core::Error{"", "chain: the plan was not made by chain"};
-    try {
-      return build_chain_program(chain_problems(spec_), mapping->lm, machine);
-    } catch (const std::exception& e) {
-      return core::Error{"", e.what()};
-    }
+    return network_program(chain_problems(spec_), plan, machine);
   }
 
-  // Each layer and each conversion on its own (the program built again: it is cheap beside the run).
   std::vector<Phase> phases(const Plan& plan, const program::Program&,
                             const machine::MachineConfig& machine) const override {
-    const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
-    if (!mapping) return {};
-    std::vector<Phase> out;
-    build_chain_program(chain_problems(spec_), mapping->lm, machine, &out);
-    return out;
+    return network_phases(chain_problems(spec_), plan, machine);
   }
 
   std::vector<std::string> input_tensors() const override {
@@ -130,15 +97,9 @@ class ChainInstance : public Problem {
 
   void add_report_fields(const Plan& plan, const machine::MachineConfig&,
                          report::RunStats& stats) const override {
-    const auto* mapping = std::any_cast<ChainMapping>(&plan.mapping);
-    if (!mapping) return;
-    stats.info["plan"] = plan.description;
+    add_network_report_fields(plan, stats);
     stats.extra["layers"] = spec_.layers();
     stats.extra["m"] = spec_.m;
-    stats.extra["estimated_cycles"] = static_cast<std::uint64_t>(plan.estimated_cycles + 0.5);
-    std::uint64_t on_chip = 0;
-    for (const ChainBoundary& b : mapping->lm.boundaries) on_chip += b.kind != ChainBoundary::Kind::kDram;
-    stats.extra["activations_in_lm"] = on_chip;
   }
 
   std::vector<OutputArray> outputs() const override {
@@ -148,55 +109,6 @@ class ChainInstance : public Problem {
  private:
   // The layers' plans with the activations placed (or all through DRAM with --via-dram); the
   // estimate is the layers' and the conversions' in turn.
-  // `dram_reason`: why the planner sends every activation through DRAM (none: it keeps them on chip).
-  Plan to_plan(const std::vector<QgemmPlan>& plans, const machine::MachineConfig& machine,
-               const std::string& dram_reason = "") const {
-    ChainMapping mapping{chain_lm(chain_problems(spec_), plans, machine, via_dram_ || !dram_reason.empty())};
-    if (via_dram_)
-      for (ChainBoundary& b : mapping.lm.boundaries) b.why = "--via-dram";
-    else if (!dram_reason.empty())
-      for (ChainBoundary& b : mapping.lm.boundaries) b.why = dram_reason;
-    Plan out;
-    const std::vector<double> layers = layer_estimates(chain_problems(spec_), mapping.lm, machine);
-    for (double c : layers) out.estimated_cycles += c;
-    std::vector<double> conversions;
-    for (const ChainBoundary& b : mapping.lm.boundaries) {
-      auto t = boundary_time(chain_problems(spec_), conversions.size(), b, machine);
-      conversions.push_back(t ? static_cast<double>(t->duration()) : 0);
-    }
-    std::size_t on_chip = 0;
-    for (const ChainBoundary& b : mapping.lm.boundaries) on_chip += b.kind != ChainBoundary::Kind::kDram;
-    out.description =
-        fmt::format("plan: {} layers, {:.0f} cycles estimated; {} of {} activations stay in the LMs",
-                    mapping.lm.plans.size(), out.estimated_cycles, on_chip, mapping.lm.boundaries.size());
-    for (std::size_t i = 0; i < mapping.lm.plans.size(); ++i) {
-      const QgemmProblem p = chain_layer_problem(spec_, i);
-      const QgemmPlan& q = mapping.lm.plans[i];
-      out.description += fmt::format("\nlayer {} ({}×{}×{}): {}, {:.0f} cycles estimated", i, p.m, p.n, p.k,
-                                     describe(q, machine), layers[i]);
-      out.description += fmt::format(
-          "\n  A {}",
-          q.a_resident ? fmt::format("in the LMs at {}: {}", *q.a_resident, resident_layout_a(p, q, machine))
-                       : "from DRAM");
-      out.description += fmt::format(
-          "\n  C {}",
-          q.c_resident ? fmt::format("in the LMs at {}: {}", *q.c_resident, resident_layout_c(p, q, machine))
-                       : "to DRAM");
-      if (i < mapping.lm.boundaries.size()) {
-        const ChainBoundary& b = mapping.lm.boundaries[i];
-        out.description += fmt::format("\n  X{} → layer {}: {}", i + 1, i + 1, boundary_name(b.kind));
-        if (b.kind == ChainBoundary::Kind::kConvert)
-          out.description += fmt::format(", {:.0f} cycles alone (overlapping layer {}'s first loads)",
-                                         conversions[i], i + 1);
-        if (b.kind == ChainBoundary::Kind::kDram) out.description += " (" + b.why + ")";
-        out.description +=
-            fmt::format("; LM {} of {} bytes in use there", mapping.lm.lm_at_boundary[i], machine.lm_bytes());
-      }
-    }
-    out.mapping = std::move(mapping);
-    return out;
-  }
-
   // Layer i's A (used for layer 0 only), W and bias, from seed + i.
   QgemmOperands layer_operands(std::size_t i) const {
     return draw_operands(chain_layer_problem(spec_, i), QgemmSeed{seed_ + i, false});

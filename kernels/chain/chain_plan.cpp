@@ -2,9 +2,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "kernels/chain/chain.h"
 #include "kernels/chain/chain_lm.h"
@@ -55,8 +59,8 @@ Result<GemmChainPlan> plan_gemm_chain(const GemmChainSpec& spec, const machine::
   return plan_gemm_network(chain_problems(spec), spec.candidates_per_layer, m);
 }
 
-Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net, std::size_t candidates_per_layer,
-                                        const machine::MachineConfig& m) {
+Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
+                                        std::size_t candidates_per_layer, const machine::MachineConfig& m) {
   GemmChainPlan out;
   const std::size_t layers = net.size();
   for (std::size_t i = 0; i < layers; ++i) {
@@ -119,48 +123,56 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net, st
     for (const auto& cand : layer) c.push_back(cand.plan.estimated_cycles);
   }
   // What converting layer i's candidate a into layer i+1's candidate b adds to b: the conversion
-  // shares the ports with b's first loads. Planning a conversion is the slow part on a big machine,
-  // so an edge is priced only when a path through it could beat the default planner's choice (every
-  // edge costs at least 0, so such a path costs at least its layers).
+  // shares the ports with b's first loads. Planning the conversions is the slow part on a big
+  // machine: each distinct pair of layouts is planned once, the pairs side by side on the host's
+  // cores (plan_conversion reads only its two bound layouts).
   const timing::CostModel cost(m);
-  std::vector<std::vector<std::optional<layout::BoundLayout>>> bound_in(layers), bound_out(layers);
-  for (std::size_t i = 0; i < layers; ++i)
-    bound_in[i].resize(costs[i].size()), bound_out[i].resize(costs[i].size());
-  auto bound = [&](std::optional<layout::BoundLayout>& slot, const std::string& text, std::size_t i) {
-    if (!slot) slot = bind_whole(text, net[i].m, net[i].k, m);
-    return *slot;
-  };
-  auto price = [&](std::size_t i, std::size_t a, std::size_t b) {
-    const ChainLayerCandidate &from = out.candidates[i][a], &next = out.candidates[i + 1][b];
-    if (from.resident_out == next.resident_in) return 0.0;  // read in place
-    const timing::TransferTime t =
-        cost.conversion(layout::plan_conversion(bound(bound_out[i][a], from.resident_out, i + 1),
-                                                bound(bound_in[i + 1][b], next.resident_in, i + 1)),
-                        1);
-    return estimate_cycles(net[i + 1], next.plan, m, &t) - next.plan.estimated_cycles;
-  };
-  constexpr double kNever = 1e18;  // an edge no path under the default's cost can take
   try {
-    double bound_total = 0;  // the default planner's choice: candidate 0 everywhere
-    std::vector<double> firsts;
-    for (std::size_t i = 0; i < layers; ++i) {
-      if (i + 1 < layers) firsts.push_back(price(i, 0, 0));
-      bound_total += costs[i][0] + (i + 1 < layers ? firsts.back() : 0);
-    }
-    std::vector<double> best_layer(layers);
-    for (std::size_t i = 0; i < layers; ++i)
-      best_layer[i] = *std::min_element(costs[i].begin(), costs[i].end());
+    std::map<std::string, layout::BoundLayout> bound;  // by layout text (an activation's shape is fixed)
+    std::map<std::pair<std::string, std::string>, std::size_t> pair_index;
+    std::vector<std::pair<const std::string*, const std::string*>> pairs;
+    for (std::size_t i = 0; i + 1 < layers; ++i)
+      for (const ChainLayerCandidate& from : out.candidates[i])
+        for (const ChainLayerCandidate& next : out.candidates[i + 1]) {
+          if (from.resident_out == next.resident_in) continue;  // read in place
+          for (const std::string* text : {&from.resident_out, &next.resident_in})
+            if (!bound.count(*text)) bound.emplace(*text, bind_whole(*text, net[i + 1].m, net[i + 1].k, m));
+          auto [it, fresh] = pair_index.try_emplace({from.resident_out, next.resident_in}, pairs.size());
+          if (fresh) pairs.emplace_back(&it->first.first, &it->first.second);
+        }
+    std::vector<timing::TransferTime> times(pairs.size());
+    std::vector<std::exception_ptr> failed(pairs.size());
+    std::atomic<std::size_t> next_pair{0};
+    auto work = [&] {
+      for (std::size_t k; (k = next_pair++) < pairs.size();) {
+        try {
+          times[k] = cost.conversion(
+              layout::plan_conversion(bound.at(*pairs[k].first), bound.at(*pairs[k].second)), 1);
+        } catch (...) {
+          failed[k] = std::current_exception();
+        }
+      }
+    };
+    const std::size_t workers =
+        std::min<std::size_t>({pairs.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
     for (std::size_t i = 0; i + 1 < layers; ++i) {
-      double others = 0;
-      for (std::size_t j = 0; j < layers; ++j)
-        if (j != i && j != i + 1) others += best_layer[j];
       auto& matrix = out.conversion.emplace_back();
-      for (std::size_t a = 0; a < costs[i].size(); ++a) {
+      for (const ChainLayerCandidate& from : out.candidates[i]) {
         auto& row = matrix.emplace_back();
-        for (std::size_t b = 0; b < costs[i + 1].size(); ++b)
-          row.push_back(a == 0 && b == 0                                       ? firsts[i]
-                        : others + costs[i][a] + costs[i + 1][b] < bound_total ? price(i, a, b)
-                                                                               : kNever);
+        for (const ChainLayerCandidate& next : out.candidates[i + 1]) {
+          if (from.resident_out == next.resident_in) {
+            row.push_back(0.0);
+            continue;
+          }
+          const timing::TransferTime& t = times[pair_index.at({from.resident_out, next.resident_in})];
+          row.push_back(estimate_cycles(net[i + 1], next.plan, m, &t) - next.plan.estimated_cycles);
+        }
       }
     }
   } catch (const std::exception& e) {
@@ -210,7 +222,8 @@ std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan
       !plan.on_chip());
 }
 
-Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, const GemmChainSpec& spec,
+Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path,
+                                                     const std::vector<QgemmProblem>& net,
                                                      const machine::MachineConfig& m, bool* via_dram) {
   Result<GemmChainPlanFile> read = read_chain_plan_file(path, m);
   if (!read) return read.errors();
@@ -219,13 +232,12 @@ Result<std::vector<QgemmPlan>> chain_plans_from_file(const std::string& path, co
   if (f.kernel != "chain") return core::Error{path, fmt::format("the plan is for {}, not chain", f.kernel)};
   if (f.machine != m.name)
     return core::Error{path, fmt::format("the plan is for machine {}, not {}", f.machine, m.name)};
-  if (f.layers.size() != spec.layers())
+  if (f.layers.size() != net.size())
     return core::Error{path,
-                       fmt::format("the plan has {} layers, the chain {}", f.layers.size(), spec.layers())};
+                       fmt::format("the plan has {} layers, the chain {}", f.layers.size(), net.size())};
   std::vector<QgemmPlan> plans;
   for (std::size_t i = 0; i < f.layers.size(); ++i) {
-    Result<QgemmPlan> p =
-        plan_for(f.layers[i], chain_layer_problem(spec, i), m, fmt::format("{}: layer {}", path, i));
+    Result<QgemmPlan> p = plan_for(f.layers[i], net[i], m, fmt::format("{}: layer {}", path, i));
     if (!p) return p.errors();
     plans.push_back(std::move(p.value()));
   }
@@ -237,8 +249,9 @@ program::Program build_chain_program(const std::vector<QgemmProblem>& net, const
   program::Program out;
   for (std::size_t i = 0; i < net.size(); ++i) {
     const std::size_t first = out.instrs.size();
-    program::Program layer = net[i].ternary ? build_tgemm_program(net[i], lm.plans[i], m, weight_encoding(net[i]))
-                                            : build_program(net[i], lm.plans[i], m);
+    program::Program layer = net[i].ternary
+                                 ? build_tgemm_program(net[i], lm.plans[i], m, weight_encoding(net[i]))
+                                 : build_program(net[i], lm.plans[i], m);
     auto rename = [&](const std::string& name) {
       if (name == "A") return fmt::format("X{}", i);
       if (name == "B" || name == "W") return fmt::format("W{}", i);

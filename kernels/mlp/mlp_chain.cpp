@@ -47,7 +47,7 @@ bool is_chain_plan_text(const std::string& text) {
 Result<NetworkPlan> chain_plan_file_layouts(const std::string& path, const MlpModel& model,
                                             std::uint64_t rows, const machine::MachineConfig& machine) {
   const GemmChainSpec spec = chain_spec(model, rows);
-  Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, spec, machine);
+  Result<std::vector<QgemmPlan>> plans = chain_plans_from_file(path, chain_problems(spec), machine);
   if (!plans) return plans.errors();
   return layouts_of(model, spec, plans.value(), machine);
 }

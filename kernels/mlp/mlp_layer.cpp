@@ -11,9 +11,8 @@
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels::mlp {
-namespace {
 
-QgemmProblem gemm_problem(const MlpModel& model, std::size_t l, std::uint64_t rows) {
+QgemmProblem layer_gemm_problem(const MlpModel& model, std::size_t l, std::uint64_t rows) {
   const MlpLayer& layer = model.layers[l];
   QgemmProblem p;
   p.m = rows, p.n = layer.n, p.k = layer.k;
@@ -31,8 +30,6 @@ std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v) {
   if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
   return out;
 }
-
-}  // namespace
 
 NetworkPlan load_plan_file(const std::string& path, const MlpModel& model) {
   YAML::Node root;
@@ -73,7 +70,7 @@ NetworkPlan load_plan_file(const std::string& path, const MlpModel& model) {
 std::unique_ptr<Problem> layer_problem(const MlpModel& model, std::size_t l, std::uint64_t rows,
                                        std::vector<std::uint8_t> input, const LayerLayouts& layouts) {
   const MlpLayer& layer = model.layers[l];
-  QgemmProblem p = gemm_problem(model, l, rows);
+  QgemmProblem p = layer_gemm_problem(model, l, rows);
   if (layer.ternary) {
     TgemmOperands ops{std::move(input), layer.weights, int32_bytes(layer.bias), {}};
     return std::make_unique<TgemmInstance>(std::move(p), WeightEncoding::kDpt, std::move(ops),

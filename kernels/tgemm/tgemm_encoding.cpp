@@ -42,7 +42,8 @@ void set_weight_encoding(QgemmProblem& p, WeightEncoding e) {
 WeightEncoding weight_encoding(const QgemmProblem& p) {
   if (p.w_trits_per_byte == 0) return WeightEncoding::kInt8;
   if (p.w_base3) return WeightEncoding::kBase3;
-  return p.w_trits_per_byte == weights_per_byte(WeightEncoding::kBct) ? WeightEncoding::kBct : WeightEncoding::kDpt;
+  return p.w_trits_per_byte == weights_per_byte(WeightEncoding::kBct) ? WeightEncoding::kBct
+                                                                      : WeightEncoding::kDpt;
 }
 
 std::uint8_t zero_weights_byte(WeightEncoding e) {

@@ -60,6 +60,12 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
                  std::vector<std::uint64_t>(units, 0), std::vector<std::uint64_t>(units, 0),
                  std::vector<std::uint64_t>(parents, 0)};
   }
+  // Each unit's parent (its global index one level up), without a division per link.
+  std::vector<std::vector<std::uint64_t>> parent_of(levels);
+  for (std::size_t lv = 1; lv < levels; ++lv) {
+    parent_of[lv].resize(pe_count / from.pe_weight(lv));
+    for (std::uint64_t u = 0; u < parent_of[lv].size(); ++u) parent_of[lv][u] = u / from.fanout(lv);
+  }
   std::vector<std::uint64_t> source_slots;
   std::vector<std::pair<std::size_t, std::uint64_t>> down_links, up_links;  // (level, unit)
 
@@ -142,15 +148,23 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
         src = marks[lv].source_pe[u];
       }
       plan.copies_by_lca[depth] += weight;
-      // Links crossed: levels depth..L-1 up from the source, then down to the destination.
-      for (std::size_t lv = depth; lv < levels; ++lv) {
-        cross(marks[lv].up_epoch, lv, unit_at(src, lv), up_links);
-        cross(marks[lv].down_epoch, lv, dst_units[lv] + du[lv], down_links);
+      // Links crossed: levels depth..L-1 up from the source, then down to the destination. A crossing
+      // always runs from its depth to the PEs, so a link already crossed has its path below it (up:
+      // the same source, the first in its unit) or above it down to the depth (down: destinations
+      // sharing a unit share their depth) crossed too.
+      if (depth < levels && marks[depth].up_epoch[unit_at(src, depth)] != epoch)
+        for (std::size_t lv = depth; lv < levels; ++lv)
+          cross(marks[lv].up_epoch, lv, unit_at(src, lv), up_links);
+      for (std::size_t lv = levels; lv-- > depth;) {
+        const std::uint64_t u = dst_units[lv] + du[lv];
+        if (marks[lv].down_epoch[u] == epoch) break;
+        marks[lv].down_epoch[u] = epoch;
+        down_links.emplace_back(lv, u);
       }
     }
     // Each element crosses a link once, however many destinations below it need it.
     for (const auto& [lv, unit] : down_links) {
-      const std::uint64_t parent = lv == 0 ? 0 : unit / from.fanout(lv);
+      const std::uint64_t parent = lv == 0 ? 0 : parent_of[lv][unit];
       plan.levels[lv].down_delivered_bytes += wbytes;
       if (marks[lv].parent_epoch[parent] == epoch) continue;
       marks[lv].parent_epoch[parent] = epoch;
@@ -158,7 +172,7 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
       down_port[lv][parent] += wbytes;
     }
     for (const auto& [lv, unit] : up_links) {
-      const std::uint64_t parent = lv == 0 ? 0 : unit / from.fanout(lv);
+      const std::uint64_t parent = lv == 0 ? 0 : parent_of[lv][unit];
       plan.levels[lv].up_sent_bytes += wbytes;
       plan.levels[lv].up_delivered_bytes += wbytes;
       up_port[lv][parent] += wbytes;
@@ -206,6 +220,8 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
       unflatten(e);
       account(index, 1);
     }
+  } else if (rank == 0) {
+    account(index, 1);
   } else if (logical > 0) {
     const AxisTables ft = tables_of(from), tt = tables_of(to);
     std::vector<std::uint64_t> source_pes = from_off.pe, source_slot_offsets = from_off.slot;
@@ -227,28 +243,46 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     std::unordered_map<Key, Members, KeyHash> classes;
     std::unordered_map<std::uint64_t, std::uint64_t> in_place_by_delta;  // destination − source slot
     std::uint64_t in_place = 0;
-    for (std::uint64_t e = 0; e < logical; ++e) {
-      std::uint64_t src_pe = 0, dst_pe = 0;
-      for (std::size_t d = 0; d < rank; ++d) src_pe += ft.pe[d][index[d]], dst_pe += tt.pe[d][index[d]];
-      auto [it, fresh] = classes.try_emplace(Key{src_pe, dst_pe}, Members{e, 0, false});
-      if (fresh)
-        for (std::uint64_t r = 0; r < to.replicas() && !it->second.shared; ++r)
-          it->second.shared =
-              std::binary_search(source_pes.begin(), source_pes.end(), dst_pe + to_off.pe[r] - src_pe);
-      ++it->second.count;
-      if (it->second.shared) {
-        std::uint64_t delta = 0;
-        for (std::size_t d = 0; d < rank; ++d) delta += tt.slot[d][index[d]] - ft.slot[d][index[d]];
-        auto [known, first_time] = in_place_by_delta.try_emplace(delta, 0);
-        if (first_time)
-          for (std::uint64_t r = 0; r < to.replicas(); ++r)
-            known->second += std::binary_search(source_slot_offsets.begin(), source_slot_offsets.end(),
-                                                delta + to_off.slot[r]);
-        in_place += known->second;
+    // The last axis in runs where both layouts keep the PE: a run is one class (its elements'
+    // slots still differ, which only shared classes look at).
+    const std::size_t last = rank - 1;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // [begin, end) of the last axis
+    for (std::uint64_t c = 0; c < shape[last]; ++c)
+      if (runs.empty() || ft.pe[last][c] != ft.pe[last][runs.back().first] ||
+          tt.pe[last][c] != tt.pe[last][runs.back().first])
+        runs.emplace_back(c, c + 1);
+      else
+        runs.back().second = c + 1;
+    std::vector<std::uint64_t> lead(rank, 0);  // indices of the leading axes (lead[last] unused)
+    for (std::uint64_t row = 0; row < logical / shape[last]; ++row) {
+      std::uint64_t src_row = 0, dst_row = 0, slot_row = 0;
+      for (std::size_t d = 0; d < last; ++d) {
+        src_row += ft.pe[d][lead[d]], dst_row += tt.pe[d][lead[d]];
+        slot_row += tt.slot[d][lead[d]] - ft.slot[d][lead[d]];
       }
-      for (std::size_t d = rank; d-- > 0;) {  // the next element, row-major
-        if (++index[d] < shape[d]) break;
-        index[d] = 0;
+      for (const auto& [begin, end] : runs) {
+        const std::uint64_t src_pe = src_row + ft.pe[last][begin], dst_pe = dst_row + tt.pe[last][begin];
+        auto [it, fresh] =
+            classes.try_emplace(Key{src_pe, dst_pe}, Members{row * shape[last] + begin, 0, false});
+        if (fresh)
+          for (std::uint64_t r = 0; r < to.replicas() && !it->second.shared; ++r)
+            it->second.shared =
+                std::binary_search(source_pes.begin(), source_pes.end(), dst_pe + to_off.pe[r] - src_pe);
+        it->second.count += end - begin;
+        if (!it->second.shared) continue;
+        for (std::uint64_t c = begin; c < end; ++c) {
+          const std::uint64_t delta = slot_row + tt.slot[last][c] - ft.slot[last][c];
+          auto [known, first_time] = in_place_by_delta.try_emplace(delta, 0);
+          if (first_time)
+            for (std::uint64_t r = 0; r < to.replicas(); ++r)
+              known->second += std::binary_search(source_slot_offsets.begin(), source_slot_offsets.end(),
+                                                  delta + to_off.slot[r]);
+          in_place += known->second;
+        }
+      }
+      for (std::size_t d = last; d-- > 0;) {  // the next row, row-major
+        if (++lead[d] < shape[d]) break;
+        lead[d] = 0;
       }
     }
     for (const auto& [k, m] : classes) {

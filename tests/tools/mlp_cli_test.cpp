@@ -48,8 +48,8 @@ TEST(MlpCli, TernaryModelRunsEveryLayerOnTgemm) {
   for (const auto& layer : j["layers"]) EXPECT_EQ(layer["kind"], "ternary");
 }
 
-TEST(MlpCli, LayerFiguresAddUpToTheRun) {
-  const nlohmann::json j = run_report("int8", {"--images", "10", "--batch", "4"});
+TEST(MlpCli, LayerFiguresAddUpToTheRunThroughDram) {
+  const nlohmann::json j = run_report("int8", {"--images", "10", "--batch", "4", "--via-dram"});
   std::uint64_t cycles = 0, macs = 0;
   for (const auto& layer : j["layers"]) {
     cycles += layer["cycles"].get<std::uint64_t>();
@@ -118,11 +118,28 @@ std::string chain_plan_file() {
 }
 
 TEST(MlpCli, ChainPlanFileRunsEveryLayerBitExactAsTheInProcessChainPlan) {
-  const nlohmann::json file = run_report("ternary", {"--images", "16", "--plan-file", chain_plan_file()});
-  const nlohmann::json here = run_report("ternary", {"--images", "16", "--chain-plan"});
+  // Each layer its own run (--via-dram), laid out by the chain plan: the file's or the one planned here.
+  const nlohmann::json file =
+      run_report("ternary", {"--images", "16", "--via-dram", "--plan-file", chain_plan_file()});
+  const nlohmann::json here = run_report("ternary", {"--images", "16", "--via-dram", "--chain-plan"});
   EXPECT_EQ(file["reference_agrees"], 16);
   EXPECT_EQ(file["cycles"], here["cycles"]);
   for (std::size_t l = 0; l < 3; ++l) EXPECT_EQ(file["layers"][l]["cycles"], here["layers"][l]["cycles"]);
+}
+
+TEST(MlpCli, ChainPlanFileRunsTheNetworkAsOneProgramWithItsActivationsInTheLms) {
+  const nlohmann::json r = run_report("ternary", {"--images", "16", "--plan-file", chain_plan_file()});
+  EXPECT_EQ(r["reference_agrees"], 16);
+  EXPECT_EQ(r["activations"], "lm");
+  EXPECT_EQ(r["activations_in_lm"], 2);
+}
+
+TEST(MlpCli, ChainPlanWithoutViaDramIsRefused) {
+  const auto r = run_treesim(mlp_args("int8", {"--images", "4", "--chain-plan"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "treesim: --chain-plan: the chain plan is the default; with --via-dram it lays out each layer's "
+            "own run\n");
 }
 
 TEST(MlpCli, ChainPlanForAnotherBatchIsOneLineError) {
@@ -147,7 +164,7 @@ TEST(MlpCli, PlanFileLayoutsReplaceThePlannersChoice) {
       "plan.yaml",
       "layers:\n  fc3:\n    a: \"((4_PE, 1:128), (128:1))\"\n    b: \"((128:10), (10:1))\"\n"
       "    c: \"((4_PE, 1:10), (10:1))\"\n");
-  const nlohmann::json planned = run_report("int8", {"--images", "4"});
+  const nlohmann::json planned = run_report("int8", {"--images", "4", "--via-dram"});
   const nlohmann::json given = run_report("int8", {"--images", "4", "--plan-file", plan});
   EXPECT_EQ(given["reference_agrees"], 4);
   EXPECT_EQ(given["layers"][0]["cycles"], planned["layers"][0]["cycles"]);
