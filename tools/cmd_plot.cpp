@@ -31,8 +31,8 @@ std::string plot_script() {
 }  // namespace
 
 void add_plot_command(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("plot", "Chart a sweep's results.csv or a report: roofline, line, heatmap, traffic");
+  auto* cmd = app.add_subcommand(
+      "plot", "Chart a sweep's results.csv or a report: roofline, line, heatmap, traffic, layers");
   cmd->prefix_command();  // every argument goes to the script, whose --help describes them
   cmd->set_help_flag();
   cmd->callback([cmd] {

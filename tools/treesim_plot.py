@@ -7,6 +7,9 @@
                                    one line per combination of the other varied fields
   heatmap RESULTS.csv --x COL --y COL --out F [--value COL]   a column over two varied fields
   traffic REPORT.json --out F      per level, bytes sent and delivered, down and up
+  layers REPORT.json --out F       a network's layers (a `run chain` or `run mlp` report): each
+                                   layer's cycles, its output's conversion on the tree, and its
+                                   output's spill through DRAM (hatched)
 
 --where COL=VALUE (repeatable) keeps only the rows where a column has that value. Run by
 `treesim plot ...` or directly; needs Debian's python3-matplotlib. Errors are one line on stderr
@@ -217,6 +220,59 @@ def plot_traffic(args, plt):
     return fig
 
 
+def network_layers(report, path):
+    """(name, cycles, conversion cycles, spilled) per layer, from a run chain or a run mlp report."""
+    if isinstance(report, dict) and isinstance(report.get("phases"), dict):
+        phases = report["phases"]
+        names = sorted((k for k in phases if "." not in k and k.startswith("layer")), key=lambda k: int(k[5:]))
+        out = []
+        for i, name in enumerate(names):
+            convert = phases.get(name + ".convert", {}).get("cycles", 0)
+            spilled = i + 1 < len(names) and phases[name].get("dram", {}).get("write_bytes", 0) > 0
+            out.append((name, phases[name].get("cycles", 0), convert, spilled))
+        if out:
+            return out
+    if isinstance(report, dict) and isinstance(report.get("layers"), list) and report["layers"] and \
+            isinstance(report["layers"][0], dict) and "convert_cycles" in report["layers"][0]:
+        layers = report["layers"]
+        return [(l.get("name", str(i)), l.get("cycles", 0), l.get("convert_cycles", 0),
+                 i + 1 < len(layers) and l.get("dram_write_bytes", 0) > 0) for i, l in enumerate(layers)]
+    raise PlotError(f"{path}: not a network report (a run chain report with 'phases' or a run mlp report)")
+
+
+def plot_layers(args, plt):
+    try:
+        with open(args.input) as f:
+            report = json.load(f)
+    except OSError as e:
+        raise PlotError(f"{args.input}: cannot read ({e.strerror})")
+    except ValueError as e:
+        raise PlotError(f"{args.input}: not JSON ({e})")
+    layers = network_layers(report, args.input)
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    x = range(len(layers))
+    width = 0.38
+    from matplotlib.patches import Patch
+    compute = ax.bar([i - width / 2 for i in x], [l[1] for l in layers], width, color="#1f77b4")
+    for bar, layer in zip(compute, layers):
+        if layer[3]:
+            bar.set_hatch("//")
+            bar.set_edgecolor("#d62728")
+    ax.bar([i + width / 2 for i in x], [l[2] for l in layers], width, color="#2ca02c")
+    handles = [Patch(color="#1f77b4", label="layer (its span)"), Patch(color="#2ca02c", label="conversion of its output")]
+    if any(l[3] for l in layers):
+        handles.append(Patch(facecolor="#1f77b4", hatch="//", edgecolor="#d62728", label="output spilled through DRAM"))
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([l[0] for l in layers])
+    ax.set_ylabel("cycles")
+    kernel = report.get("kernel") or report.get("model", "?")
+    ax.set_title(args.title or f"{kernel} on {report.get('machine', '?')}: {report.get('cycles', '?')} cycles, "
+                 f"per layer")
+    ax.legend(handles=handles, fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
 class Parser(argparse.ArgumentParser):
     """Usage errors as one line, like every treesim error."""
 
@@ -224,7 +280,8 @@ class Parser(argparse.ArgumentParser):
         raise PlotError(message)
 
 
-KINDS = {"roofline": plot_roofline, "line": plot_line, "heatmap": plot_heatmap, "traffic": plot_traffic}
+KINDS = {"roofline": plot_roofline, "line": plot_line, "heatmap": plot_heatmap, "traffic": plot_traffic,
+         "layers": plot_layers}
 
 
 def main(argv):
@@ -232,7 +289,8 @@ def main(argv):
                     # a fixed width: the help is the same in every terminal (and in docs/cli.md)
                     formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=100))
     parser.add_argument("kind", choices=sorted(KINDS))
-    parser.add_argument("input", help="a sweep's results.csv (roofline, line, heatmap) or a JSON report (traffic)")
+    parser.add_argument("input", help="a sweep's results.csv (roofline, line, heatmap) or a JSON report (traffic, "
+                                      "layers)")
     parser.add_argument("--out", required=True, help="the chart: FILE.png or FILE.svg")
     parser.add_argument("--x", help="line, heatmap: the column along x")
     parser.add_argument("--y", help="line: the column plotted (default cycles); heatmap: the column along y")

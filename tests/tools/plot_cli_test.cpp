@@ -79,6 +79,25 @@ TEST_F(Plot, TrafficBarsOfAReportAreA700x450Png) {
   expect_png({"traffic", dir_ + "/points/0000.json"}, temp_path("traffic.png"));
 }
 
+TEST_F(Plot, LayersBarsOfAChainReportAreA700x450Png) {
+  const std::string report = temp_path("chain-report.json");
+  const CliResult r = run_treesim({"run", "chain", "--machine", source_path("configs/mini.yaml"), "--m", "32",
+                                   "--widths", "64,128,32", "-q", "--report", report});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_png({"layers", report}, temp_path("layers.png"));
+}
+
+TEST_F(Plot, LayersOfAReportWithoutLayersIsOneLineAndWritesNothing) {
+  const std::string out = temp_path("no-layers.png");
+  const CliResult r = run_treesim({"plot", "layers", dir_ + "/points/0000.json", "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "treesim: plot: " + dir_ +
+                "/points/0000.json: not a network report (a run chain report with 'phases' or a run mlp "
+                "report)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST_F(Plot, SvgIsWrittenWhenTheNameSaysSo) {
   const std::string out = temp_path("line.svg");
   const CliResult r = run_treesim({"plot", "line", dir_ + "/results.csv", "--x", "dram.bytes_per_cycle",
