@@ -137,6 +137,24 @@ void run_mlp(const MlpCommand& c) {
   const std::uint64_t classes = model.layers.back().n;
 
   models::Simulation sim(machine, c.run.config());
+  // A program of the run on `sim`, verified unless timing only; a mismatch is exit status 1.
+  auto run_checked = [&](kernels::Problem& problem, const kernels::Plan& plan, const char* kernel,
+                         const std::string& where) {
+    session::RunOptions run;
+    run.kernel = kernel;
+    run.simulation.kernel = run.kernel;
+    run.simulation.functional = !c.run.timing_only;
+    run.simulation.read_back_stored_only = true;
+    run.verify = !c.run.timing_only;
+    kernels::Result<session::Outcome> outcome = session::run_problem(problem, plan, sim, run);
+    if (!outcome) throw CliError(fmt::format("{}: {}", where, first_error(outcome.errors())));
+    const report::VerifyResult* v = outcome->stats.verify ? &*outcome->stats.verify : nullptr;
+    if (v && !v->ok)
+      throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v->mismatches,
+                                 v->first_mismatch),
+                     1);
+    return std::move(outcome.value());
+  };
   std::vector<LayerTotals> totals(layers);
   std::uint64_t cycles = 0, activations_in_lm = 0;
   double estimated = 0;  // one program per batch: the plans' estimates
@@ -150,9 +168,6 @@ void run_mlp(const MlpCommand& c) {
     std::vector<std::uint8_t> act(pixels, pixels + rows * model.features);
     if (network) {
       const std::string where = fmt::format("images {}..{}", first, first + rows - 1);
-      auto fail = [&](const core::Errors& e) {
-        throw CliError(fmt::format("{}: {}", where, first_error(e)));
-      };
       std::unique_ptr<kernels::Problem> problem = mlp::network_problem(model, rows, act, false);
       auto known = network_plans.find(rows);
       if (known == network_plans.end()) {
@@ -164,24 +179,13 @@ void run_mlp(const MlpCommand& c) {
         }
         known = network_plans.emplace(rows, std::move(p.value())).first;
       }
-      session::RunOptions run;
-      run.kernel = "mlp";
-      run.simulation.kernel = run.kernel;
-      run.simulation.functional = !c.run.timing_only;
-      run.simulation.read_back_stored_only = true;
-      run.verify = !c.run.timing_only;  // the logits checked against the host reference
-      kernels::Result<session::Outcome> outcome = session::run_problem(*problem, known->second, sim, run);
-      if (!outcome) fail(outcome.errors());
-      const report::VerifyResult* v = outcome->stats.verify ? &*outcome->stats.verify : nullptr;
-      if (v && !v->ok)
-        throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v->mismatches,
-                                   v->first_mismatch),
-                       1);
-      const report::Report& rep = outcome->report;
+      // The logits checked against the host reference.
+      const session::Outcome outcome = run_checked(*problem, known->second, "mlp", where);
+      const report::Report& rep = outcome.report;
       cycles += rep.cycles;
       estimated += known->second.estimated_cycles;
       if (rep.energy_pj) energy += rep.energy_pj->total, has_energy = true;
-      activations_in_lm = outcome->stats.extra["activations_in_lm"];
+      activations_in_lm = outcome.stats.extra.at("activations_in_lm");
       for (const report::PhaseReport& ph : rep.phases) {
         const std::string name = ph.name.substr(0, ph.name.find('.'));
         const std::size_t l = std::stoul(name.substr(5));  // "layer3" or "layer3.convert"
@@ -199,7 +203,7 @@ void run_mlp(const MlpCommand& c) {
           t.down_sent[i] += ph.levels[i].traffic.down_sent_bytes;
       }
       act = c.run.timing_only ? std::vector<std::uint8_t>(rows * classes)
-                              : outcome->dram.at(outcome->outputs.front().tensor);
+                              : outcome.dram.at(outcome.outputs.front().tensor);
     } else {
       const mlp::NetworkPlan& plan = network_plan(rows);
       for (std::size_t l = 0; l < layers; ++l) {
@@ -213,20 +217,10 @@ void run_mlp(const MlpCommand& c) {
         };
         kernels::Result<kernels::Plan> p = session::plan_problem(*problem, machine);
         if (!p) fail(p.errors());
-        session::RunOptions run;
-        run.kernel = layer.ternary ? "tgemm" : "qgemm";
-        run.simulation.kernel = run.kernel;
-        run.simulation.functional = !c.run.timing_only;
-        run.simulation.read_back_stored_only = true;
-        run.verify = !c.run.timing_only;  // every layer's output checked against the host reference
-        kernels::Result<session::Outcome> outcome = session::run_problem(*problem, p.value(), sim, run);
-        if (!outcome) fail(outcome.errors());
-        const report::VerifyResult* v = outcome->stats.verify ? &*outcome->stats.verify : nullptr;
-        if (v && !v->ok)
-          throw CliError(fmt::format("{}: verify failed: {} elements differ; first {}", where, v->mismatches,
-                                     v->first_mismatch),
-                         1);
-        const report::Report& rep = outcome->report;
+        // Every layer's output checked against the host reference.
+        const session::Outcome outcome =
+            run_checked(*problem, p.value(), layer.ternary ? "tgemm" : "qgemm", where);
+        const report::Report& rep = outcome.report;
         LayerTotals& t = totals[l];
         t.cycles += rep.cycles;
         t.macs += rows * layer.k * layer.n;
@@ -238,7 +232,7 @@ void run_mlp(const MlpCommand& c) {
         if (rep.energy_pj) t.energy_pj += rep.energy_pj->total, t.has_energy = true;
         // Timing only: the next layer's input is only its size (its values are never read).
         act = c.run.timing_only ? std::vector<std::uint8_t>(rows * layer.n)
-                                : outcome->dram.at(outcome->outputs.front().tensor);
+                                : outcome.dram.at(outcome.outputs.front().tensor);
       }
     }
     if (c.run.timing_only) continue;

@@ -90,7 +90,7 @@ void run_place(const PlaceOptions& o) {
   stats.kernel = "place";
   const std::uint64_t gather_cycles = r.timings[1].end - r.timings[1].start;
   stats.extra["gather_cycles"] = gather_cycles;
-  stats.phases["gather"] = {gather_cycles, gather.work};
+  stats.phases["gather"] = {gather_cycles, gather.work, std::nullopt};
   if (o.run.timing_only) {  // nothing was moved: there is nothing to compare
     finish_run(machine, stats, o.run, outputs);
     outputs.commit();

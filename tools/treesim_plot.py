@@ -186,14 +186,18 @@ def plot_heatmap(args, plt):
     return fig
 
 
-def plot_traffic(args, plt):
+def read_report(path):
     try:
-        with open(args.input) as f:
-            report = json.load(f)
+        with open(path) as f:
+            return json.load(f)
     except OSError as e:
-        raise PlotError(f"{args.input}: cannot read ({e.strerror})")
+        raise PlotError(f"{path}: cannot read ({e.strerror})")
     except ValueError as e:
-        raise PlotError(f"{args.input}: not JSON ({e})")
+        raise PlotError(f"{path}: not JSON ({e})")
+
+
+def plot_traffic(args, plt):
+    report = read_report(args.input)
     levels = report.get("levels") if isinstance(report, dict) else None
     if not isinstance(levels, dict) or not levels:
         raise PlotError(f"{args.input}: not a treesim report (no 'levels')")
@@ -241,13 +245,7 @@ def network_layers(report, path):
 
 
 def plot_layers(args, plt):
-    try:
-        with open(args.input) as f:
-            report = json.load(f)
-    except OSError as e:
-        raise PlotError(f"{args.input}: cannot read ({e.strerror})")
-    except ValueError as e:
-        raise PlotError(f"{args.input}: not JSON ({e})")
+    report = read_report(args.input)
     layers = network_layers(report, args.input)
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
     x = range(len(layers))
