@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm.h"
 #include "sim/plan/chain_plan.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
 
@@ -54,6 +56,8 @@ struct GemmChainPlan {
   // The shortest path's plans as the run places them (chain_lm: a layer may leave room for its
   // neighbour's input), estimated as the run's plan is (layer_estimates).
   double placed_cycles = 0;
+  // Every conversion the planner timed, by (from, to) resident layout (planning one is slow).
+  std::map<std::pair<std::string, std::string>, timing::TransferTime> conversion_times;
   std::string dram_reason;  // when no layer plan can keep its activations on chip: why
   bool on_chip() const { return placed_cycles <= via_dram_cycles; }
   // The chosen layers' plans: the shortest path's, or the DRAM ones when those are faster.

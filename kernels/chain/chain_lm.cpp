@@ -84,7 +84,7 @@ const char* boundary_name(ChainBoundary::Kind kind) {
 }
 
 ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPlan> plans,
-                       const machine::MachineConfig& m) {
+                       const machine::MachineConfig& m, const ConversionTimes* known) {
   const std::size_t layers = net.size();
   const std::uint64_t w = lm_words(m);
   auto aligned = [&](std::uint64_t bytes) { return timing::ceil_div(bytes, w) * w; };
@@ -133,6 +133,16 @@ ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPl
     }
     b.src = *src, b.dst = *dst;
     up.c_resident = *src, down.a_resident = *dst;
+    if (b.kind != ChainBoundary::Kind::kConvert) continue;
+    if (auto it = known ? known->find({b.from, b.to}) : ConversionTimes::const_iterator{};
+        known && it != known->end()) {
+      b.time = it->second;
+    } else {
+      auto bind = [&](const std::string& text) {
+        return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {pu.m, pu.n}, m, 1);
+      };
+      b.time = timing::CostModel(m).conversion(layout::plan_conversion(bind(b.from), bind(b.to)), 1);
+    }
   }
   for (std::size_t i = 0; i < layers; ++i) out.lm_in_use.push_back(map.in_use(2 * i));
   for (std::size_t i = 0; i + 1 < layers; ++i) out.lm_at_boundary.push_back(map.in_use(2 * i + 1));
@@ -140,29 +150,18 @@ ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPl
   return out;
 }
 
-std::optional<timing::TransferTime> boundary_time(const std::vector<QgemmProblem>& net, std::size_t i,
-                                                  const ChainBoundary& b, const machine::MachineConfig& m) {
-  if (b.kind != ChainBoundary::Kind::kConvert) return std::nullopt;
-  auto bind = [&](const std::string& text) {
-    return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {net[i].m, net[i].n}, m, 1);
-  };
-  const timing::CostModel cost(m);
-  return cost.conversion(layout::plan_conversion(bind(b.from), bind(b.to)), 1);
-}
-
 std::vector<double> layer_estimates(const std::vector<QgemmProblem>& net, const ChainLm& lm,
                                     const machine::MachineConfig& m) {
   std::vector<double> out;
   for (std::size_t i = 0; i < lm.plans.size(); ++i) {
-    std::optional<timing::TransferTime> before;
-    if (i > 0) before = boundary_time(net, i - 1, lm.boundaries[i - 1], m);
-    out.push_back(estimate_cycles(net[i], lm.plans[i], m, before ? &*before : nullptr));
+    const std::optional<timing::TransferTime>* before = i > 0 ? &lm.boundaries[i - 1].time : nullptr;
+    out.push_back(estimate_cycles(net[i], lm.plans[i], m, before && *before ? &**before : nullptr));
   }
   return out;
 }
 
 ChainLm chain_lm(const std::vector<QgemmProblem>& net, const std::vector<QgemmPlan>& plans,
-                 const machine::MachineConfig& m, bool via_dram) {
+                 const machine::MachineConfig& m, bool via_dram, const ConversionTimes* known) {
   const std::size_t layers = plans.size();
   // Layer i's output sits above its buffers and layer i+1's (whose first loads overlap the
   // conversion), and layer i+1's input must fit above that during the conversion: when it does not,
@@ -194,7 +193,7 @@ ChainLm chain_lm(const std::vector<QgemmProblem>& net, const std::vector<QgemmPl
       if (kept) refused[i].clear();
       shaped.push_back(kept ? std::move(*kept) : plain);
     }
-    ChainLm out = place_chain_lm(net, std::move(shaped), m);
+    ChainLm out = place_chain_lm(net, std::move(shaped), m, known);
     bool again = false;
     for (std::size_t i = 0; i + 1 < layers; ++i) {
       ChainBoundary& b = out.boundaries[i];

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct ChainBoundary {
   std::string why;                                  // for kDram: why the activation goes through DRAM
   std::uint64_t src = 0, dst = 0;                   // LM byte offsets of layer i's C and layer i+1's A
   std::string from, to;                             // their resident layouts (kConvert, kInPlace)
+  std::optional<timing::TransferTime> time;         // kConvert: as the cost model (and the run) times it
   bool lm_full = false;                             // kDram because the regions did not fit
   std::uint64_t input_bytes = 0, output_bytes = 0;  // then: layer i+1's input, layer i's output, per PE
 };
@@ -34,15 +36,14 @@ struct ChainLm {
 
 const char* boundary_name(ChainBoundary::Kind kind);  // "DRAM", "convert", "in place"
 
+// Conversions already timed, by (from, to) layout text: planning one is slow on a big machine.
+using ConversionTimes = std::map<std::pair<std::string, std::string>, timing::TransferTime>;
+
 // Places the activations that the plans keep resident (their a_resident/c_resident flags, set by
 // resident_plan); a boundary whose regions do not fit goes through DRAM (both plans' flags cleared)
 // and says why.
 ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPlan> plans,
-                       const machine::MachineConfig& m);
-
-// Boundary i's conversion as the cost model times it (as the run does); none unless it converts.
-std::optional<timing::TransferTime> boundary_time(const std::vector<QgemmProblem>& net, std::size_t i,
-                                                  const ChainBoundary& b, const machine::MachineConfig& m);
+                       const machine::MachineConfig& m, const ConversionTimes* known = nullptr);
 
 // Each layer's estimate in the chain's program: its plan's, with the conversion of its input
 // sharing the ports with its first loads (estimate_cycles' `before`). Their sum is the chain's.
@@ -53,6 +54,7 @@ std::vector<double> layer_estimates(const std::vector<QgemmProblem>& net, const 
 // planner) reshaped by resident_plan, then placed. With `via_dram`, every activation goes through
 // DRAM and the plans are kept as they are.
 ChainLm chain_lm(const std::vector<QgemmProblem>& net, const std::vector<QgemmPlan>& plans,
-                 const machine::MachineConfig& m, bool via_dram = false);
+                 const machine::MachineConfig& m, bool via_dram = false,
+                 const ConversionTimes* known = nullptr);
 
 }  // namespace treesim::kernels

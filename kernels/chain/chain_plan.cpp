@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <exception>
 #include <limits>
@@ -129,50 +130,77 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
   const timing::CostModel cost(m);
   try {
     std::map<std::string, layout::BoundLayout> bound;  // by layout text (an activation's shape is fixed)
-    std::map<std::pair<std::string, std::string>, std::size_t> pair_index;
-    std::vector<std::pair<const std::string*, const std::string*>> pairs;
-    for (std::size_t i = 0; i + 1 < layers; ++i)
-      for (const ChainLayerCandidate& from : out.candidates[i])
-        for (const ChainLayerCandidate& next : out.candidates[i + 1]) {
-          if (from.resident_out == next.resident_in) continue;  // read in place
-          for (const std::string* text : {&from.resident_out, &next.resident_in})
-            if (!bound.count(*text)) bound.emplace(*text, bind_whole(*text, net[i + 1].m, net[i + 1].k, m));
-          auto [it, fresh] = pair_index.try_emplace({from.resident_out, next.resident_in}, pairs.size());
-          if (fresh) pairs.emplace_back(&it->first.first, &it->first.second);
-        }
-    std::vector<timing::TransferTime> times(pairs.size());
-    std::vector<std::exception_ptr> failed(pairs.size());
-    std::atomic<std::size_t> next_pair{0};
-    auto work = [&] {
-      for (std::size_t k; (k = next_pair++) < pairs.size();) {
-        try {
-          times[k] = cost.conversion(
-              layout::plan_conversion(bound.at(*pairs[k].first), bound.at(*pairs[k].second)), 1);
-        } catch (...) {
-          failed[k] = std::current_exception();
-        }
+    auto& planned = out.conversion_times;
+    // Plans the conversions of `edges` (layer, from, to) not planned yet, side by side.
+    auto plan_edges = [&](const std::vector<std::array<std::size_t, 3>>& edges) {
+      std::vector<std::pair<std::string, std::string>> todo;
+      for (const auto& [i, a, b] : edges) {
+        const std::string &from = out.candidates[i][a].resident_out,
+                          &to = out.candidates[i + 1][b].resident_in;
+        if (from == to || planned.count({from, to})) continue;  // read in place, or known
+        for (const std::string* text : {&from, &to})
+          if (!bound.count(*text)) bound.emplace(*text, bind_whole(*text, net[i + 1].m, net[i + 1].k, m));
+        if (std::find(todo.begin(), todo.end(), std::make_pair(from, to)) == todo.end())
+          todo.emplace_back(from, to);
       }
+      std::vector<timing::TransferTime> times(todo.size());
+      std::vector<std::exception_ptr> failed(todo.size());
+      std::atomic<std::size_t> next{0};
+      auto work = [&] {
+        for (std::size_t k; (k = next++) < todo.size();) {
+          try {
+            times[k] = cost.conversion(
+                layout::plan_conversion(bound.at(todo[k].first), bound.at(todo[k].second)), 1);
+          } catch (...) {
+            failed[k] = std::current_exception();
+          }
+        }
+      };
+      const std::size_t workers =
+          std::min<std::size_t>({todo.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
+      std::vector<std::thread> pool;
+      for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+      work();
+      for (std::thread& t : pool) t.join();
+      for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
+      for (std::size_t k = 0; k < todo.size(); ++k) planned.emplace(todo[k], times[k]);
     };
-    const std::size_t workers =
-        std::min<std::size_t>({pairs.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
-    std::vector<std::thread> pool;
-    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
+    auto price = [&](std::size_t i, std::size_t a, std::size_t b) {
+      const ChainLayerCandidate &from = out.candidates[i][a], &next = out.candidates[i + 1][b];
+      if (from.resident_out == next.resident_in) return 0.0;
+      const timing::TransferTime& t = planned.at({from.resident_out, next.resident_in});
+      return estimate_cycles(net[i + 1], next.plan, m, &t) - next.plan.estimated_cycles;
+    };
+    // First the default planner's path (candidate 0 everywhere); then only the edges of paths that
+    // could beat it: every edge costs at least 0, so a path through an edge costs at least its two
+    // layers and the cheapest candidate of every other layer.
+    std::vector<std::array<std::size_t, 3>> edges;
+    for (std::size_t i = 0; i + 1 < layers; ++i) edges.push_back({i, 0, 0});
+    plan_edges(edges);
+    double bound_total = 0;
+    for (std::size_t i = 0; i < layers; ++i)
+      bound_total += costs[i][0] + (i + 1 < layers ? price(i, 0, 0) : 0);
+    double cheapest = 0;
+    std::vector<double> least(layers);
+    for (std::size_t i = 0; i < layers; ++i)
+      cheapest += least[i] = *std::min_element(costs[i].begin(), costs[i].end());
+    auto worth = [&](std::size_t i, std::size_t a, std::size_t b) {
+      return cheapest - least[i] - least[i + 1] + costs[i][a] + costs[i + 1][b] < bound_total;
+    };
+    edges.clear();
+    for (std::size_t i = 0; i + 1 < layers; ++i)
+      for (std::size_t a = 0; a < costs[i].size(); ++a)
+        for (std::size_t b = 0; b < costs[i + 1].size(); ++b)
+          if (worth(i, a, b)) edges.push_back({i, a, b});
+    plan_edges(edges);
+    constexpr double kNever = 1e18;  // an edge no path under the default's cost takes
     for (std::size_t i = 0; i + 1 < layers; ++i) {
       auto& matrix = out.conversion.emplace_back();
-      for (const ChainLayerCandidate& from : out.candidates[i]) {
+      for (std::size_t a = 0; a < costs[i].size(); ++a) {
         auto& row = matrix.emplace_back();
-        for (const ChainLayerCandidate& next : out.candidates[i + 1]) {
-          if (from.resident_out == next.resident_in) {
-            row.push_back(0.0);
-            continue;
-          }
-          const timing::TransferTime& t = times[pair_index.at({from.resident_out, next.resident_in})];
-          row.push_back(estimate_cycles(net[i + 1], next.plan, m, &t) - next.plan.estimated_cycles);
-        }
+        for (std::size_t b = 0; b < costs[i + 1].size(); ++b)
+          row.push_back((a == 0 && b == 0) || worth(i, a, b) ? price(i, a, b) : kNever);
       }
     }
   } catch (const std::exception& e) {
@@ -187,7 +215,8 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
   std::vector<QgemmPlan> path;
   for (std::size_t i = 0; i < layers; ++i) path.push_back(out.candidates[i][out.best.candidate[i]].plan);
   try {
-    for (double c : layer_estimates(net, chain_lm(net, path, m), m)) out.placed_cycles += c;
+    for (double c : layer_estimates(net, chain_lm(net, path, m, false, &out.conversion_times), m))
+      out.placed_cycles += c;
   } catch (const std::exception& e) {
     return core::Error{"", fmt::format("the chain's plan cannot be placed: {}", e.what())};
   }

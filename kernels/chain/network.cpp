@@ -31,8 +31,8 @@ std::string describe_network(const std::vector<QgemmProblem>& net, const ChainLm
     if (i >= lm.boundaries.size()) continue;
     const ChainBoundary& b = lm.boundaries[i];
     out += fmt::format("\n  X{} → layer {}: {}", i + 1, i + 1, boundary_name(b.kind));
-    if (auto t = boundary_time(net, i, b, m))
-      out += fmt::format(", {} cycles alone (overlapping layer {}'s first loads)", t->duration(), i + 1);
+    if (b.time)
+      out += fmt::format(", {} cycles alone (overlapping layer {}'s first loads)", b.time->duration(), i + 1);
     if (b.kind == ChainBoundary::Kind::kDram) out += " (" + b.why + ")";
     out += fmt::format("; LM {} of {} bytes in use there", lm.lm_at_boundary[i], m.lm_bytes());
   }
@@ -42,8 +42,9 @@ std::string describe_network(const std::vector<QgemmProblem>& net, const ChainLm
 }  // namespace
 
 Plan network_plan(const std::vector<QgemmProblem>& net, const std::vector<QgemmPlan>& plans,
-                  const machine::MachineConfig& m, const std::string& dram_reason) {
-  NetworkMapping mapping{chain_lm(net, plans, m, !dram_reason.empty())};
+                  const machine::MachineConfig& m, const std::string& dram_reason,
+                  const ConversionTimes* known) {
+  NetworkMapping mapping{chain_lm(net, plans, m, !dram_reason.empty(), known)};
   if (!dram_reason.empty())
     for (ChainBoundary& b : mapping.lm.boundaries) b.why = dram_reason;
   Plan out;
@@ -69,7 +70,7 @@ Result<Plan> plan_network(const std::vector<QgemmProblem>& net, const machine::M
   }
   Result<GemmChainPlan> chain = plan_gemm_network(net, candidates_per_layer, m);
   if (!chain) return chain.errors();
-  if (chain->on_chip()) return network_plan(net, chain->chosen(), m);
+  if (chain->on_chip()) return network_plan(net, chain->chosen(), m, "", &chain->conversion_times);
   return network_plan(net, chain->chosen(), m,
                       chain->dram_reason.empty()
                           ? fmt::format("faster by estimate: {:.0f} cycles against {:.0f} in the LMs",

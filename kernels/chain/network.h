@@ -23,9 +23,10 @@ Result<Plan> plan_network(const std::vector<QgemmProblem>& net, const machine::M
                           bool via_dram, std::size_t candidates_per_layer = 6);
 
 // The layers' plans placed (chain_lm) and described. `dram_reason`: why every activation goes
-// through DRAM ("" keeps them in the LMs where they fit).
+// through DRAM ("" keeps them in the LMs where they fit). `known`: conversions already timed.
 Plan network_plan(const std::vector<QgemmProblem>& net, const std::vector<QgemmPlan>& plans,
-                  const machine::MachineConfig& machine, const std::string& dram_reason = "");
+                  const machine::MachineConfig& machine, const std::string& dram_reason = "",
+                  const ConversionTimes* known = nullptr);
 
 // A chain plan file's plans for `net` (each layer's m, n, k checked), placed as the file says.
 Result<Plan> network_plan_from_file(const std::string& path, const std::vector<QgemmProblem>& net,
