@@ -133,7 +133,14 @@ void run_sweep(const SweepCommand& c) {
   if (c.slurm && c.retry_failed)
     throw CliError(
         "--retry-failed: run it locally (or with --only-chunk); a Slurm array runs what is not done");
-  save_or_check_plan(c.out, make_plan(spec, points));
+  if (const std::optional<GridChange> change = save_or_check_plan(c.out, make_plan(spec, points))) {
+    std::cout << fmt::format(
+        "sweep: the grid changed since {}/sweep.json was written: {} point{} kept, {} new, {} no longer in "
+        "the grid{}\n",
+        c.out, change->kept, change->kept == 1 ? "" : "s", change->added, change->removed,
+        change->removed ? fmt::format(" (their files moved to {}/removed)", c.out) : "");
+    std::cout.flush();
+  }
   if (c.slurm) {
     submit_slurm(c, points.size());
     return;

@@ -1,6 +1,7 @@
 #include "tools/sweep_results.h"
 
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -63,25 +64,97 @@ SweepPlan make_plan(const SweepSpec& spec, const std::vector<SweepPoint>& points
   return plan;
 }
 
-void save_or_check_plan(const std::string& dir, const SweepPlan& plan) {
-  const std::string path = dir + "/sweep.json";
-  if (std::filesystem::exists(path)) {
-    const SweepPlan old = load_plan(dir);
-    if (old.identity != plan.identity)
-      throw CliError(
-          fmt::format("{}: this folder holds the results of another sweep (kernel, options, machine "
-                      "or points differ): choose another --out",
-                      core::echo(path, 0)));
-    return;
-  }
+namespace {
+
+// A point's files, whichever exist.
+constexpr const char* kPointFiles[] = {".yaml", ".json", ".result.json", ".stderr"};
+
+void move_file(const std::string& from, const std::string& to) {
   std::error_code ec;
-  std::filesystem::create_directories(dir + "/points", ec);
-  if (ec) throw CliError(fmt::format("{}: cannot create the folder ({})", core::echo(dir, 0), ec.message()));
-  try {
-    io::write_file_atomically(path, plan.identity.dump(2) + "\n");
-  } catch (const std::runtime_error& e) {
-    throw CliError(e.what());
+  if (!std::filesystem::exists(from, ec)) return;
+  std::filesystem::rename(from, to, ec);
+  if (ec)
+    throw CliError(
+        fmt::format("{}: cannot move it to {} ({})", core::echo(from, 0), core::echo(to, 0), ec.message()));
+}
+
+// The parts of two sweeps' identities that differ, other than their points, as words.
+std::vector<std::string> differences(const json& old, const json& now) {
+  std::vector<std::string> out;
+  if (old.value("kernel", json()) != now.value("kernel", json()))
+    out.push_back(fmt::format("kernel: {}, not {}", text_of(old.value("kernel", json())),
+                              text_of(now.value("kernel", json()))));
+  if (old.value("options", json()) != now.value("options", json())) out.push_back("kernel options");
+  if (old.value("machine", json()) != now.value("machine", json())) out.push_back("base machine");
+  if (old.value("axes", json()) != now.value("axes", json()))
+    out.push_back("varied fields");
+  else if (old.value("columns", json()) != now.value("columns", json()))
+    out.push_back("result columns");
+  return out;
+}
+
+}  // namespace
+
+std::optional<GridChange> save_or_check_plan(const std::string& dir, const SweepPlan& plan) {
+  const std::string path = dir + "/sweep.json";
+  auto save = [&] {
+    try {
+      io::write_file_atomically(path, plan.identity.dump(2) + "\n");
+    } catch (const std::runtime_error& e) {
+      throw CliError(e.what());
+    }
+  };
+  if (!std::filesystem::exists(path)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir + "/points", ec);
+    if (ec)
+      throw CliError(fmt::format("{}: cannot create the folder ({})", core::echo(dir, 0), ec.message()));
+    save();
+    return std::nullopt;
   }
+  const SweepPlan old = load_plan(dir);
+  if (old.identity == plan.identity) return std::nullopt;
+  const std::vector<std::string> differ = differences(old.identity, plan.identity);
+  if (!differ.empty()) {
+    std::string what;
+    for (const std::string& d : differ) what += (what.empty() ? "" : "; ") + d;
+    throw CliError(
+        fmt::format("{}: this folder holds the results of another sweep (other {}): choose another "
+                    "--out",
+                    core::echo(path, 0), what));
+  }
+  // Only the grid changed: a point is its values, so its files follow it to its new number.
+  std::map<std::vector<std::string>, std::size_t> now;
+  for (std::size_t j = 0; j < plan.points.size(); ++j) now.emplace(plan.points[j], j);
+  GridChange change;
+  const std::size_t old_count = old.points.size(), new_count = plan.points.size();
+  auto parked = [&](std::size_t i, const char* suffix) {
+    return fmt::format("{}/points/.regrid-{}{}", dir, i, suffix);
+  };
+  // Two steps, so that a point's new number may be another's old one.
+  for (std::size_t i = 0; i < old_count; ++i)
+    for (const char* suffix : kPointFiles)
+      move_file(point_file(dir, i, old_count, suffix), parked(i, suffix));
+  std::error_code ec;
+  for (std::size_t i = 0; i < old_count; ++i) {
+    auto it = now.find(old.points[i]);
+    if (it != now.end()) {
+      ++change.kept;
+      for (const char* suffix : kPointFiles)
+        move_file(parked(i, suffix), point_file(dir, it->second, new_count, suffix));
+      now.erase(it);
+      continue;
+    }
+    ++change.removed;
+    std::filesystem::create_directories(dir + "/removed", ec);
+    for (const char* suffix : kPointFiles)
+      move_file(parked(i, suffix),
+                dir + "/removed/" +
+                    std::filesystem::path(point_file(dir, i, old_count, suffix)).filename().string());
+  }
+  change.added = now.size();
+  save();
+  return change;
 }
 
 SweepPlan load_plan(const std::string& dir) {

@@ -25,9 +25,17 @@ struct SweepPlan {
 
 SweepPlan make_plan(const SweepSpec& spec, const std::vector<SweepPoint>& points);
 
-// Writes DIR/sweep.json, or checks that the one there is the same sweep (else a CliError: the folder
-// holds another sweep's results).
-void save_or_check_plan(const std::string& dir, const SweepPlan& plan);
+// What a run into a folder of an earlier sweep did with its points, when only the grid changed.
+struct GridChange {
+  std::size_t kept = 0, added = 0, removed = 0;
+};
+
+// Writes DIR/sweep.json, or checks the one there. The same sweep: nothing to do. Only the points
+// differ (values added to or taken from the grid): each point still in the grid keeps its files
+// (renumbered), those no longer in it move to DIR/removed/, the new plan is saved, and the change
+// is returned. Anything else differs (kernel, options, base machine, varied fields): a CliError
+// naming what, and the folder is left as it is.
+std::optional<GridChange> save_or_check_plan(const std::string& dir, const SweepPlan& plan);
 SweepPlan load_plan(const std::string& dir);
 
 // Digits of a point's number in file names: at least 4, enough for the last point.

@@ -240,10 +240,46 @@ TEST(Sweep, FolderOfAnotherSweepIsRefused) {
   ASSERT_EQ(run_treesim({"sweep", a, "--out", out}).exit_code, 0);
   CliResult r = run_treesim({"sweep", b, "--out", out});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "treesim: " + out +
-                "/sweep.json: this folder holds the results of another sweep (kernel, options, machine or "
-                "points differ): choose another --out\n");
+  EXPECT_EQ(r.err, "treesim: " + out +
+                       "/sweep.json: this folder holds the results of another sweep (other kernel options): "
+                       "choose another --out\n");
+}
+
+TEST(Sweep, AGrownGridKeepsTheDonePointsAndRunsOnlyTheNewOnes) {
+  const std::string out = temp_path("grown");
+  const std::string opts = "m: 8, n: 8, k: 8, timing-only: true";
+  ASSERT_EQ(run_treesim({"sweep", mini_spec("g2.yaml", "  seed: [1, 2]\n", opts), "--out", out}).exit_code,
+            0);
+  CliResult r = run_treesim({"sweep", mini_spec("g3.yaml", "  seed: [1, 3, 2]\n", opts), "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("sweep: the grid changed since " + out +
+                       "/sweep.json was written: 2 points kept, 1 new, 0 no longer in the grid\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("3 points, 2 already done, 1 to run"), std::string::npos) << r.err;
+  const auto rows = read_csv(out + "/results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(rows[i].at("status"), "ok");
+  EXPECT_EQ(rows[1].at("seed"), "3");
+}
+
+TEST(Sweep, AShrunkGridMovesTheDroppedPointsAside) {
+  const std::string out = temp_path("shrunk");
+  const std::string opts = "m: 8, n: 8, k: 8, timing-only: true";
+  ASSERT_EQ(run_treesim({"sweep", mini_spec("s3.yaml", "  seed: [1, 2, 3]\n", opts), "--out", out}).exit_code,
+            0);
+  CliResult r = run_treesim({"sweep", mini_spec("s2.yaml", "  seed: [3, 1]\n", opts), "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("2 points kept, 0 new, 1 no longer in the grid (their files moved to " + out + "/removed)"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("2 points, 2 already done, 0 to run"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(out + "/removed/0001.result.json"));  // seed 2 was point 1
+  const auto rows = read_csv(out + "/results.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("seed"), "3");
+  EXPECT_EQ(rows[0].at("status"), "ok");
 }
 
 TEST(Sweep, AMisspeltMachineFieldStopsTheSweepBeforeAnyPointRunsAndWritesNothing) {
