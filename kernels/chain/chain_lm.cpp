@@ -102,7 +102,7 @@ ChainLm place_chain_lm(const std::vector<QgemmProblem>& net, std::vector<QgemmPl
       up.c_resident.reset(), down.a_resident.reset();
       continue;
     }
-    const QgemmProblem pu = net[i], pd = net[i + 1];
+    const QgemmProblem &pu = net[i], &pd = net[i + 1];
     b.from = resident_layout_c(pu, up, m);
     b.to = resident_layout_a(pd, down, m);
     const std::uint64_t c_bytes = aligned(resident_bytes_c(pu, up)),

@@ -210,6 +210,8 @@ std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig&
 std::string resident_layout_a(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
 std::string resident_layout_c(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
 std::uint64_t resident_bytes_a(const QgemmProblem& p, const QgemmPlan& plan);
+// The LM offset of the resident A tile that K step `step` of the pass starting at row `m0` reads.
+std::uint64_t resident_a_tile(const QgemmPlan& plan, std::uint64_t m0, std::uint64_t step);
 std::uint64_t resident_bytes_c(const QgemmProblem& p, const QgemmPlan& plan);
 // `plan` (of any planner) reshaped so that its buffers leave room in the LM for resident A (when
 // `a`) and resident C (when `c`), with its assignment and tiling choice kept, flagged resident
@@ -228,8 +230,9 @@ std::string describe(const QgemmPlan& plan, const machine::MachineConfig& machin
 
 // The program: tensors A (M×K), B (K×N), C (M×N, out dtype), and when used bias, multiplier and
 // shift (N int32 each); C holds the result after the run.
-// The requant of pass `pass`'s accumulators into its output buffer, with the bias and per-channel
-// parameters of vector buffer `v` (the column block's): shared by qgemm's and tgemm's schedules.
+// The requant of pass `pass`'s accumulators into its output buffer (its resident C tile when C is
+// resident), with the bias and per-channel parameters of vector buffer `v` (the column block's):
+// shared by qgemm's and tgemm's schedules.
 program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& plan, std::uint64_t pass,
                             std::size_t v);
 

@@ -120,6 +120,10 @@ std::uint64_t n_blocks(const QgemmProblem& prob, const QgemmPlan& p) {
 std::uint64_t resident_bytes_a(const QgemmProblem& prob, const QgemmPlan& p) {
   return m_blocks(prob, p) * p.steps * p.tm * p.kt;
 }
+std::uint64_t resident_a_tile(const QgemmPlan& p, std::uint64_t m0, std::uint64_t step) {
+  const std::uint64_t m_block = m0 / (p.pm * p.tm);
+  return *p.a_resident + (m_block * p.steps + step) * p.tm * p.kt;  // resident_layout_a's order
+}
 std::uint64_t resident_bytes_c(const QgemmProblem& prob, const QgemmPlan& p) {
   return m_blocks(prob, p) * n_blocks(prob, p) * p.tm * p.tn;
 }

@@ -17,7 +17,9 @@ namespace treesim::kernels {
 program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& p, std::uint64_t pass, std::size_t v) {
   program::Requant rq;
   rq.src = p.lm_acc[pass % 2];
-  rq.dst = p.lm_out[pass % 2];  // two output buffers: a pass's store overlaps the next pass
+  // Two output buffers: a pass's store overlaps the next pass. Resident C keeps every pass's tile,
+  // in resident_layout_c's pass order.
+  rq.dst = p.c_resident ? *p.c_resident + pass * p.tm * p.tn : p.lm_out[pass % 2];
   rq.rows = p.tm, rq.cols = p.tn;
   rq.has_bias = prob.has_bias;
   rq.bias = p.lm_bias[v];
@@ -121,7 +123,6 @@ class Builder {
   void mac(std::uint64_t step);
   void epilogue(std::uint64_t pass);
   void store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece);
-  std::uint64_t resident_a_tile(std::uint64_t step) const;
 
   const QgemmProblem& prob_;
   const QgemmPlan& p_;
@@ -158,7 +159,7 @@ void Builder::loads(std::uint64_t step) {
 void Builder::mac(std::uint64_t step) {
   const std::size_t buf = step % 2;
   program::Mac mac;
-  mac.a = p_.a_resident ? resident_a_tile(step) : p_.lm_a[buf];
+  mac.a = p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps) : p_.lm_a[buf];
   mac.b = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
   mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
   mac.a_dtype = prob_.a_dtype, mac.b_dtype = prob_.b_dtype;
@@ -173,15 +174,7 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
-  program::Requant rq = requant_of(prob_, p_, pass, v);
-  if (p_.c_resident) rq.dst = *p_.c_resident + pass * p_.tm * p_.tn;  // resident_layout_c's pass order
-  prog_.instrs.emplace_back(rq);
-}
-
-// Step `step`'s A tile in resident A: its m block's tiles, then its K step's.
-std::uint64_t Builder::resident_a_tile(std::uint64_t step) const {
-  const std::uint64_t m_block = passes_[step / p_.steps].m0 / (p_.pm * p_.tm);
-  return *p_.a_resident + (m_block * p_.steps + step % p_.steps) * p_.tm * p_.kt;
+  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
 }
 
 // One store of row pieces [first_piece, end_piece) of a pass: C rows

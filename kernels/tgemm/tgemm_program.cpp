@@ -140,12 +140,7 @@ void Builder::decode(std::uint64_t step) {
 void Builder::mac(std::uint64_t step) {
   const std::size_t buf = step % 2;
   program::TernaryMac mac;
-  if (p_.a_resident) {  // resident_layout_a: m block after m block, K step after K step
-    const std::uint64_t m_block = passes_[step / p_.steps].m0 / (p_.pm * p_.tm);
-    mac.a = *p_.a_resident + (m_block * p_.steps + step % p_.steps) * p_.tm * p_.kt;
-  } else {
-    mac.a = p_.lm_a[buf];
-  }
+  mac.a = p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps) : p_.lm_a[buf];
   mac.w = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
   mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
   mac.a_dtype = prob_.a_dtype;
@@ -159,9 +154,7 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   const std::size_t v = passes_[pass].column_block % 2;
-  program::Requant rq = requant_of(prob_, p_, pass, v);
-  if (p_.c_resident) rq.dst = *p_.c_resident + pass * p_.tm * p_.tn;  // resident_layout_c's pass order
-  prog_.instrs.emplace_back(rq);
+  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
 }
 
 void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece) {
