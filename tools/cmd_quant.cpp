@@ -49,7 +49,7 @@ double parse_real(const std::string& text, const std::string& what) {
 
 Rounding parse_rounding_option(const std::string& text, bool allow_upward) {
   const auto r = numeric::parse_rounding(text);
-  if (!r || (!allow_upward && *r == Rounding::kDoubleUpward))
+  if (!r || *r == Rounding::kFloat || (!allow_upward && *r == Rounding::kDoubleUpward))
     throw CliError(fmt::format("--rounding: expected double{}, got '{}'",
                                allow_upward ? ", single or double_upward" : " or single", core::echo(text)));
   return *r;

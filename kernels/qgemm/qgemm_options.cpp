@@ -43,6 +43,14 @@ std::vector<OptionSpec> qgemm_options() {
       zero("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
       zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
+      {"rounding",
+       OptionKind::kChoice,
+       "With --seed: the requant arithmetic: double (TFLite reference), single, double_upward or float "
+       "(ONNX Runtime's float32 scale); a --quant file gives its own",
+       OptionValue{std::string("double")},
+       {"double", "single", "double_upward", "float"},
+       {},
+       {}},
       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
       {"act",
        OptionKind::kChoice,
@@ -201,7 +209,9 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   // The operands are drawn when first needed (draw_operands); per-channel multipliers stand in
   // for the drawn ones until then. One drawn multiplier (--per-channel with N = 1) is a per-tensor
   // one, which the program itself holds: then everything is drawn now.
-  p.out.multipliers.assign(per_channel ? p.n : 1, numeric::quantize_multiplier(seeded_scale(p.k)));
+  p.out.rounding = *numeric::parse_rounding(o.text("rounding"));
+  p.out.multipliers.assign(per_channel ? p.n : 1,
+                           numeric::quantize_multiplier(seeded_scale(p.k), p.out.rounding));
   p.has_bias = bias;
   const QgemmSeed seed{o.unsigned_int("seed").value_or(1), per_channel};
   if (per_channel && p.n == 1) {
@@ -232,8 +242,8 @@ QgemmOperands draw_operands(const QgemmProblem& p, const QgemmSeed& seed) {
   const double base = seeded_scale(p.k);
   if (seed.per_channel) {
     for (std::uint64_t c = 0; c < p.n; ++c)
-      ops.multipliers.push_back(
-          numeric::quantize_multiplier(base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0)));
+      ops.multipliers.push_back(numeric::quantize_multiplier(
+          base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0), p.out.rounding));
   }
   if (p.has_bias) {
     ops.bias.resize(p.n * 4);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -42,12 +43,14 @@ const char* to_string(Rounding r) {
       return "single";
     case Rounding::kDoubleUpward:
       return "double_upward";
+    case Rounding::kFloat:
+      return "float";
   }
   return "?";
 }
 
 std::optional<Rounding> parse_rounding(const std::string& text) {
-  for (Rounding r : {Rounding::kDouble, Rounding::kSingle, Rounding::kDoubleUpward})
+  for (Rounding r : {Rounding::kDouble, Rounding::kSingle, Rounding::kDoubleUpward, Rounding::kFloat})
     if (text == to_string(r)) return r;
   return std::nullopt;
 }
@@ -83,9 +86,29 @@ std::int32_t saturating_rounding_multiply_by_pot(std::int32_t x, int exponent) {
   return static_cast<std::int32_t>(times_pow2(x, exponent));
 }
 
+QuantizedMultiplier float_multiplier(float m) {
+  std::int32_t bits;
+  std::memcpy(&bits, &m, 4);
+  return {bits, 0};
+}
+
+float float_of(const QuantizedMultiplier& m) {
+  float f;
+  std::memcpy(&f, &m.multiplier, 4);
+  return f;
+}
+
+float onnx_requant_scale(float a_scale, float b_scale, float out_scale) {
+  // volatile: each product is rounded to float32 even where the compiler could keep more precision.
+  volatile float product = a_scale * b_scale;
+  volatile float m = product / out_scale;
+  return m;
+}
+
 QuantizedMultiplier quantize_multiplier(double real_multiplier, Rounding rounding) {
   if (!std::isfinite(real_multiplier))
     throw std::invalid_argument(fmt::format("real multiplier must be finite, got {}", real_multiplier));
+  if (rounding == Rounding::kFloat) return float_multiplier(static_cast<float>(real_multiplier));
   if (real_multiplier == 0.0) return {0, 0};
   int shift = 0;
   const double fraction = std::frexp(real_multiplier, &shift);  // |fraction| in [0.5, 1)
@@ -102,6 +125,15 @@ QuantizedMultiplier quantize_multiplier(double real_multiplier, Rounding roundin
 
 std::int32_t multiply_by_quantized_multiplier(std::int32_t x, std::int32_t multiplier, int shift,
                                               Rounding rounding) {
+  if (rounding == Rounding::kFloat) {
+    // float(x) rounds |x| > 2^24 to float32, as ONNX Runtime's requant does; nearbyint ties to even in
+    // the default rounding mode.
+    const float y = std::nearbyint(static_cast<float>(x) * float_of({multiplier, shift}));
+    if (std::isnan(y)) return 0;  // only from a multiplier that validate refuses
+    if (y >= 2147483648.0f) return kInt32Max;
+    if (y <= -2147483648.0f) return kInt32Min;
+    return static_cast<std::int32_t>(y);
+  }
   if (rounding == Rounding::kSingle) {
     return wrap32(single_rounding_exact(x, multiplier, std::clamp(shift, -31, 30)));
   }
@@ -114,6 +146,12 @@ std::int32_t multiply_by_quantized_multiplier(std::int32_t x, std::int32_t multi
 
 std::optional<std::string> mbqm_contract_violation(std::int32_t x, std::int32_t multiplier, int shift,
                                                    Rounding rounding) {
+  if (rounding == Rounding::kFloat) {
+    if (shift != 0) return fmt::format("float rounding takes shift 0, got {}", shift);
+    const float m = float_of({multiplier, shift});
+    if (!std::isfinite(m)) return fmt::format("float rounding needs a finite float32 multiplier, got {}", m);
+    return std::nullopt;
+  }
   if (rounding == Rounding::kSingle) {
     if (multiplier < 0) return std::string("single rounding requires a non-negative multiplier");
     if (shift < -31 || shift > 30)

@@ -15,9 +15,12 @@ enum class Rounding {
   kDouble,        // TFLite reference / TFLM default: SRDHM (ties up), then RDBPOT (ties away from 0)
   kSingle,        // TFLITE_SINGLE_ROUNDING=1 and ruy: one rounding of the exact product, ties up
   kDoubleUpward,  // NEON SQRDMULH + SRSHL: SRDHM, then a ties-up right shift
+  // ONNX Runtime's QLinearMatMul / QLinearConv: the multiplier word holds a float32 m (shift 0), and
+  // MBQM is nearbyint(fl32(x) · m) with ties to even, saturated to int32.
+  kFloat,
 };
 
-// "double", "single", "double_upward"; parse_rounding returns nullopt for any other text.
+// "double", "single", "double_upward", "float"; parse_rounding returns nullopt for any other text.
 const char* to_string(Rounding r);
 std::optional<Rounding> parse_rounding(const std::string& text);
 
@@ -43,9 +46,16 @@ struct QuantizedMultiplier {
   }
 };
 
+// Rounding::kFloat's multiplier: a float32 as the int32 word that holds its bits, shift 0.
+QuantizedMultiplier float_multiplier(float m);
+float float_of(const QuantizedMultiplier& m);
+// ONNX Runtime's requant scale: fl32(fl32(a_scale · b_scale) / out_scale).
+float onnx_requant_scale(float a_scale, float b_scale, float out_scale);
+
 // TFLite QuantizeMultiplier for any finite m (below one, above one, negative): frexp, round half
 // away from zero, 2^31 → (2^30, shift+1), shift < −31 → (0, 0). With Rounding::kSingle the
-// single-rounding build's saturation also applies: shift > 30 → (INT32_MAX, 30).
+// single-rounding build's saturation also applies: shift > 30 → (INT32_MAX, 30). With Rounding::kFloat
+// it is float_multiplier(fl32(m)).
 QuantizedMultiplier quantize_multiplier(double real_multiplier, Rounding rounding = Rounding::kDouble);
 
 // MultiplyByQuantizedMultiplier(int32 x, q, shift) in the chosen flavour. Inside the contract

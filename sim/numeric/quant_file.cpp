@@ -36,6 +36,18 @@ void derive_multipliers(QuantFile& q, const std::function<void(std::size_t, cons
   const int max_shift = q.out.rounding == Rounding::kSingle ? 30 : 31;
   const std::vector<double> reals = real_multipliers(s);
   q.out.multipliers.clear();
+  if (q.out.rounding == Rounding::kFloat) {
+    // ONNX Runtime's arithmetic: the multiplier is worked out in float32 whatever scale_product says.
+    for (std::size_t c = 0; c < s.b.size(); ++c) {
+      const float m = onnx_requant_scale(s.a.value_or(1.0f), s.b[c], s.out);
+      if (!std::isfinite(m))
+        fail(c, fmt::format("the multiplier a_scale·b_scale/out_scale is {} in float32 (expected a finite "
+                            "number)",
+                            m));
+      q.out.multipliers.push_back(float_multiplier(m));
+    }
+    return;
+  }
   for (std::size_t c = 0; c < reals.size(); ++c) {
     if (!std::isfinite(reals[c]))
       fail(c, fmt::format("the multiplier a_scale·b_scale/out_scale is {} (expected a finite number; the "
@@ -181,8 +193,8 @@ QuantFile read_quant(Reader& r, const YAML::Node& root) {
     r.fail_field(root["act_max"] ? root["act_max"] : root["act_min"], "act_max",
                  fmt::format("a value >= act_min ({})", out.act_min));
   if (root["rounding"])
-    out.rounding =
-        *parse_rounding(r.choice(root["rounding"], "rounding", {"double", "single", "double_upward"}));
+    out.rounding = *parse_rounding(
+        r.choice(root["rounding"], "rounding", {"double", "single", "double_upward", "float"}));
 
   const bool given_multipliers = root["multiplier"] || root["shift"];
   const bool given_scales = root["a_scale"] || root["b_scale"] || root["out_scale"] || root["scale_product"];
@@ -206,6 +218,10 @@ QuantFile read_quant(Reader& r, const YAML::Node& root) {
   // Shifts that some accumulator can use: the single-rounding build allows [-31, 30].
   const std::int64_t max_shift = out.rounding == Rounding::kSingle ? 30 : 31;
   out.multipliers.clear();
+  if (!given_scales && out.rounding == Rounding::kFloat)
+    r.fail(root["rounding"].Mark(),
+           "field 'rounding': float rounding takes a_scale, b_scale and out_scale (its multiplier is "
+           "fl32(fl32(a_scale·b_scale)/out_scale)), not multiplier and shift");
   if (!given_scales) {
     require("multiplier");
     require("shift");

@@ -149,7 +149,7 @@ class Fields {
     const std::string& s = text(key);
     std::optional<numeric::Rounding> r = numeric::parse_rounding(s);
     if (!r)
-      fail(fmt::format("field '{}': expected double, single or double_upward, got '{}'", key, core::echo(s)));
+      fail(fmt::format("field '{}': expected double, single, double_upward or float, got '{}'", key, core::echo(s)));
     return *r;
   }
 

@@ -39,6 +39,8 @@ const std::vector<std::vector<std::string>> kVariants = {
     {"--per-channel", "--dtype-a", "u8", "--dtype-b", "u8", "--act", "relu6", "--dtype-out", "u8"},
     {"--no-bias", "--act", "relu6"},
     {"--no-bias", "--per-channel", "--dtype-a", "u8", "--a-zero", "3"},
+    {"--rounding", "float", "--per-channel", "--dtype-a", "u8", "--dtype-out", "u8"},  // ONNX Runtime's
+    {"--rounding", "float", "--act", "relu"},
 };
 
 void run_variants(const std::string& machine, const std::vector<std::string>& shape) {

@@ -88,6 +88,21 @@ TEST(QuantFile, ScaleProductCanBeChosen) {
   EXPECT_NE(real_multipliers(*f32.scales)[0], real_multipliers(*f64.scales)[0]);
 }
 
+TEST(QuantFile, FloatRoundingTakesOnnxRuntimesFloat32Multiplier) {
+  const QuantFile q =
+      parse_quant_yaml("rounding: float\na_scale: 0.1\nb_scale: [0.3, 0.5]\nout_scale: 0.7\n", "q.yaml");
+  ASSERT_EQ(q.out.multipliers.size(), 2u);
+  EXPECT_EQ(q.out.rounding, Rounding::kFloat);
+  EXPECT_EQ(q.out.multipliers[0], float_multiplier(onnx_requant_scale(0.1f, 0.3f, 0.7f)));
+  EXPECT_EQ(q.out.multipliers[1], float_multiplier(onnx_requant_scale(0.1f, 0.5f, 0.7f)));
+}
+
+TEST(QuantFile, FloatRoundingRefusesMultiplierAndShift) {
+  EXPECT_EQ(error_of("rounding: float\nmultiplier: 1\nshift: 0\n"),
+            "q.yaml:1:11: field 'rounding': float rounding takes a_scale, b_scale and out_scale (its "
+            "multiplier is fl32(fl32(a_scale·b_scale)/out_scale)), not multiplier and shift");
+}
+
 TEST(QuantFile, ZeroWeightScaleGivesAZeroMultiplier) {
   const QuantFile q = parse_quant_yaml("a_scale: 0.5\nb_scale: [0.25, 0]\nout_scale: 1\n", "q.yaml");
   EXPECT_EQ(q.out.multipliers[1], (QuantizedMultiplier{0, 0}));
@@ -108,7 +123,7 @@ TEST(QuantFile, WrongTypeNamesFieldExpectationAndValue) {
   EXPECT_EQ(error_of("out_zero_point: 300\nmultiplier: 1\nshift: 0\n"),
             "q.yaml:1:17: field 'out_zero_point': expected an integer in [-128, 127], got '300'");
   EXPECT_EQ(error_of("rounding: nearest\nmultiplier: 1\nshift: 0\n"),
-            "q.yaml:1:11: field 'rounding': expected double or double_upward or single, got 'nearest'");
+            "q.yaml:1:11: field 'rounding': expected double or double_upward or float or single, got 'nearest'");
   EXPECT_EQ(error_of("a_scale: -1\nb_scale: 1\nout_scale: 1\n"),
             "q.yaml:1:10: field 'a_scale': expected a finite number > 0, got '-1'");
 }

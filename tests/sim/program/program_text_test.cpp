@@ -141,7 +141,7 @@ TEST(ProgramText, BadDtypeIsRejected) {
 
 TEST(ProgramText, BadRoundingIsRejected) {
   EXPECT_EQ(error_of("requant src=0 dst=64 rows=1 cols=4 multiplier=1 shift=0 rounding=up\n"),
-            "p.txt:1: field 'rounding': expected double, single or double_upward, got 'up'");
+            "p.txt:1: field 'rounding': expected double, single, double_upward or float, got 'up'");
 }
 
 TEST(ProgramText, BlockLoadsCarryOffsetShapeAndPad) {
