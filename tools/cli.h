@@ -56,5 +56,6 @@ void add_sweep_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_sparse_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_onnx_command(CLI::App& app);
 
 }  // namespace treesim::tools

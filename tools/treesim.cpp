@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   treesim::tools::add_plot_command(app);
   treesim::tools::add_trace_command(app);
   treesim::tools::add_sparse_command(app);
+  treesim::tools::add_onnx_command(app);
 
   // Every error is one line, `treesim: WHERE: what was expected, got what`; exit status 2 for bad
   // input, 1 only for an internal error (a bug, or the host running out of memory).

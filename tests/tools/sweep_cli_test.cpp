@@ -328,7 +328,7 @@ INSTANTIATE_TEST_SUITE_P(
             ":4:3: 'mm' is neither a machine field (name, clock_ghz, dram.*, levels[L].*, pe.*, energy.*) "
             "nor an "
             "option of qgemm (m, n, k, dtype-a, dtype-b, dtype-out, a-zero, b-zero, out-zero, per-channel, "
-            "no-bias, act, seed, a, b, bias, quant, layout-a, layout-b, layout-c, out-dtype, timing-only, "
+            "rounding, no-bias, act, seed, a, b, bias, quant, layout-a, layout-b, layout-c, out-dtype, timing-only, "
             "verify)"},
         BadSpec{"zip_lengths", "machine: {}\nkernel: qgemm\nzip:\n  m: [1, 2]\n  n: [1]\n",
                 ":4:3: zip: the lists must have equal lengths ('m' has 2, 'n' has 1)"},

@@ -1,0 +1,136 @@
+#include "graph/machine_ops.h"
+
+#include <fmt/format.h>
+
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "session/run_problem.h"
+#include "sim/numeric/fixed_point.h"
+
+namespace treesim::graph {
+namespace {
+
+// A per-tensor value (one element) of a quantization input.
+kernels::Result<double> scalar(const Node& n, const Tensor& t, const char* what) {
+  if (t.count() != 1)
+    return node_error(n, fmt::format("{} must have one element, got {}", what, describe(t)));
+  return t.real(0);
+}
+
+bool is_8bit(ElemType t) { return t == ElemType::kUInt8 || t == ElemType::kInt8; }
+
+}  // namespace
+
+kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
+                                           const machine::MachineConfig& machine, models::Simulation& sim,
+                                           const GraphRunOptions& options, NodeRun& record) {
+  const char* names[] = {"a",       "a_scale",      "a_zero_point", "b",
+                         "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
+  std::vector<const Tensor*> t(8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    auto r = required(n, in, i, names[i]);
+    if (!r) return r.errors();
+    t[i] = r.value();
+  }
+  const Tensor &a = *t[0], &b = *t[3];
+  if (!is_8bit(a.type) || !is_8bit(b.type))
+    return node_error(n,
+                      fmt::format("a and b must be uint8 or int8, got {} and {}", describe(a), describe(b)));
+  if (t[2]->type != a.type || t[5]->type != b.type || !is_8bit(t[7]->type))
+    return node_error(n, "zero points must have their tensor's type (uint8 or int8)");
+  for (std::size_t s : {1, 4, 6})
+    if (t[s]->type != ElemType::kFloat32) return node_error(n, fmt::format("{} must be float32", names[s]));
+  if (a.shape.size() < 2 || b.shape.size() < 2)
+    return node_error(n,
+                      fmt::format("1-D operands are not supported (a {}, b {})", describe(a), describe(b)));
+  const std::uint64_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
+  const std::uint64_t n_cols = b.shape.back();
+  if (b.shape[b.shape.size() - 2] != k)
+    return node_error(n, fmt::format("a {} and b {} do not multiply (K {} against {})", describe(a),
+                                     describe(b), k, b.shape[b.shape.size() - 2]));
+  // Batches: B 2-D is shared; otherwise B's batch dimensions must be A's.
+  const std::vector<std::uint64_t> batch_dims(a.shape.begin(), a.shape.end() - 2);
+  if (b.shape.size() > 2 && std::vector<std::uint64_t>(b.shape.begin(), b.shape.end() - 2) != batch_dims)
+    return node_error(
+        n, fmt::format("batch dimensions of b {} must be a's {} (or b 2-D)", describe(b), describe(a)));
+  std::uint64_t batches = 1;
+  for (std::uint64_t d : batch_dims) batches *= d;
+  if (m == 0 || k == 0 || n_cols == 0) return node_error(n, "empty matrices are not supported");
+
+  auto a_scale = scalar(n, *t[1], "a_scale");
+  auto a_zero = scalar(n, *t[2], "a_zero_point");
+  auto y_scale = scalar(n, *t[6], "y_scale");
+  auto y_zero = scalar(n, *t[7], "y_zero_point");
+  for (auto* r : {&a_scale, &a_zero, &y_scale, &y_zero})
+    if (!r->ok()) return r->errors();
+  // b's scale and zero point per tensor or per column; the zero point one value (the MACs take one).
+  const Tensor &b_scale = *t[4], &b_zero = *t[5];
+  if (b_scale.count() != 1 && b_scale.count() != n_cols)
+    return node_error(n, fmt::format("b_scale {} must have 1 or {} elements", describe(b_scale), n_cols));
+  for (std::uint64_t c = 1; c < b_zero.count(); ++c)
+    if (b_zero.integer(c) != b_zero.integer(0))
+      return node_error(n, "b_zero_point differs per column (not supported: the MACs take one zero point)");
+
+  kernels::QgemmProblem p;
+  p.m = m, p.n = n_cols, p.k = k;
+  p.a_dtype = *machine_dtype(a.type);
+  p.b_dtype = *machine_dtype(b.type);
+  p.a_zero = static_cast<std::int32_t>(a_zero.value());
+  p.b_zero = static_cast<std::int32_t>(b_zero.integer(0));
+  p.out.rounding = numeric::Rounding::kFloat;
+  p.out.out_dtype = *machine_dtype(t[7]->type);
+  p.out.out_zero_point = static_cast<std::int32_t>(y_zero.value());
+  p.out.act_min = p.out.out_dtype == core::DType::kUInt8 ? 0 : -128;
+  p.out.act_max = p.out.out_dtype == core::DType::kUInt8 ? 255 : 127;
+  p.out.multipliers.clear();
+  for (std::uint64_t c = 0; c < b_scale.count(); ++c)
+    p.out.multipliers.push_back(numeric::float_multiplier(
+        numeric::onnx_requant_scale(static_cast<float>(a_scale.value()), static_cast<float>(b_scale.real(c)),
+                                    static_cast<float>(y_scale.value()))));
+  try {
+    kernels::check_problem(p);
+  } catch (const kernels::QgemmError& e) {
+    return node_error(n, e.what());
+  }
+
+  std::vector<std::uint64_t> out_shape = batch_dims;
+  out_shape.push_back(m);
+  out_shape.push_back(n_cols);
+  Tensor y = make_tensor(t[7]->type, out_shape);
+  for (std::uint64_t i = 0; i < batches; ++i) {
+    kernels::QgemmOperands ops;
+    ops.a.assign(a.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * k),
+                 a.bytes.begin() + static_cast<std::ptrdiff_t>((i + 1) * m * k));
+    const std::uint64_t bi = b.shape.size() > 2 ? i : 0;
+    ops.b.assign(b.bytes.begin() + static_cast<std::ptrdiff_t>(bi * k * n_cols),
+                 b.bytes.begin() + static_cast<std::ptrdiff_t>((bi + 1) * k * n_cols));
+    if (p.per_channel()) ops.multipliers = p.out.multipliers;
+    kernels::QgemmInstance problem(p, std::move(ops), "", "", "");
+    kernels::Result<kernels::Plan> plan = session::plan_problem(problem, machine);
+    if (!plan) return node_error(n, plan.errors().front().message());
+    session::RunOptions run;
+    run.kernel = "qgemm";
+    run.simulation.kernel = "qgemm";
+    run.simulation.read_back_stored_only = true;
+    run.verify = options.verify;
+    kernels::Result<session::Outcome> outcome = session::run_problem(problem, plan.value(), sim, run);
+    if (!outcome) return node_error(n, outcome.errors().front().message());
+    const std::vector<std::uint8_t>& c = outcome->dram.at("C");
+    std::copy(c.begin(), c.end(), y.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * n_cols));
+    record.programs += 1;
+    record.cycles += outcome->stats.cycles;
+    record.macs += outcome->stats.work.macs;
+    record.dram_read += outcome->stats.work.dram_read_bytes;
+    record.dram_written += outcome->stats.work.dram_write_bytes;
+    if (outcome->stats.verify) {
+      const report::VerifyResult& v = *outcome->stats.verify;
+      if (!record.verify) record.verify = report::VerifyResult{};
+      record.verify->mismatches += v.mismatches;
+      record.verify->ok = record.verify->mismatches == 0;
+      if (!v.ok && record.verify->first_mismatch.empty())
+        record.verify->first_mismatch = fmt::format("matrix {}: {}", i, v.first_mismatch);
+    }
+  }
+  return y;
+}
+
+}  // namespace treesim::graph

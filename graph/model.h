@@ -1,0 +1,51 @@
+// An imported model graph, free of any file format: its inputs and outputs, constant tensors
+// (initializers) and nodes in order. graph/onnx_file.h reads one from ONNX.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/tensor.h"
+
+namespace treesim::graph {
+
+struct Attribute {
+  enum class Kind { kInt, kFloat, kInts, kFloats, kString, kTensor, kOther };
+  Kind kind = Kind::kOther;
+  std::int64_t i = 0;
+  float f = 0;
+  std::vector<std::int64_t> ints;
+  std::vector<float> floats;
+  std::string s;
+  std::optional<Tensor> t;
+};
+
+struct Node {
+  std::string name;  // may be empty in the file: then "#INDEX" (its position)
+  std::string op_type, domain;
+  std::vector<std::string> inputs, outputs;  // "" is an omitted optional input
+  std::map<std::string, Attribute> attributes;
+};
+
+struct ValueInfo {
+  std::string name;
+  std::optional<ElemType> type;     // nullopt: a type treesim does not take
+  std::string type_name;            // as the file names it ("float16", ...), for messages
+  std::vector<std::int64_t> shape;  // -1 for a dimension without a fixed size
+};
+
+struct Model {
+  std::string path;
+  std::int64_t opset = 0;                  // the default domain's
+  std::vector<ValueInfo> inputs, outputs;  // inputs without the initializers
+  std::map<std::string, Tensor> initializers;
+  std::vector<Node> nodes;
+};
+
+// "QLinearMatMul 'fc1'" or "QLinearMatMul #3".
+std::string node_label(const Node& node);
+
+}  // namespace treesim::graph

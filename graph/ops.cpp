@@ -1,0 +1,87 @@
+#include "graph/ops.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace treesim::graph {
+
+const char* where_name(Placement::Where w) {
+  switch (w) {
+    case Placement::Where::kMachine:
+      return "machine";
+    case Placement::Where::kHost:
+      return "host";
+    case Placement::Where::kUnsupported:
+      return "unsupported";
+  }
+  return "?";
+}
+
+namespace {
+
+// Operators of the default domain, with the attributes each may carry.
+struct OpInfo {
+  Placement::Where where;
+  const char* what;
+  std::vector<const char*> attributes;
+};
+
+const std::map<std::string, OpInfo>& table() {
+  static const std::map<std::string, OpInfo> ops = {
+      {"QLinearMatMul", {Placement::Where::kMachine, "qgemm (float requant)", {}}},
+      {"QuantizeLinear", {Placement::Where::kHost, "quantizes a float input (the loader's work)", {"axis"}}},
+      {"DequantizeLinear", {Placement::Where::kHost, "dequantizes an output (the loader's work)", {"axis"}}},
+      {"Reshape", {Placement::Where::kHost, "shape only: no byte moves", {"allowzero"}}},
+      {"Flatten", {Placement::Where::kHost, "shape only: no byte moves", {"axis"}}},
+      {"Squeeze", {Placement::Where::kHost, "shape only: no byte moves", {"axes"}}},
+      {"Unsqueeze", {Placement::Where::kHost, "shape only: no byte moves", {"axes"}}},
+      {"Transpose",
+       {Placement::Where::kHost, "permutes in DRAM on the host (not yet a layout conversion)", {"perm"}}},
+  };
+  return ops;
+}
+
+// Operators the issue lists that are not there yet, with why.
+const std::map<std::string, const char*>& pending() {
+  static const std::map<std::string, const char*> ops = {
+      {"MatMulInteger", "int32 outputs need qgemm to store its accumulators (not yet)"},
+      {"QLinearConv", "needs the conv2d kernel (not yet)"},
+      {"ConvInteger", "needs the conv2d kernel (not yet)"},
+      {"Conv", "float convolution: needs the conv2d kernel and Q/DQ fusion (not yet)"},
+      {"MatMul", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
+      {"Gemm", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
+      {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
+      {"Clip", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
+      {"Add", "not yet"},
+      {"MaxPool", "not yet"},
+      {"AveragePool", "not yet"},
+      {"GlobalAveragePool", "not yet"},
+  };
+  return ops;
+}
+
+}  // namespace
+
+Placement place_node(const Node& node, std::int64_t opset) {
+  if (!node.domain.empty() && node.domain != "ai.onnx")
+    return {Placement::Where::kUnsupported,
+            fmt::format("operator domain '{}' is not supported", node.domain)};
+  auto it = table().find(node.op_type);
+  if (it == table().end()) {
+    auto p = pending().find(node.op_type);
+    return {Placement::Where::kUnsupported,
+            p != pending().end() ? p->second : "not an operator treesim supports"};
+  }
+  for (const auto& [name, attr] : node.attributes) {
+    bool known = false;
+    for (const char* a : it->second.attributes) known = known || name == a;
+    if (!known) return {Placement::Where::kUnsupported, fmt::format("attribute '{}' is not supported", name)};
+  }
+  if (opset > 0 && opset < 10)
+    return {Placement::Where::kUnsupported,
+            fmt::format("opset {} is older than 10 (QLinearMatMul's)", opset)};
+  return {it->second.where, it->second.what};
+}
+
+}  // namespace treesim::graph

@@ -1,0 +1,23 @@
+// Which ONNX operators treesim runs, and where: on the machine (a kernel), on the host (a shape
+// change that moves no byte, or the conversion of a float tensor at the graph's edge), or not at all
+// (with the reason, one phrase).
+#pragma once
+
+#include <string>
+
+#include "graph/model.h"
+
+namespace treesim::graph {
+
+struct Placement {
+  enum class Where { kMachine, kHost, kUnsupported };
+  Where where = Where::kUnsupported;
+  std::string what;  // machine: the kernel ("qgemm"); host: what it does; unsupported: why
+};
+
+const char* where_name(Placement::Where w);  // "machine", "host", "unsupported"
+
+// From the operator and its attributes alone (types and values are checked when it runs).
+Placement place_node(const Node& node, std::int64_t opset);
+
+}  // namespace treesim::graph

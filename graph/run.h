@@ -1,0 +1,47 @@
+// Running an imported graph: nodes in the file's order, each on the machine (a kernel problem run by
+// the run session, e.g. QLinearMatMul as qgemm with ONNX Runtime's float requant) or on the host
+// (graph/ops.h says which). Every machine node's output is checked against its host reference with
+// `verify`.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/model.h"
+#include "graph/ops.h"
+#include "kernels/kernel.h"
+#include "models/simulation.h"
+#include "sim/report/report.h"
+
+namespace treesim::graph {
+
+struct NodeRun {
+  std::string label;  // node_label
+  Placement placement;
+  std::uint64_t programs = 0;  // machine programs run (a batched MatMul runs one per matrix)
+  std::uint64_t cycles = 0;    // summed over its programs
+  std::uint64_t macs = 0, dram_read = 0, dram_written = 0;
+  std::optional<report::VerifyResult> verify;  // machine nodes with verify
+};
+
+struct GraphRun {
+  std::map<std::string, Tensor> outputs;  // the graph's outputs by name
+  std::vector<NodeRun> nodes;
+  std::uint64_t cycles = 0;  // the machine nodes' cycles, one after the other
+};
+
+struct GraphRunOptions {
+  bool verify = false;
+};
+
+// Every node that cannot run, with why (one error per node: "node QLinearConv 'c1': needs ...").
+core::Errors unsupported_nodes(const Model& model);
+
+// `inputs` by the graph's input names. Errors name the node and what it cannot take.
+kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Tensor> inputs,
+                                    const machine::MachineConfig& machine, models::Simulation& sim,
+                                    const GraphRunOptions& options = {});
+
+}  // namespace treesim::graph

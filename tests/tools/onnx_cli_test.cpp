@@ -1,0 +1,89 @@
+// `treesim onnx`: show lists where every node runs (and what cannot run); test runs a backend test
+// folder; hostile files are one line and exit 2, within a memory cap and a timeout.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "tests/test_support.h"
+
+namespace treesim::testing {
+namespace {
+
+const std::string kNode = "/usr/share/libonnx-testdata/data/node/";
+
+// Protobuf wire format by hand (test_tools does not link libonnx): a length-delimited field.
+std::string varint(std::uint64_t v) {
+  std::string s;
+  do {
+    std::uint8_t b = v & 0x7f;
+    v >>= 7;
+    s.push_back(static_cast<char>(v ? b | 0x80 : b));
+  } while (v);
+  return s;
+}
+std::string field(int number, const std::string& bytes) {
+  return static_cast<char>(number << 3 | 2) + varint(bytes.size()) + bytes;
+}
+// ModelProto.graph = 7, GraphProto.node = 1, NodeProto.op_type = 4.
+std::string model_with_nodes(std::size_t count) {
+  const std::string node = field(1, field(4, "Relu"));
+  std::string graph;
+  graph.reserve(node.size() * count);
+  for (std::size_t i = 0; i < count; ++i) graph += node;
+  return field(7, graph);
+}
+
+void expect_one_line(const CliResult& r, const std::string& fragment) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("treesim: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << "expected: " << fragment << "\n got: " << r.err;
+}
+
+TEST(OnnxCli, ShowListsANodeThatCannotRunWithWhyAndExitsZero) {
+  const CliResult r = run_treesim({"onnx", "show", kNode + "test_matmulinteger/model.onnx"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("MatMulInteger #0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unsupported"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 node cannot run"), std::string::npos) << r.out;
+}
+
+TEST(OnnxCli, TestPassesQLinearMatMulOnTheBoard) {
+  const CliResult r = run_treesim(
+      {"onnx", "test", kNode + "test_qlinearmatmul_2D", "--machine", source_path("configs/mncore-board.yaml")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("output y: pass (6 uint8[2,3], exact;"), std::string::npos) << r.out;
+}
+
+TEST(OnnxCli, TestOfAFolderWithoutAModelIsOneLine) {
+  const std::string dir = temp_path("empty_case");
+  std::filesystem::create_directories(dir);
+  expect_one_line(run_treesim({"onnx", "test", dir, "--machine", source_path("configs/mini.yaml")}),
+                  "model.onnx: cannot open the ONNX model");
+}
+
+TEST(OnnxCli, TruncatedModelIsOneLine) {
+  const std::string bytes = model_with_nodes(3);
+  const std::string path = write_temp_file("truncated.onnx", bytes.substr(0, bytes.size() - 4));
+  expect_one_line(run_treesim({"onnx", "show", path}), "not an ONNX model (the protobuf does not parse");
+}
+
+TEST(OnnxCli, AMillionNodeGraphIsRefusedWithinAGibAndTenSeconds) {
+  const std::string path = write_temp_file("million.onnx", model_with_nodes(1000000));
+  const LimitedResult r = run_treesim_limited({"onnx", "show", path}, std::uint64_t{1} << 30, 10);
+  EXPECT_FALSE(r.timed_out);
+  expect_one_line(r, "the graph has 1000000 nodes; treesim takes at most 100000");
+}
+
+TEST(OnnxCli, AnInitializerWhoseShapeOverflowsIsOneLine) {
+  // GraphProto.initializer = 5; TensorProto.dims = 1 (varint), data_type = 2, name = 8.
+  const std::string dims = std::string(1, '\x08') + varint(std::uint64_t{1} << 40);
+  const std::string tensor = dims + dims + std::string(1, '\x10') + varint(3) + field(8, "w");
+  const std::string path = write_temp_file("overflow.onnx", field(7, field(5, tensor)));
+  expect_one_line(run_treesim({"onnx", "show", path}), "initializer 'w': shape's element count overflows");
+}
+
+}  // namespace
+}  // namespace treesim::testing
