@@ -1,5 +1,7 @@
 #include "graph/machine_ops.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "kernels/qgemm/qgemm_kernel.h"
@@ -26,10 +28,50 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
   const char* names[] = {"a",       "a_scale",      "a_zero_point", "b",
                          "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
   std::vector<const Tensor*> t(8);
-  for (std::size_t i = 0; i < 8; ++i) {
+  for (std::size_t i : {0, 1, 3, 4, 6}) {
     auto r = required(n, in, i, names[i]);
     if (!r) return r.errors();
     t[i] = r.value();
+  }
+  // An omitted zero point is 0 of its tensor's type (uint8 for y, as QuantizeLinear's default).
+  Tensor zeros[3] = {make_tensor(t[0]->type, {}), make_tensor(t[3]->type, {}),
+                     make_tensor(ElemType::kUInt8, {})};
+  for (std::size_t z = 0; z < 3; ++z) {
+    const std::size_t i = z == 0 ? 2 : z == 1 ? 5 : 7;
+    t[i] = i < in.size() && in[i] ? in[i] : &zeros[z];
+  }
+  // A fused Q/DQ GEMM (graph/fuse.h) adds an int32 bias (input 8), a ReLU and a transposed B.
+  const Tensor* bias = in.size() > 8 ? in[8] : nullptr;
+  if (bias) {
+    // The bias is added to the accumulators as it is: its scale must be a_scale·b_scale (per column
+    // where b's is) and its zero point 0, as ONNX Runtime's QDQ fusion requires.
+    const Tensor* bs = in.size() > 9 ? in[9] : nullptr;
+    const Tensor* bz = in.size() > 10 ? in[10] : nullptr;
+    if (!bs || bs->type != ElemType::kFloat32 || !t[1] || t[1]->count() != 1)
+      return node_error(n, "the bias needs a float32 scale and a per-tensor a_scale");
+    for (std::uint64_t c = 0; c < bs->count(); ++c) {
+      const double want = static_cast<float>(t[1]->real(0) * t[4]->real(t[4]->count() == 1 ? 0 : c));
+      if (std::fabs(bs->real(c) - want) > 1e-6 * std::fabs(want))
+        return node_error(
+            n, fmt::format("bias scale[{}] = {} is not a_scale·b_scale = {}", c, bs->real(c), want));
+    }
+    for (std::uint64_t c = 0; bz && c < bz->count(); ++c)
+      if (bz->integer(c) != 0) return node_error(n, "the bias's zero point must be 0");
+  }
+  auto attr = [&](const char* name) {
+    auto it = n.attributes.find(name);
+    return it != n.attributes.end() && it->second.kind == Attribute::Kind::kInt ? it->second.i : 0;
+  };
+  const bool relu = attr("relu") != 0;
+  Tensor b_kn;  // B as K×N when the node gives it N×K (Gemm's transB): the loader's work on a constant
+  if (attr("transB") != 0) {
+    if (t[3]->shape.size() != 2) return node_error(n, "transB needs a 2-D b");
+    Node tn;
+    tn.op_type = "Transpose";
+    kernels::Result<Tensor> tr = run_host_op(tn, {t[3]});
+    if (!tr) return tr.errors();
+    b_kn = std::move(tr.value());
+    t[3] = &b_kn;
   }
   const Tensor &a = *t[0], &b = *t[3];
   if (!is_8bit(a.type) || !is_8bit(b.type))
@@ -81,6 +123,15 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
   p.out.out_zero_point = static_cast<std::int32_t>(y_zero.value());
   p.out.act_min = p.out.out_dtype == core::DType::kUInt8 ? 0 : -128;
   p.out.act_max = p.out.out_dtype == core::DType::kUInt8 ? 255 : 127;
+  if (relu) p.out.act_min = std::max(p.out.act_min, p.out.out_zero_point);
+  std::vector<std::uint8_t> bias_bytes;
+  if (bias) {
+    if (bias->type != ElemType::kInt32 || bias->count() != n_cols)
+      return node_error(n,
+                        fmt::format("bias must be int32 with {} elements, got {}", n_cols, describe(*bias)));
+    p.has_bias = true;
+    bias_bytes = bias->bytes;
+  }
   p.out.multipliers.clear();
   for (std::uint64_t c = 0; c < b_scale.count(); ++c)
     p.out.multipliers.push_back(numeric::float_multiplier(
@@ -104,6 +155,7 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
     ops.b.assign(b.bytes.begin() + static_cast<std::ptrdiff_t>(bi * k * n_cols),
                  b.bytes.begin() + static_cast<std::ptrdiff_t>((bi + 1) * k * n_cols));
     if (p.per_channel()) ops.multipliers = p.out.multipliers;
+    ops.bias = bias_bytes;
     kernels::QgemmInstance problem(p, std::move(ops), "", "", "");
     kernels::Result<kernels::Plan> plan = session::plan_problem(problem, machine);
     if (!plan) return node_error(n, plan.errors().front().message());

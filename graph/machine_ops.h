@@ -6,8 +6,9 @@
 
 namespace treesim::graph {
 
-// QLinearMatMul: one qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B), with
-// ONNX Runtime's float requant (numeric::Rounding::kFloat). Adds its programs' figures to `record`.
+// QLinearMatMul, and the fused Q/DQ GEMM (graph/fuse.h: the same inputs plus an int32 bias, with
+// `relu` and `transB` attributes): one qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B),
+// with ONNX Runtime's float requant (numeric::Rounding::kFloat). Adds its programs' figures to `record`.
 kernels::Result<Tensor> run_qlinear_matmul(const Node& node, const Inputs& in,
                                            const machine::MachineConfig& machine, models::Simulation& sim,
                                            const GraphRunOptions& options, NodeRun& record);

@@ -61,27 +61,31 @@ const std::map<std::string, const char*>& pending() {
   return ops;
 }
 
+Placement unsupported(std::string why) { return {Placement::Where::kUnsupported, std::move(why), ""}; }
+
 }  // namespace
 
 Placement place_node(const Node& node, std::int64_t opset) {
+  if (node.domain == "treesim" && node.op_type == "QGemm") {
+    auto it = node.attributes.find("fused");
+    return {Placement::Where::kMachine, "qgemm (float requant)",
+            "fused from " + (it != node.attributes.end() ? it->second.s : std::string("Q/DQ"))};
+  }
   if (!node.domain.empty() && node.domain != "ai.onnx")
-    return {Placement::Where::kUnsupported,
-            fmt::format("operator domain '{}' is not supported", node.domain)};
+    return unsupported(fmt::format("operator domain '{}' is not supported", node.domain));
   auto it = table().find(node.op_type);
   if (it == table().end()) {
     auto p = pending().find(node.op_type);
-    return {Placement::Where::kUnsupported,
-            p != pending().end() ? p->second : "not an operator treesim supports"};
+    return unsupported(p != pending().end() ? p->second : "not an operator treesim supports");
   }
   for (const auto& [name, attr] : node.attributes) {
     bool known = false;
     for (const char* a : it->second.attributes) known = known || name == a;
-    if (!known) return {Placement::Where::kUnsupported, fmt::format("attribute '{}' is not supported", name)};
+    if (!known) return unsupported(fmt::format("attribute '{}' is not supported", name));
   }
   if (opset > 0 && opset < 10)
-    return {Placement::Where::kUnsupported,
-            fmt::format("opset {} is older than 10 (QLinearMatMul's)", opset)};
-  return {it->second.where, it->second.what};
+    return unsupported(fmt::format("opset {} is older than 10 (QLinearMatMul's)", opset));
+  return {it->second.where, it->second.what, ""};
 }
 
 }  // namespace treesim::graph

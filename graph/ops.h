@@ -12,7 +12,8 @@ namespace treesim::graph {
 struct Placement {
   enum class Where { kMachine, kHost, kUnsupported };
   Where where = Where::kUnsupported;
-  std::string what;  // machine: the kernel ("qgemm"); host: what it does; unsupported: why
+  std::string what;    // machine: the kernel ("qgemm"); host: what it does; unsupported: why
+  std::string detail;  // a fused node: "fused from MatMul 'fc1', ..."
 };
 
 const char* where_name(Placement::Where w);  // "machine", "host", "unsupported"

@@ -3,23 +3,30 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
+#include "graph/fuse.h"
 #include "graph/onnx_file.h"
 #include "graph/run.h"
+#include "sim/io/npy.h"
 #include "tools/cli.h"
+#include "tools/output_set.h"
 
 namespace treesim::tools {
 namespace {
 
 namespace fs = std::filesystem;
 
-graph::Model read_model_or_throw(const std::string& path) {
+// The model with its Q/DQ patterns fused into quantized nodes (graph/fuse.h).
+graph::Fusion read_model_or_throw(const std::string& path) {
   kernels::Result<graph::Model> m = graph::read_onnx_model(path);
   if (!m) throw CliError(first_error(m.errors()));
-  return std::move(m.value());
+  return graph::fuse_qdq(m.value());
 }
 
 std::string value_text(const graph::ValueInfo& v) {
@@ -30,16 +37,21 @@ std::string value_text(const graph::ValueInfo& v) {
 }
 
 void show(const std::string& path) {
-  const graph::Model model = read_model_or_throw(path);
-  std::string out = fmt::format("{}: opset {}, {} node{}\n", path, model.opset, model.nodes.size(),
-                                model.nodes.size() == 1 ? "" : "s");
+  const graph::Fusion fusion = read_model_or_throw(path);
+  const graph::Model& model = fusion.model;
+  std::string out = fmt::format("{}: opset {}, {} node{}{}\n", path, model.opset, model.nodes.size(),
+                                model.nodes.size() == 1 ? "" : "s",
+                                fusion.fused ? fmt::format(" after fusing {} Q/DQ pattern{}", fusion.fused,
+                                                           fusion.fused == 1 ? "" : "s")
+                                             : "");
   for (const auto& v : model.inputs) out += "  input  " + value_text(v) + "\n";
   for (const auto& v : model.outputs) out += "  output " + value_text(v) + "\n";
   std::size_t unsupported = 0;
   for (const graph::Node& n : model.nodes) {
     const graph::Placement p = graph::place_node(n, model.opset);
     unsupported += p.where == graph::Placement::Where::kUnsupported;
-    out += fmt::format("  {:<36} {:<12} {}\n", graph::node_label(n), graph::where_name(p.where), p.what);
+    out += fmt::format("  {:<36} {:<12} {}{}\n", graph::node_label(n), graph::where_name(p.where), p.what,
+                       p.detail.empty() ? "" : ", " + p.detail);
   }
   out += unsupported == 0 ? "every node can run\n"
                           : fmt::format("{} node{} cannot run\n", unsupported, unsupported == 1 ? "" : "s");
@@ -93,7 +105,7 @@ int run_test(const std::string& dir, const std::string& machine_path, bool verif
   const fs::path root(dir);
   if (!fs::is_directory(root))
     throw CliError(fmt::format("{}: not a folder (expected an ONNX backend test case)", dir));
-  const graph::Model model = read_model_or_throw((root / "model.onnx").string());
+  const graph::Model model = read_model_or_throw((root / "model.onnx").string()).model;
   if (core::Errors e = graph::unsupported_nodes(model); !e.empty()) throw CliError(first_error(e));
   std::vector<fs::path> sets;
   for (const auto& entry : fs::directory_iterator(root))
@@ -145,10 +157,158 @@ int run_test(const std::string& dir, const std::string& machine_path, bool verif
   return all ? 0 : 1;
 }
 
+// A graph tensor from an .npy array (int8, uint8, int32 or float32).
+graph::Tensor tensor_of_npy(const io::NpyArray& a, const std::string& where) {
+  graph::Tensor t;
+  switch (a.dtype) {
+    case core::DType::kInt8:
+      t.type = graph::ElemType::kInt8;
+      break;
+    case core::DType::kUInt8:
+      t.type = graph::ElemType::kUInt8;
+      break;
+    case core::DType::kInt32:
+      t.type = graph::ElemType::kInt32;
+      break;
+    case core::DType::kFloat32:
+      t.type = graph::ElemType::kFloat32;
+      break;
+    default:
+      throw CliError(fmt::format("{}: expected an int8, uint8, int32 or float32 array, got {}", where,
+                                 core::dtype_name(a.dtype)));
+  }
+  t.shape = a.shape;
+  t.bytes = a.bytes;
+  return t;
+}
+
+io::NpyArray npy_of_tensor(const graph::Tensor& t, const std::string& name) {
+  io::NpyArray a;
+  const std::optional<core::DType> d = t.type == graph::ElemType::kFloat32
+                                           ? std::optional<core::DType>(core::DType::kFloat32)
+                                           : graph::machine_dtype(t.type);
+  if (!d)
+    throw CliError(
+        fmt::format("--out: output '{}' is {}, which .npy files here do not hold", name, graph::describe(t)));
+  a.dtype = *d;
+  a.shape = t.shape;
+  a.bytes = t.bytes;
+  return a;
+}
+
+// An output's file name in --out: NAME.npy, with characters other than letters, digits, '_', '-' and '.'
+// as '_' (PyTorch names tensors like "/fc1/Gemm_output_0").
+std::string npy_name(const std::string& name) {
+  std::string f;
+  for (char ch : name)
+    f += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' ? ch : '_';
+  if (f.empty() || f[0] == '.') f = "_" + f;
+  return f + ".npy";
+}
+
+struct RunCommand {
+  std::string model, machine, out_dir, report;
+  std::vector<std::string> inputs;  // NAME=FILE.npy
+  bool verify = false;
+};
+
+void run(const RunCommand& c) {
+  const graph::Model model = read_model_or_throw(c.model).model;
+  if (core::Errors e = graph::unsupported_nodes(model); !e.empty()) throw CliError(first_error(e));
+  std::map<std::string, graph::Tensor> inputs;
+  for (const std::string& given : c.inputs) {
+    const auto eq = given.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == given.size())
+      throw CliError(fmt::format("--input: expected NAME=FILE.npy, got '{}'", given));
+    const std::string name = given.substr(0, eq), path = given.substr(eq + 1);
+    io::NpyArray a;
+    try {
+      a = io::read_npy(path);
+    } catch (const io::NpyError& e) {
+      throw CliError(e.what());
+    }
+    if (!inputs.emplace(name, tensor_of_npy(a, path)).second)
+      throw CliError(fmt::format("--input: '{}' is given twice", name));
+  }
+  for (const auto& in : model.inputs)
+    if (!inputs.count(in.name))
+      throw CliError(fmt::format("--input: the graph's input '{}' ({}) is not given (NAME=FILE.npy)", in.name,
+                                 value_text(in)));
+  OutputSet files;  // staged now: a folder that cannot be written fails before the run
+  if (!c.out_dir.empty()) std::filesystem::create_directories(c.out_dir);
+  std::map<std::string, std::string> staged;
+  if (!c.out_dir.empty())
+    for (const auto& o : model.outputs)
+      staged[o.name] = files.stage((fs::path(c.out_dir) / npy_name(o.name)).string(), "--out");
+  const machine::MachineConfig machine = load_machine_or_throw(c.machine);
+  models::Simulation sim(machine);
+  graph::GraphRunOptions options;
+  options.verify = c.verify;
+  kernels::Result<graph::GraphRun> r = graph::run_graph(model, std::move(inputs), machine, sim, options);
+  if (!r) throw CliError(first_error(r.errors()));
+  std::size_t on_machine = 0;
+  bool verified = true;
+  nlohmann::json nodes = nlohmann::json::array();
+  std::string lines;
+  for (const graph::NodeRun& n : r->nodes) {
+    const bool machine_node = n.placement.where == graph::Placement::Where::kMachine;
+    on_machine += machine_node;
+    std::string check;
+    if (n.verify) {
+      verified = verified && n.verify->ok;
+      check = n.verify->ok ? ", verify ok" : ", verify FAILED: " + n.verify->first_mismatch;
+    }
+    lines += machine_node ? fmt::format("  {:<36} machine  {}: {} program{}, {} cycles, {} MACs issued{}\n",
+                                        n.label, n.placement.what, n.programs, n.programs == 1 ? "" : "s",
+                                        n.cycles, n.macs, check)
+                          : fmt::format("  {:<36} host     {}\n", n.label, n.placement.what);
+    nlohmann::json j = {{"node", n.label},
+                        {"runs_on", graph::where_name(n.placement.where)},
+                        {"what", n.placement.what},
+                        {"programs", n.programs},
+                        {"cycles", n.cycles},
+                        {"macs", n.macs},
+                        {"dram_read_bytes", n.dram_read},
+                        {"dram_write_bytes", n.dram_written}};
+    if (n.verify) j["verify"] = {{"ok", n.verify->ok}, {"mismatches", n.verify->mismatches}};
+    nodes.push_back(std::move(j));
+  }
+  std::string out = fmt::format("{} on {}: {} node{} ({} on the machine), {} cycles\n", c.model, machine.name,
+                                r->nodes.size(), r->nodes.size() == 1 ? "" : "s", on_machine, r->cycles) +
+                    lines;
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& o : model.outputs) {
+    const graph::Tensor& t = r->outputs.at(o.name);
+    outputs.push_back({{"name", o.name},
+                       {"file", npy_name(o.name)},
+                       {"dtype", graph::elem_name(t.type)},
+                       {"shape", t.shape}});
+    if (!c.out_dir.empty()) {
+      io::write_npy(staged.at(o.name), npy_of_tensor(t, o.name));
+      out += fmt::format("output {} {} written to {}\n", o.name, graph::describe(t),
+                         (fs::path(c.out_dir) / npy_name(o.name)).string());
+    } else {
+      out += fmt::format("output {} {}\n", o.name, graph::describe(t));
+    }
+  }
+  if (!c.report.empty()) {
+    nlohmann::json report = {{"model", c.model},
+                             {"machine", machine.name},
+                             {"cycles", r->cycles},
+                             {"nodes", nodes},
+                             {"outputs", outputs}};
+    files.write(c.report, report.dump(2) + "\n", "--report");
+  }
+  files.commit();
+  emit(out);
+  if (!verified) throw CliError("verify failed: a machine node's output differs from its host reference", 1);
+}
+
 }  // namespace
 
 void add_onnx_command(CLI::App& app) {
-  auto* onnx = app.add_subcommand("onnx", "ONNX models: show a graph's placement, run backend test cases");
+  auto* onnx =
+      app.add_subcommand("onnx", "ONNX models: show a graph's placement, run it, run backend test cases");
   onnx->require_subcommand(1);
 
   auto* show_cmd =
@@ -156,6 +316,16 @@ void add_onnx_command(CLI::App& app) {
   auto model = std::make_shared<std::string>();
   show_cmd->add_option("MODEL", *model, "An .onnx file")->required();
   show_cmd->callback([model] { show(*model); });
+
+  auto* run_cmd = onnx->add_subcommand("run", "Run a model on a machine with inputs from .npy files");
+  auto rc = std::make_shared<RunCommand>();
+  run_cmd->add_option("MODEL", rc->model, "An .onnx file")->required();
+  run_cmd->add_option("--machine", rc->machine, "Machine file (YAML), e.g. configs/mini.yaml")->required();
+  run_cmd->add_option("--input", rc->inputs, "NAME=FILE.npy for each graph input (repeatable)");
+  run_cmd->add_option("--out", rc->out_dir, "Write each graph output as DIR/NAME.npy");
+  run_cmd->add_option("--report", rc->report, "Write the per-node report as JSON");
+  run_cmd->add_flag("--verify", rc->verify, "Check each machine node against its host reference");
+  run_cmd->callback([rc] { run(*rc); });
 
   auto* test_cmd = onnx->add_subcommand(
       "test", "Run an ONNX backend test case folder (model.onnx, test_data_set_*) and compare every output");

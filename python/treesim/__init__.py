@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _treesim
 
-__all__ = ["Error", "Machine", "Result", "binary"]
+__all__ = ["Error", "Machine", "OnnxResult", "Result", "binary", "run_onnx"]
 
 
 class Error(RuntimeError):
@@ -114,3 +114,38 @@ class Machine:
         if os.path.exists(out):
             result.output = np.load(out)
         return result
+
+
+@dataclass
+class OnnxResult:
+    """An ONNX model's run: its outputs by name, the per-node report and the printed text."""
+
+    outputs: dict
+    report: dict
+    text: str = field(default="", repr=False)
+
+
+def run_onnx(path: Any, inputs: dict, machine: Any, verify: bool = True) -> OnnxResult:
+    """Run the ONNX model at `path` on `machine` (a Machine, a machine file or a dict), with `inputs`
+    by graph input name (NumPy arrays of int8, uint8, int32 or float32), as `treesim onnx run`
+    does (docs/onnx.md). With verify (the default) every machine node is checked against its host
+    reference; a difference raises Error."""
+    m = machine if isinstance(machine, Machine) else Machine(machine)
+    with tempfile.TemporaryDirectory(prefix="treesim-onnx-") as tmp:
+        args = [binary(), "onnx", "run", os.path.abspath(os.fspath(path)), "--machine", m.path]
+        for name, value in inputs.items():
+            file = os.path.join(tmp, f"input{len(args)}.npy")
+            np.save(file, np.asarray(value))
+            args += ["--input", f"{name}={file}"]
+        out, report = os.path.join(tmp, "out"), os.path.join(tmp, "report.json")
+        args += ["--out", out, "--report", report]
+        if verify:
+            args.append("--verify")
+        worker = subprocess.run(args, capture_output=True, text=True, check=False)
+        if worker.returncode != 0:
+            message = worker.stderr.strip().splitlines()[-1] if worker.stderr.strip() else "failed"
+            raise Error(message.removeprefix("treesim: "))
+        with open(report, encoding="utf-8") as f:
+            rep = json.load(f)
+        outputs = {o["name"]: np.load(os.path.join(out, o["file"])) for o in rep["outputs"]}
+        return OnnxResult(outputs, rep, worker.stdout)

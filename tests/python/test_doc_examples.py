@@ -1,4 +1,4 @@
-"""The Python examples of docs/tour.md and docs/python.md, run as they stand (from the repository
+"""The Python examples of docs/tour.md, docs/python.md and docs/onnx.md, run as they stand (from the repository
 root): each ```python block followed by "It prints:" and a ```text block must print that text."""
 
 import contextlib
@@ -18,7 +18,7 @@ def examples(root, document):
     return found
 
 
-@pytest.mark.parametrize("document", ["docs/tour.md", "docs/python.md"])
+@pytest.mark.parametrize("document", ["docs/tour.md", "docs/python.md", "docs/onnx.md"])
 def test_python_examples_print_what_the_document_shows(root, document, monkeypatch):
     monkeypatch.chdir(root)
     for code, shown in examples(root, document):

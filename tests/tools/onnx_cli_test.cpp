@@ -51,8 +51,8 @@ TEST(OnnxCli, ShowListsANodeThatCannotRunWithWhyAndExitsZero) {
 }
 
 TEST(OnnxCli, TestPassesQLinearMatMulOnTheBoard) {
-  const CliResult r = run_treesim(
-      {"onnx", "test", kNode + "test_qlinearmatmul_2D", "--machine", source_path("configs/mncore-board.yaml")});
+  const CliResult r = run_treesim({"onnx", "test", kNode + "test_qlinearmatmul_2D", "--machine",
+                                   source_path("configs/mncore-board.yaml")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("output y: pass (6 uint8[2,3], exact;"), std::string::npos) << r.out;
 }

@@ -1,0 +1,166 @@
+#include "graph/fuse.h"
+
+#include <map>
+#include <set>
+
+namespace treesim::graph {
+namespace {
+
+std::int64_t int_attr(const Node& n, const char* name, std::int64_t fallback) {
+  auto it = n.attributes.find(name);
+  return it != n.attributes.end() && it->second.kind == Attribute::Kind::kInt ? it->second.i : fallback;
+}
+
+float float_attr(const Node& n, const char* name, float fallback) {
+  auto it = n.attributes.find(name);
+  return it != n.attributes.end() && it->second.kind == Attribute::Kind::kFloat ? it->second.f : fallback;
+}
+
+Attribute int_attribute(std::int64_t v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInt;
+  a.i = v;
+  return a;
+}
+
+class Fuser {
+ public:
+  explicit Fuser(const Model& m) : m_(m) {
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+      for (const std::string& out : m.nodes[i].outputs) producer_[out] = i;
+      for (const std::string& in : m.nodes[i].inputs)
+        if (!in.empty()) consumers_[in].push_back(i);
+    }
+    for (const ValueInfo& o : m.outputs) graph_outputs_.insert(o.name);
+  }
+
+  Fusion run() {
+    std::map<std::size_t, Node> fused_at;  // the MatMul's / Gemm's index → the fused node
+    for (std::size_t i = 0; i < m_.nodes.size(); ++i)
+      if (auto node = try_fuse(i)) fused_at[i] = std::move(*node);
+    // Dequantize nodes whose every consumer went.
+    for (std::size_t i = 0; i < m_.nodes.size(); ++i) {
+      const Node& n = m_.nodes[i];
+      if (n.op_type != "DequantizeLinear" || removed_.count(i) || graph_outputs_.count(n.outputs[0]))
+        continue;
+      bool all = !consumers_[n.outputs[0]].empty();
+      for (std::size_t c : consumers_[n.outputs[0]]) all = all && removed_.count(c);
+      if (all) removed_.insert(i);
+    }
+    Fusion f;
+    f.model = m_;
+    f.model.nodes.clear();
+    for (std::size_t i = 0; i < m_.nodes.size(); ++i) {
+      if (auto it = fused_at.find(i); it != fused_at.end()) {
+        f.model.nodes.push_back(it->second);
+        ++f.fused;
+      } else if (!removed_.count(i)) {
+        f.model.nodes.push_back(m_.nodes[i]);
+      }
+    }
+    return f;
+  }
+
+ private:
+  // The node that makes `tensor` when it is `op`, else null.
+  const Node* made_by(const std::string& tensor, const char* op) const {
+    auto it = producer_.find(tensor);
+    if (it == producer_.end() || m_.nodes[it->second].op_type != op) return nullptr;
+    return &m_.nodes[it->second];
+  }
+  std::optional<std::size_t> index_of(const std::string& tensor) const {
+    auto it = producer_.find(tensor);
+    if (it == producer_.end()) return std::nullopt;
+    return it->second;
+  }
+  // The one node reading `tensor` when it is `op` and the tensor is no graph output, else nullopt.
+  std::optional<std::size_t> sole_consumer(const std::string& tensor, const char* op) const {
+    if (graph_outputs_.count(tensor)) return std::nullopt;
+    auto it = consumers_.find(tensor);
+    if (it == consumers_.end() || it->second.size() != 1 || m_.nodes[it->second[0]].op_type != op)
+      return std::nullopt;
+    return it->second[0];
+  }
+  static std::string input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : ""; }
+
+  std::optional<Node> try_fuse(std::size_t i) {
+    const Node& mm = m_.nodes[i];
+    const bool gemm = mm.op_type == "Gemm";
+    if (mm.op_type != "MatMul" && !gemm) return std::nullopt;
+    if (!mm.domain.empty() && mm.domain != "ai.onnx") return std::nullopt;
+    if (gemm &&
+        (int_attr(mm, "transA", 0) != 0 || float_attr(mm, "alpha", 1) != 1 || float_attr(mm, "beta", 1) != 1))
+      return std::nullopt;
+    const Node* dq_a = made_by(input(mm, 0), "DequantizeLinear");
+    const Node* dq_b = made_by(input(mm, 1), "DequantizeLinear");
+    if (!dq_a || !dq_b) return std::nullopt;
+    std::vector<std::size_t> gone{i};
+    const Node* dq_bias = nullptr;
+    std::string out = mm.outputs[0];
+    if (gemm && !input(mm, 2).empty()) {
+      dq_bias = made_by(input(mm, 2), "DequantizeLinear");
+      if (!dq_bias) return std::nullopt;
+    }
+    if (!gemm) {
+      if (auto add = sole_consumer(out, "Add")) {
+        const Node& a = m_.nodes[*add];
+        const std::string other = input(a, 0) == out ? input(a, 1) : input(a, 0);
+        dq_bias = made_by(other, "DequantizeLinear");
+        if (!dq_bias) return std::nullopt;
+        gone.push_back(*add);
+        out = a.outputs[0];
+      }
+    }
+    bool relu = false;
+    if (auto r = sole_consumer(out, "Relu")) {
+      relu = true;
+      gone.push_back(*r);
+      out = m_.nodes[*r].outputs[0];
+    }
+    auto q = sole_consumer(out, "QuantizeLinear");
+    if (!q) return std::nullopt;
+    gone.push_back(*q);
+    const Node& qn = m_.nodes[*q];
+    Node f;
+    f.name = mm.name;
+    f.op_type = "QGemm";
+    f.domain = "treesim";
+    f.inputs = {input(*dq_a, 0),
+                input(*dq_a, 1),
+                input(*dq_a, 2),
+                input(*dq_b, 0),
+                input(*dq_b, 1),
+                input(*dq_b, 2),
+                input(qn, 1),
+                input(qn, 2),
+                "",
+                "",
+                ""};
+    if (dq_bias) {
+      f.inputs[8] = input(*dq_bias, 0);
+      f.inputs[9] = input(*dq_bias, 1);
+      f.inputs[10] = input(*dq_bias, 2);
+    }
+    f.outputs = {qn.outputs[0]};
+    f.attributes["relu"] = int_attribute(relu ? 1 : 0);
+    f.attributes["transB"] = int_attribute(gemm ? int_attr(mm, "transB", 0) : 0);
+    Attribute labels;
+    labels.kind = Attribute::Kind::kString;
+    for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);
+    f.attributes["fused"] = labels;
+    removed_.insert(gone.begin(), gone.end());
+    return f;
+  }
+
+  const Model& m_;
+  std::map<std::string, std::size_t> producer_;
+  std::map<std::string, std::vector<std::size_t>> consumers_;
+  std::set<std::string> graph_outputs_;
+  std::set<std::size_t> removed_;
+};
+
+}  // namespace
+
+Fusion fuse_qdq(const Model& model) { return Fuser(model).run(); }
+
+}  // namespace treesim::graph
