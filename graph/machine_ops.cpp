@@ -27,9 +27,17 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
                                            const GraphRunOptions& options, NodeRun& record) {
   const char* names[] = {"a",       "a_scale",      "a_zero_point", "b",
                          "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
+  // MatMulInteger (a, b, a_zero_point, b_zero_point → int32) takes QLinearMatMul's places without
+  // scales: its C is the accumulators.
+  const bool integer = n.op_type == "MatMulInteger";
+  Inputs qin = in;
+  if (integer)
+    qin = {in.size() > 0 ? in[0] : nullptr, nullptr, in.size() > 2 ? in[2] : nullptr,
+           in.size() > 1 ? in[1] : nullptr, nullptr, in.size() > 3 ? in[3] : nullptr};
   std::vector<const Tensor*> t(8);
   for (std::size_t i : {0, 1, 3, 4, 6}) {
-    auto r = required(n, in, i, names[i]);
+    if (integer && (i == 1 || i == 4 || i == 6)) continue;
+    auto r = required(n, qin, i, names[i]);
     if (!r) return r.errors();
     t[i] = r.value();
   }
@@ -38,10 +46,10 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
                      make_tensor(ElemType::kUInt8, {})};
   for (std::size_t z = 0; z < 3; ++z) {
     const std::size_t i = z == 0 ? 2 : z == 1 ? 5 : 7;
-    t[i] = i < in.size() && in[i] ? in[i] : &zeros[z];
+    t[i] = i < qin.size() && qin[i] ? qin[i] : &zeros[z];
   }
   // A fused Q/DQ GEMM (graph/fuse.h) adds an int32 bias (input 8), a ReLU and a transposed B.
-  const Tensor* bias = in.size() > 8 ? in[8] : nullptr;
+  const Tensor* bias = !integer && in.size() > 8 ? in[8] : nullptr;
   if (bias) {
     // The bias is added to the accumulators as it is: its scale must be a_scale·b_scale (per column
     // where b's is) and its zero point 0, as ONNX Runtime's QDQ fusion requires.
@@ -80,7 +88,8 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
   if (t[2]->type != a.type || t[5]->type != b.type || !is_8bit(t[7]->type))
     return node_error(n, "zero points must have their tensor's type (uint8 or int8)");
   for (std::size_t s : {1, 4, 6})
-    if (t[s]->type != ElemType::kFloat32) return node_error(n, fmt::format("{} must be float32", names[s]));
+    if (!integer && t[s]->type != ElemType::kFloat32)
+      return node_error(n, fmt::format("{} must be float32", names[s]));
   if (a.shape.size() < 2 || b.shape.size() < 2)
     return node_error(n,
                       fmt::format("1-D operands are not supported (a {}, b {})", describe(a), describe(b)));
@@ -98,6 +107,12 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
   for (std::uint64_t d : batch_dims) batches *= d;
   if (m == 0 || k == 0 || n_cols == 0) return node_error(n, "empty matrices are not supported");
 
+  const Tensor one = [] {
+    Tensor s = make_tensor(ElemType::kFloat32, {});
+    set_real(s, 0, 1.0f);
+    return s;
+  }();
+  if (integer) t[1] = t[4] = t[6] = &one;
   auto a_scale = scalar(n, *t[1], "a_scale");
   auto a_zero = scalar(n, *t[2], "a_zero_point");
   auto y_scale = scalar(n, *t[6], "y_scale");
@@ -118,6 +133,7 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
   p.b_dtype = *machine_dtype(b.type);
   p.a_zero = static_cast<std::int32_t>(a_zero.value());
   p.b_zero = static_cast<std::int32_t>(b_zero.integer(0));
+  p.int32_out = integer;
   p.out.rounding = numeric::Rounding::kFloat;
   p.out.out_dtype = *machine_dtype(t[7]->type);
   p.out.out_zero_point = static_cast<std::int32_t>(y_zero.value());
@@ -146,7 +162,7 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
   std::vector<std::uint64_t> out_shape = batch_dims;
   out_shape.push_back(m);
   out_shape.push_back(n_cols);
-  Tensor y = make_tensor(t[7]->type, out_shape);
+  Tensor y = make_tensor(integer ? ElemType::kInt32 : t[7]->type, out_shape);
   for (std::uint64_t i = 0; i < batches; ++i) {
     kernels::QgemmOperands ops;
     ops.a.assign(a.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * k),
@@ -167,7 +183,8 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
     kernels::Result<session::Outcome> outcome = session::run_problem(problem, plan.value(), sim, run);
     if (!outcome) return node_error(n, outcome.errors().front().message());
     const std::vector<std::uint8_t>& c = outcome->dram.at("C");
-    std::copy(c.begin(), c.end(), y.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * n_cols));
+    std::copy(c.begin(), c.end(),
+              y.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * n_cols * elem_bytes(y.type)));
     record.programs += 1;
     record.cycles += outcome->stats.cycles;
     record.macs += outcome->stats.work.macs;

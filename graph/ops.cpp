@@ -30,6 +30,7 @@ struct OpInfo {
 const std::map<std::string, OpInfo>& table() {
   static const std::map<std::string, OpInfo> ops = {
       {"QLinearMatMul", {Placement::Where::kMachine, "qgemm (float requant)", {}}},
+      {"MatMulInteger", {Placement::Where::kMachine, "qgemm (int32 accumulators out)", {}}},
       {"QuantizeLinear", {Placement::Where::kHost, "quantizes a float input (the loader's work)", {"axis"}}},
       {"DequantizeLinear", {Placement::Where::kHost, "dequantizes an output (the loader's work)", {"axis"}}},
       {"Reshape", {Placement::Where::kHost, "shape only: no byte moves", {"allowzero"}}},
@@ -45,7 +46,6 @@ const std::map<std::string, OpInfo>& table() {
 // Operators the issue lists that are not there yet, with why.
 const std::map<std::string, const char*>& pending() {
   static const std::map<std::string, const char*> ops = {
-      {"MatMulInteger", "int32 outputs need qgemm to store its accumulators (not yet)"},
       {"QLinearConv", "needs the conv2d kernel (not yet)"},
       {"ConvInteger", "needs the conv2d kernel (not yet)"},
       {"Conv", "float convolution: needs the conv2d kernel and Q/DQ fusion (not yet)"},

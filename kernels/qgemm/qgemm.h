@@ -35,11 +35,16 @@ struct QgemmProblem {
   bool ternary = false;
   std::uint64_t w_trits_per_byte = 0;
   bool w_base3 = false;
-  bool per_channel() const { return out.multipliers.size() > 1; }
+  // No output stage: C is the int32 accumulators (ONNX's MatMulInteger), stored as the MACs leave
+  // them. No bias and no requant parameters then.
+  bool int32_out = false;
+  bool per_channel() const { return !int32_out && out.multipliers.size() > 1; }
   // C's element type, as the program's tensors name it.
   core::DType out_dtype() const {
+    if (int32_out) return core::DType::kInt32;
     return out.out_dtype == core::DType::kUInt8 ? core::DType::kUInt8 : core::DType::kInt8;
   }
+  std::uint64_t out_bytes() const { return int32_out ? 4 : 1; }
 };
 
 // A problem or plan that cannot run; what() is one line.

@@ -66,7 +66,7 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const double load_step = *std::max_element(first.begin(), first.end());
   layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
   const timing::TransferTime store =
-      cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, 1)));
+      cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, prob.out_bytes())));
   for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
   if (before) add_transfer(*before, 1, totals);
   const bool stores = !p.c_resident;  // resident C stays in the LMs
@@ -76,7 +76,8 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   if (vectors > 0)
     add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
                  static_cast<double>(vectors * p.n_passes), totals);
-  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
+  const double requant =
+      prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
   double reduce = 0;
   if (p.pk > 1) {
     const int level = p.reduce_level == "board" ? -1 : static_cast<int>(*m.level_index(p.reduce_level));
@@ -130,11 +131,12 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   dram += steps * static_cast<double>(cost.dram(bm * bk).busy);
   const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(bk, prob.w_trits_per_byte) : bk;
   dram += steps * static_cast<double>(cost.dram(w_rows * bn).busy);
-  dram += passes * static_cast<double>(cost.dram(bm * bn).busy);
+  dram += passes * static_cast<double>(cost.dram(bm * bn * prob.out_bytes()).busy);
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double requant = static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
+  const double requant =
+      prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
   return std::max({steps * mac_step, (steps - 1) * ((mac_step + latency) / 2) + mac_step, dram}) + requant +
          latency + latency;
 }

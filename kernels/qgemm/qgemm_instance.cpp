@@ -217,10 +217,13 @@ Result<DramImage> QgemmInstance::reference() const {
   if (!bias.empty()) std::memcpy(bias.data(), ops.bias.data(), ops.bias.size());
   std::vector<std::int32_t> c;
   try {
-    c = numeric::reference_qgemm(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype), bias);
+    c = p_.int32_out
+            ? numeric::reference_qgemm_acc(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype))
+            : numeric::reference_qgemm(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype), bias);
   } catch (const numeric::QuantError& e) {
     return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
   }
+  if (p_.int32_out) return DramImage{{"C", int32_bytes(c)}};
   std::vector<std::uint8_t> bytes(c.size());
   for (std::size_t i = 0; i < c.size(); ++i) bytes[i] = static_cast<std::uint8_t>(c[i]);
   return DramImage{{"C", std::move(bytes)}};

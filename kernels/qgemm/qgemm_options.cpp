@@ -38,7 +38,13 @@ std::vector<OptionSpec> qgemm_options() {
       size("k", "Columns of A, rows of B"),
       dtype("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
       dtype("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
-      dtype("dtype-out", "C's type with --seed: u8 or s8"),
+      {"dtype-out",
+       OptionKind::kChoice,
+       "C's type with --seed: u8, s8, or s32 (the int32 accumulators: no bias, no requant)",
+       OptionValue{std::string("s8")},
+       {"u8", "s8", "s32", "uint8", "int8", "int32"},
+       {},
+       {}},
       zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
       zero("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
       zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
@@ -183,7 +189,18 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
     return core::Error{"", "give --m, --n and --k (or --a/--b/--quant files)"};
   if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
-  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
+  const bool int32_out = o.text("dtype-out") == "s32" || o.text("dtype-out") == "int32";
+  if (int32_out) {
+    if (o.flag("per-channel"))
+      return core::Error{"--per-channel", "has no meaning with --dtype-out s32 (no requant)"};
+    if (o.has("out-zero"))
+      return core::Error{"--out-zero", "has no meaning with --dtype-out s32 (no requant)"};
+    if (o.text("act") != "none")
+      return core::Error{"--act", "has no meaning with --dtype-out s32 (no requant)"};
+    if (o.text("rounding") != "double")
+      return core::Error{"--rounding", "has no meaning with --dtype-out s32 (no requant)"};
+  }
+  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias") && !int32_out;
   // Refuse what the DRAM cannot hold before allocating any of it.
   core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
   if (!size.empty()) return size;
@@ -213,6 +230,7 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   p.out.multipliers.assign(per_channel ? p.n : 1,
                            numeric::quantize_multiplier(seeded_scale(p.k), p.out.rounding));
   p.has_bias = bias;
+  p.int32_out = int32_out;
   const QgemmSeed seed{o.unsigned_int("seed").value_or(1), per_channel};
   if (per_channel && p.n == 1) {
     QgemmOperands ops = draw_operands(p, seed);

@@ -51,6 +51,11 @@ void check_problem(const QgemmProblem& p) {
       throw QgemmError(fmt::format("{}'s zero point {} is outside {}'s range [{}, {}]", name, z,
                                    core::dtype_name(t), lo, hi));
   }
+  if (p.int32_out) {
+    if (p.has_bias) throw QgemmError("int32 outputs take no bias (they are the accumulators)");
+    if (p.ternary) throw QgemmError("int32 outputs are for int8 weights");
+    return;
+  }
   if (p.out.multipliers.size() != 1 && p.out.multipliers.size() != p.n)
     throw QgemmError(fmt::format("{} output multipliers: give 1 (per tensor) or N = {} (per channel)",
                                  p.out.multipliers.size(), p.n));
@@ -127,8 +132,9 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   p.extra_m_passes = extra_m_passes, p.min_steps = min_steps;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
-    const bool two_accumulators = p.pk > 1 && p.m_passes * p.n_passes > 1;
-    std::uint64_t bytes = (two_accumulators ? 2 : 1) * acc + 2 * p.tm * p.tn;
+    // int32 C is stored from the accumulator: the next pass's MACs need the other one.
+    const bool two_accumulators = (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes > 1;
+    std::uint64_t bytes = (two_accumulators ? 2 : 1) * acc + (prob.int32_out ? 0 : 2 * p.tm * p.tn);
     const std::uint64_t vectors = p.n_passes > 1 ? 2 : 1;  // buffers per column vector
     if (prob.has_bias) bytes += vectors * p.tn * 4;
     if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
@@ -170,9 +176,14 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
       return here;
     };
     p.lm_acc[0] = take(p.tm * p.tn, 4);
-    p.lm_acc[1] = p.pk > 1 && p.m_passes * p.n_passes > 1 ? take(p.tm * p.tn, 4) : p.lm_acc[0];
-    p.lm_out[0] = take(p.tm * p.tn, 1);
-    p.lm_out[1] = take(p.tm * p.tn, 1);
+    p.lm_acc[1] =
+        (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes > 1 ? take(p.tm * p.tn, 4) : p.lm_acc[0];
+    if (prob.int32_out) {  // stored from the accumulators
+      p.lm_out[0] = p.lm_acc[0], p.lm_out[1] = p.lm_acc[1];
+    } else {
+      p.lm_out[0] = take(p.tm * p.tn, 1);
+      p.lm_out[1] = take(p.tm * p.tn, 1);
+    }
     // Two buffers per column vector when there are several column blocks, so that loading the next
     // block's does not wait for the last requant of this one.
     for (int v = 0; v < (p.n_passes > 1 ? 2 : 1); ++v) {

@@ -173,6 +173,7 @@ void Builder::epilogue(std::uint64_t pass) {
   const std::uint64_t acc = p_.lm_acc[pass % 2];
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
+  if (prob_.int32_out) return;  // C is the accumulators
   const std::size_t v = passes_[pass].column_block % 2;
   prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
 }
@@ -189,7 +190,7 @@ void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t
   program::Store st;
   st.tensor = "C";
   st.layout = layouts_.get(TileLayouts::Kind::kC, rows, ps.bn, end_piece - first_piece);
-  st.lm = p_.lm_out[pass % 2] + first_piece * tr * p_.tn;
+  st.lm = p_.lm_out[pass % 2] + first_piece * tr * p_.tn * prob_.out_bytes();
   st.offset = {ps.m0 + lo, ps.n0};
   st.shape = {rows, ps.bn};
   prog_.instrs.emplace_back(st);

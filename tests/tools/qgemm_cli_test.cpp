@@ -59,6 +59,23 @@ TEST(QgemmCli, RaggedShapeIsBitExactOnTheBoard) {
   run_variants("mncore-board", {"--m", "37", "--n", "50", "--k", "129"});
 }
 
+// --dtype-out s32 (ONNX's MatMulInteger): C is the int32 accumulators, stored from the two
+// accumulator buffers across passes, and after the K reduce.
+TEST(QgemmCli, Int32AccumulatorsAreBitExactOverPassesAndKSplits) {
+  run_qgemm("mini", {"--m", "1000", "--n", "700", "--k", "300", "--dtype-out", "s32", "--dtype-a", "u8"});
+  run_qgemm("mini", {"--m", "128", "--n", "1000", "--k", "5000", "--dtype-out", "s32", "--layout-a",
+                     "((2_L1B,64:1250),(4_PE,1250:1))"});
+  run_qgemm("mncore-board", {"--m", "37", "--n", "50", "--k", "129", "--dtype-out", "s32"});
+}
+
+TEST(QgemmCli, Int32OutputsRefuseRequantOptions) {
+  const testing::CliResult r =
+      run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--m", "4", "--n", "4",
+                   "--k", "4", "--dtype-out", "s32", "--act", "relu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treesim: --act: has no meaning with --dtype-out s32 (no requant)\n");
+}
+
 // One column drawn per channel is a per-tensor multiplier the program holds: it must be the drawn
 // one, which the reference uses too.
 TEST(QgemmCli, OneColumnPerChannelIsBitExact) {
