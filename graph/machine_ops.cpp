@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/chain/gemm_network.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "session/run_problem.h"
 #include "sim/numeric/fixed_point.h"
@@ -22,9 +23,7 @@ bool is_8bit(ElemType t) { return t == ElemType::kUInt8 || t == ElemType::kInt8;
 
 }  // namespace
 
-kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
-                                           const machine::MachineConfig& machine, models::Simulation& sim,
-                                           const GraphRunOptions& options, NodeRun& record) {
+kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   const char* names[] = {"a",       "a_scale",      "a_zero_point", "b",
                          "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
   // MatMulInteger (a, b, a_zero_point, b_zero_point → int32) takes QLinearMatMul's places without
@@ -159,28 +158,65 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
     return node_error(n, e.what());
   }
 
-  std::vector<std::uint64_t> out_shape = batch_dims;
+  PreparedGemm g;
+  g.problem = p;
+  g.batch_dims = batch_dims;
+  g.batches = batches;
+  g.b_batched = b.shape.size() > 2;
+  g.a = a.bytes;
+  g.b = b.bytes;
+  g.bias = std::move(bias_bytes);
+  g.out_type = integer ? ElemType::kInt32 : t[7]->type;
+  return g;
+}
+
+namespace {
+
+void add_verify(NodeRun& record, const report::VerifyResult& v, const std::string& where) {
+  if (!record.verify) record.verify = report::VerifyResult{};
+  record.verify->mismatches += v.mismatches;
+  record.verify->ok = record.verify->mismatches == 0;
+  if (!v.ok && record.verify->first_mismatch.empty())
+    record.verify->first_mismatch = where + v.first_mismatch;
+}
+
+session::RunOptions run_options(const char* kernel, const GraphRunOptions& options) {
+  session::RunOptions run;
+  run.kernel = kernel;
+  run.simulation.kernel = kernel;
+  run.simulation.read_back_stored_only = true;
+  run.verify = options.verify;
+  return run;
+}
+
+}  // namespace
+
+kernels::Result<Tensor> run_gemm_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
+                                      models::Simulation& sim, const GraphRunOptions& options,
+                                      NodeRun& record) {
+  kernels::Result<PreparedGemm> prepared = prepare_gemm(n, in);
+  if (!prepared) return prepared.errors();
+  const PreparedGemm& g = prepared.value();
+  const kernels::QgemmProblem& p = g.problem;
+  const std::uint64_t m = p.m, k = p.k, n_cols = p.n;
+  std::vector<std::uint64_t> out_shape = g.batch_dims;
   out_shape.push_back(m);
   out_shape.push_back(n_cols);
-  Tensor y = make_tensor(integer ? ElemType::kInt32 : t[7]->type, out_shape);
-  for (std::uint64_t i = 0; i < batches; ++i) {
+  Tensor y = make_tensor(g.out_type, out_shape);
+  for (std::uint64_t i = 0; i < g.batches; ++i) {
     kernels::QgemmOperands ops;
-    ops.a.assign(a.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * k),
-                 a.bytes.begin() + static_cast<std::ptrdiff_t>((i + 1) * m * k));
-    const std::uint64_t bi = b.shape.size() > 2 ? i : 0;
-    ops.b.assign(b.bytes.begin() + static_cast<std::ptrdiff_t>(bi * k * n_cols),
-                 b.bytes.begin() + static_cast<std::ptrdiff_t>((bi + 1) * k * n_cols));
+    ops.a.assign(g.a.begin() + static_cast<std::ptrdiff_t>(i * m * k),
+                 g.a.begin() + static_cast<std::ptrdiff_t>((i + 1) * m * k));
+    const std::uint64_t bi = g.b_batched ? i : 0;
+    ops.b.assign(g.b.begin() + static_cast<std::ptrdiff_t>(bi * k * n_cols),
+                 g.b.begin() + static_cast<std::ptrdiff_t>((bi + 1) * k * n_cols));
     if (p.per_channel()) ops.multipliers = p.out.multipliers;
-    ops.bias = bias_bytes;
+    ops.bias = g.bias;
     kernels::QgemmInstance problem(p, std::move(ops), "", "", "");
     kernels::Result<kernels::Plan> plan = session::plan_problem(problem, machine);
     if (!plan) return node_error(n, plan.errors().front().message());
-    session::RunOptions run;
-    run.kernel = "qgemm";
-    run.simulation.kernel = "qgemm";
-    run.simulation.read_back_stored_only = true;
-    run.verify = options.verify;
-    kernels::Result<session::Outcome> outcome = session::run_problem(problem, plan.value(), sim, run);
+    kernels::Result<session::Outcome> outcome =
+        session::run_problem(problem, plan.value(), sim, run_options("qgemm", options));
     if (!outcome) return node_error(n, outcome.errors().front().message());
     const std::vector<std::uint8_t>& c = outcome->dram.at("C");
     std::copy(c.begin(), c.end(),
@@ -190,15 +226,59 @@ kernels::Result<Tensor> run_qlinear_matmul(const Node& n, const Inputs& in,
     record.macs += outcome->stats.work.macs;
     record.dram_read += outcome->stats.work.dram_read_bytes;
     record.dram_written += outcome->stats.work.dram_write_bytes;
-    if (outcome->stats.verify) {
-      const report::VerifyResult& v = *outcome->stats.verify;
-      if (!record.verify) record.verify = report::VerifyResult{};
-      record.verify->mismatches += v.mismatches;
-      record.verify->ok = record.verify->mismatches == 0;
-      if (!v.ok && record.verify->first_mismatch.empty())
-        record.verify->first_mismatch = fmt::format("matrix {}: {}", i, v.first_mismatch);
+    if (outcome->stats.verify) add_verify(record, *outcome->stats.verify, fmt::format("matrix {}: ", i));
+  }
+  return y;
+}
+
+bool chains(const PreparedGemm& g) { return g.batches == 1 && g.batch_dims.empty() && !g.problem.int32_out; }
+
+kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
+                                       const std::vector<Inputs>& inputs,
+                                       const machine::MachineConfig& machine, models::Simulation& sim,
+                                       const GraphRunOptions& options, std::vector<NodeRun>& records,
+                                       std::uint64_t& cycles) {
+  std::vector<kernels::GemmLayer> layers;
+  std::vector<std::uint8_t> input;
+  kernels::QgemmProblem last;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    kernels::Result<PreparedGemm> g = prepare_gemm(*nodes[i], inputs[i]);
+    if (!g) return g.errors();
+    if (!chains(g.value())) return node_error(*nodes[i], "cannot join a chain (batched or int32 output)");
+    if (i == 0) input = g->a;
+    layers.push_back({g->problem, g->b, g->bias});
+    last = g->problem;
+  }
+  kernels::Result<std::unique_ptr<kernels::Problem>> problem =
+      kernels::gemm_network_problem(std::move(layers), std::move(input), false);
+  if (!problem) return node_error(*nodes[0], problem.errors().front().message());
+  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
+  if (!plan) return node_error(*nodes[0], plan.errors().front().message());
+  kernels::Result<session::Outcome> outcome =
+      session::run_problem(*problem.value(), plan.value(), sim, run_options("onnx-chain", options));
+  if (!outcome) return node_error(*nodes[0], outcome.errors().front().message());
+  const report::RunStats& stats = outcome->stats;
+  cycles += stats.cycles;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    NodeRun& r = records[i];
+    r.programs = i == 0 ? 1 : 0;
+    r.chain_first = records[0].label;
+    r.chain_length = nodes.size();
+    for (const std::string& name : {fmt::format("layer{}", i), fmt::format("layer{}.convert", i)}) {
+      auto it = stats.phases.find(name);
+      if (it == stats.phases.end()) continue;
+      r.cycles += it->second.cycles;
+      r.macs += it->second.work.macs;
+      r.dram_read += it->second.work.dram_read_bytes;
+      r.dram_written += it->second.work.dram_write_bytes;
     }
   }
+  auto info = stats.extra.find("activations_in_lm");
+  if (info != stats.extra.end()) records[0].activations_in_lm = info->second;
+  if (stats.verify) add_verify(records.back(), *stats.verify, "");
+  Tensor y = make_tensor(last.out_dtype() == core::DType::kUInt8 ? ElemType::kUInt8 : ElemType::kInt8,
+                         {last.m, last.n});
+  y.bytes = outcome->dram.at(fmt::format("X{}", nodes.size()));
   return y;
 }
 

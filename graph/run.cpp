@@ -1,5 +1,7 @@
 #include "graph/run.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "graph/host_ops.h"
@@ -32,10 +34,21 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
   }
   if (!inputs.empty())
     return core::Error{"input '" + inputs.begin()->first + "'", "the graph has no such input"};
-  GraphRun run;
-  for (const Node& n : model.nodes) {
+  // How many nodes read each value, and the graph's outputs: a chain's inner activations must have
+  // no other reader.
+  std::map<std::string, std::size_t> readers;
+  for (const Node& n : model.nodes)
+    for (const std::string& name : n.inputs)
+      if (!name.empty()) ++readers[name];
+  for (const ValueInfo& o : model.outputs) ++readers[o.name];
+  auto inputs_of = [&](const Node& n, const Tensor* first) -> kernels::Result<Inputs> {
     Inputs in;
-    for (const std::string& name : n.inputs) {
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const std::string& name = n.inputs[k];
+      if (k == 0 && first) {
+        in.push_back(first);
+        continue;
+      }
       if (name.empty()) {
         in.push_back(nullptr);
         continue;
@@ -46,14 +59,59 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
                           fmt::format("reads '{}', which no input, initializer or earlier node makes", name));
       in.push_back(&it->second);
     }
+    return in;
+  };
+  auto gemm = [](const Node& n) {
+    return n.op_type == "QLinearMatMul" || (n.domain == "treesim" && n.op_type == "QGemm");
+  };
+  GraphRun run;
+  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+    const Node& n = model.nodes[i];
+    kernels::Result<Inputs> in = inputs_of(n, nullptr);
+    if (!in) return in.errors();
     if (n.outputs.size() != 1 || n.outputs[0].empty())
       return node_error(n, fmt::format("has {} outputs (treesim's operators have one)", n.outputs.size()));
     NodeRun record;
     record.label = node_label(n);
     record.placement = place_node(n, model.opset);
+    if (record.placement.where == Placement::Where::kMachine && gemm(n) && options.chain) {
+      // The longest run of following GEMM nodes that each read only the one before's output.
+      std::vector<const Node*> chain{&n};
+      std::vector<Inputs> chain_inputs{in.value()};
+      std::vector<Tensor> placeholders;
+      placeholders.reserve(model.nodes.size());
+      kernels::Result<PreparedGemm> prev = prepare_gemm(n, in.value());
+      while (prev && chains(prev.value()) && i + chain.size() < model.nodes.size()) {
+        const Node& next = model.nodes[i + chain.size()];
+        const std::string& link = chain.back()->outputs[0];
+        if (!gemm(next) || next.inputs.empty() || next.inputs[0] != link || readers[link] != 1) break;
+        placeholders.push_back(make_tensor(prev->out_type, {prev->problem.m, prev->problem.n}));
+        kernels::Result<Inputs> next_in = inputs_of(next, &placeholders.back());
+        if (!next_in) break;
+        kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
+        if (!g || !chains(g.value())) break;
+        chain.push_back(&next);
+        chain_inputs.push_back(next_in.value());
+        prev = std::move(g);
+      }
+      if (chain.size() > 1) {
+        std::vector<NodeRun> records(chain.size());
+        for (std::size_t c = 0; c < chain.size(); ++c) {
+          records[c].label = node_label(*chain[c]);
+          records[c].placement = place_node(*chain[c], model.opset);
+        }
+        kernels::Result<Tensor> out =
+            run_gemm_chain(chain, chain_inputs, machine, sim, options, records, run.cycles);
+        if (!out) return out.errors();
+        for (NodeRun& r : records) run.nodes.push_back(std::move(r));
+        values[chain.back()->outputs[0]] = std::move(out.value());
+        i += chain.size() - 1;
+        continue;
+      }
+    }
     kernels::Result<Tensor> out = record.placement.where == Placement::Where::kMachine
-                                      ? run_qlinear_matmul(n, in, machine, sim, options, record)
-                                      : run_host_op(n, in);
+                                      ? run_gemm_node(n, in.value(), machine, sim, options, record)
+                                      : run_host_op(n, in.value());
     if (!out) return out.errors();
     run.cycles += record.cycles;
     run.nodes.push_back(std::move(record));

@@ -24,6 +24,10 @@ struct NodeRun {
   std::uint64_t cycles = 0;    // summed over its programs
   std::uint64_t macs = 0, dram_read = 0, dram_written = 0;
   std::optional<report::VerifyResult> verify;  // machine nodes with verify
+  // In a one-program chain of GEMM nodes: the first node's label and the chain's length.
+  std::string chain_first;
+  std::size_t chain_length = 0;
+  std::optional<std::uint64_t> activations_in_lm;  // the chain's first node: boundaries kept in the LMs
 };
 
 struct GraphRun {
@@ -34,6 +38,9 @@ struct GraphRun {
 
 struct GraphRunOptions {
   bool verify = false;
+  // Consecutive GEMM nodes (each reading the one before's output, nothing else reading it) run as one
+  // program with their activations in the LMs; false: every node its own program, through DRAM.
+  bool chain = true;
 };
 
 // Every node that cannot run, with why (one error per node: "node QLinearConv 'c1': needs ...").

@@ -210,6 +210,7 @@ struct RunCommand {
   std::string model, machine, out_dir, report;
   std::vector<std::string> inputs;  // NAME=FILE.npy
   bool verify = false;
+  bool via_dram = false;
 };
 
 void run(const RunCommand& c) {
@@ -244,6 +245,7 @@ void run(const RunCommand& c) {
   models::Simulation sim(machine);
   graph::GraphRunOptions options;
   options.verify = c.verify;
+  options.chain = !c.via_dram;
   kernels::Result<graph::GraphRun> r = graph::run_graph(model, std::move(inputs), machine, sim, options);
   if (!r) throw CliError(first_error(r.errors()));
   std::size_t on_machine = 0;
@@ -258,10 +260,19 @@ void run(const RunCommand& c) {
       verified = verified && n.verify->ok;
       check = n.verify->ok ? ", verify ok" : ", verify FAILED: " + n.verify->first_mismatch;
     }
-    lines += machine_node ? fmt::format("  {:<36} machine  {}: {} program{}, {} cycles, {} MACs issued{}\n",
-                                        n.label, n.placement.what, n.programs, n.programs == 1 ? "" : "s",
-                                        n.cycles, n.macs, check)
-                          : fmt::format("  {:<36} host     {}\n", n.label, n.placement.what);
+    if (n.chain_length > 0 && n.chain_first == n.label)
+      lines += fmt::format("  one program for the next {} nodes (a GEMM chain){}:\n", n.chain_length,
+                           n.activations_in_lm ? fmt::format(", {} of {} activations kept in the LMs",
+                                                             *n.activations_in_lm, n.chain_length - 1)
+                                               : "");
+    if (!machine_node)
+      lines += fmt::format("  {:<36} host     {}\n", n.label, n.placement.what);
+    else if (n.chain_length > 0)
+      lines += fmt::format("  {:<36} machine  {}: its phase {} cycles, {} MACs issued{}\n", n.label,
+                           n.placement.what, n.cycles, n.macs, check);
+    else
+      lines += fmt::format("  {:<36} machine  {}: {} program{}, {} cycles, {} MACs issued{}\n", n.label,
+                           n.placement.what, n.programs, n.programs == 1 ? "" : "s", n.cycles, n.macs, check);
     nlohmann::json j = {{"node", n.label},
                         {"runs_on", graph::where_name(n.placement.where)},
                         {"what", n.placement.what},
@@ -271,6 +282,8 @@ void run(const RunCommand& c) {
                         {"dram_read_bytes", n.dram_read},
                         {"dram_write_bytes", n.dram_written}};
     if (n.verify) j["verify"] = {{"ok", n.verify->ok}, {"mismatches", n.verify->mismatches}};
+    if (n.chain_length > 0) j["chain"] = {{"first", n.chain_first}, {"length", n.chain_length}};
+    if (n.activations_in_lm) j["activations_in_lm"] = *n.activations_in_lm;
     nodes.push_back(std::move(j));
   }
   std::string out = fmt::format("{} on {}: {} node{} ({} on the machine), {} cycles\n", c.model, machine.name,
@@ -325,6 +338,8 @@ void add_onnx_command(CLI::App& app) {
   run_cmd->add_option("--out", rc->out_dir, "Write each graph output as DIR/NAME.npy");
   run_cmd->add_option("--report", rc->report, "Write the per-node report as JSON");
   run_cmd->add_flag("--verify", rc->verify, "Check each machine node against its host reference");
+  run_cmd->add_flag("--via-dram", rc->via_dram,
+                    "Every machine node its own program, activations through DRAM (no GEMM chains)");
   run_cmd->callback([rc] { run(*rc); });
 
   auto* test_cmd = onnx->add_subcommand(

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """A QDQ MLP (tools/onnx/qdq_mlp.py) through `treesim onnx run`: both Q/DQ GEMMs fuse into quantized
-GEMMs on the machine, and the outputs equal the NumPy integer reference exactly."""
+GEMMs on the machine, run as one program (and with --via-dram, one each), and the outputs equal the
+NumPy integer reference exactly."""
 import argparse
 import subprocess
 import sys
@@ -32,8 +33,15 @@ def main() -> int:
         if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
             print("y differs from the reference:", np.argwhere(got != want)[:5], got.ravel()[:8], want.ravel()[:8])
             return 1
-        if r.stdout.count("machine  qgemm") != 2:
-            print("expected two fused GEMMs on the machine")
+        if r.stdout.count("machine  qgemm") != 2 or "one program for the next 2 nodes" not in r.stdout:
+            print("expected two fused GEMMs on the machine, in one program")
+            return 1
+        # Every node its own program, through DRAM: the same outputs.
+        d = subprocess.run([a.treesim, "onnx", "run", str(t / "model.onnx"), "--machine", a.machine, "--input",
+                            f"x={t / 'x.npy'}", "--out", str(t / "dram"), "--verify", "--via-dram"],
+                           capture_output=True, text=True)
+        if d.returncode != 0 or not np.array_equal(np.load(t / "dram" / "y.npy"), want):
+            print("--via-dram:", d.returncode, d.stdout, d.stderr)
             return 1
     print("y equals the NumPy reference exactly")
     return 0

@@ -25,8 +25,10 @@ def test_a_qdq_mlp_equals_its_integer_reference(root, tmp_path):
     r = treesim.run_onnx(tmp_path / "model.onnx", {"x": x}, machine=os.path.join(root, "configs/mini.yaml"))
     assert np.array_equal(r.outputs["y"], m.reference(params, x))
     machine_nodes = [n for n in r.report["nodes"] if n["runs_on"] == "machine"]
-    assert len(machine_nodes) == 2 and all(n["verify"]["ok"] for n in machine_nodes)
-    assert r.report["cycles"] == sum(n["cycles"] for n in machine_nodes) > 0
+    assert len(machine_nodes) == 2 and machine_nodes[-1]["verify"]["ok"]  # the chain's output
+    # The two GEMMs are one program, the activation between them in the LMs.
+    assert all(n["chain"] == {"first": "QGemm 'fc1'", "length": 2} for n in machine_nodes)
+    assert r.report["cycles"] > 0
 
 
 def test_a_missing_input_is_an_error_naming_it(root, tmp_path):
