@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "kernels/chain/network.h"
+#include "kernels/tgemm/tgemm.h"
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
@@ -44,6 +45,10 @@ class GemmNetwork : public Problem {
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
     return plan_network(net_, machine, via_dram_, 3);  // three candidates per layer, as run mlp
   }
+  // A chain plan file (`treesim tune chain --out`) for these layers.
+  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override {
+    return network_plan_from_file(path, net_, machine);
+  }
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
     return network_program(net_, plan, machine);
   }
@@ -54,7 +59,12 @@ class GemmNetwork : public Problem {
   DramImage inputs() const override {
     DramImage dram{{"X0", input_}};
     for (std::size_t i = 0; i < layers_.size(); ++i) {
-      dram[fmt::format("W{}", i)] = layers_[i].b;
+      if (net_[i].ternary) {
+        const std::vector<std::int8_t> w(layers_[i].b.begin(), layers_[i].b.end());
+        dram[fmt::format("W{}", i)] = pack_weights(w, net_[i].k, net_[i].n, weight_encoding(net_[i]));
+      } else {
+        dram[fmt::format("W{}", i)] = layers_[i].b;
+      }
       if (net_[i].has_bias) dram[fmt::format("bias{}", i)] = layers_[i].bias;
       if (net_[i].per_channel()) {
         std::vector<std::int32_t> mult, shift;
@@ -91,6 +101,7 @@ class GemmNetwork : public Problem {
                          report::RunStats& stats) const override {
     add_network_report_fields(plan, stats);
     stats.extra["layers"] = net_.size();
+    stats.extra["m"] = net_.front().m;
   }
   std::vector<OutputArray> outputs() const override {
     return {{output_name(), net_.back().out_dtype(), {net_.back().m, net_.back().n}, {}}};
@@ -113,8 +124,7 @@ Result<std::unique_ptr<Problem>> gemm_network_problem(std::vector<GemmLayer> lay
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const QgemmProblem& p = layers[i].problem;
     const std::string where = fmt::format("layer {}", i);
-    if (p.int32_out || p.ternary)
-      return core::Error{where, "int32-output and ternary layers do not chain here"};
+    if (p.int32_out) return core::Error{where, "an int32-output layer does not chain"};
     if (layers[i].b.size() != p.k * p.n) return core::Error{where, "B must hold K×N codes"};
     if (p.has_bias && layers[i].bias.size() != p.n * 4)
       return core::Error{where, "the bias must hold N int32"};
