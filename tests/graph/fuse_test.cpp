@@ -1,0 +1,107 @@
+// Q/DQ fusion: which patterns become one quantized GEMM, and which are left as they are.
+#include "graph/fuse.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "graph/ops.h"
+
+namespace treesim::graph {
+namespace {
+
+Node node(const std::string& op, std::vector<std::string> in, std::string out, const std::string& name) {
+  Node n;
+  n.op_type = op;
+  n.name = name;
+  n.inputs = std::move(in);
+  n.outputs = {std::move(out)};
+  return n;
+}
+
+// x → DQ → MatMul(DQ(w)) → Add(DQ(b)) → Relu → Q → y
+Model mlp_layer() {
+  Model m;
+  m.inputs = {{"x", ElemType::kUInt8, "uint8", {4, 8}}};
+  m.outputs = {{"y", ElemType::kInt8, "int8", {4, 3}}};
+  m.nodes = {node("DequantizeLinear", {"x", "sx", "zx"}, "xd", "dq_x"),
+             node("DequantizeLinear", {"w", "sw", "zw"}, "wd", "dq_w"),
+             node("DequantizeLinear", {"b", "sb"}, "bd", "dq_b"),
+             node("MatMul", {"xd", "wd"}, "mm", "fc"),
+             node("Add", {"mm", "bd"}, "h", "bias"),
+             node("Relu", {"h"}, "r", "relu"),
+             node("QuantizeLinear", {"r", "sy", "zy"}, "y", "q")};
+  return m;
+}
+
+TEST(Fuse, AMatMulLayerWithBiasAndReluBecomesOneQGemm) {
+  const Fusion f = fuse_qdq(mlp_layer());
+  ASSERT_EQ(f.fused, 1u);
+  ASSERT_EQ(f.model.nodes.size(), 1u);
+  const Node& g = f.model.nodes[0];
+  EXPECT_EQ(g.op_type, "QGemm");
+  EXPECT_EQ(g.domain, "treesim");
+  EXPECT_EQ(g.inputs,
+            (std::vector<std::string>{"x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b", "sb", ""}));
+  EXPECT_EQ(g.outputs[0], "y");
+  EXPECT_EQ(g.attributes.at("relu").i, 1);
+  EXPECT_EQ(g.attributes.at("fused").s, "MatMul 'fc', Add 'bias', Relu 'relu', QuantizeLinear 'q'");
+  EXPECT_EQ(place_node(g, 13).where, Placement::Where::kMachine);
+}
+
+TEST(Fuse, AnActivationThatIsAlsoAGraphOutputIsNotFused) {
+  Model m = mlp_layer();
+  m.outputs.push_back({"h", ElemType::kFloat32, "float32", {4, 3}});
+  const Fusion f = fuse_qdq(m);
+  EXPECT_EQ(f.fused, 0u);
+  EXPECT_EQ(f.model.nodes.size(), m.nodes.size());
+}
+
+TEST(Fuse, AnActivationWithASecondReaderIsNotFused) {
+  Model m = mlp_layer();
+  m.nodes.push_back(node("Relu", {"mm"}, "other", "second_reader"));
+  EXPECT_EQ(fuse_qdq(m).fused, 0u);
+}
+
+TEST(Fuse, GemmWithTransAOrAlphaIsNotFused) {
+  for (const char* attr : {"transA", "alpha"}) {
+    Model m;
+    m.nodes = {node("DequantizeLinear", {"x", "sx", "zx"}, "xd", "dq_x"),
+               node("DequantizeLinear", {"w", "sw", "zw"}, "wd", "dq_w"),
+               node("Gemm", {"xd", "wd"}, "mm", "fc"), node("QuantizeLinear", {"mm", "sy", "zy"}, "y", "q")};
+    Attribute a;
+    if (std::string(attr) == "alpha") {
+      a.kind = Attribute::Kind::kFloat;
+      a.f = 2.0f;
+    } else {
+      a.kind = Attribute::Kind::kInt;
+      a.i = 1;
+    }
+    m.nodes[2].attributes[attr] = a;
+    EXPECT_EQ(fuse_qdq(m).fused, 0u) << attr;
+  }
+}
+
+TEST(Fuse, AMatMulWithoutAQuantizeAfterItIsLeftAlone) {
+  Model m = mlp_layer();
+  m.nodes.pop_back();  // no QuantizeLinear: the float result is the output
+  m.outputs = {{"r", ElemType::kFloat32, "float32", {4, 3}}};
+  const Fusion f = fuse_qdq(m);
+  EXPECT_EQ(f.fused, 0u);
+  // ... and the float MatMul it leaves cannot run.
+  EXPECT_EQ(place_node(f.model.nodes[3], 13).where, Placement::Where::kUnsupported);
+}
+
+TEST(Fuse, DequantizeNodesWithAnotherReaderStay) {
+  Model m = mlp_layer();
+  m.outputs.push_back({"xd", ElemType::kFloat32, "float32", {4, 8}});
+  const Fusion f = fuse_qdq(m);
+  ASSERT_EQ(f.fused, 1u);
+  ASSERT_EQ(f.model.nodes.size(), 2u);
+  EXPECT_EQ(f.model.nodes[0].op_type, "DequantizeLinear");  // dq_x: a graph output too
+  EXPECT_EQ(f.model.nodes[1].op_type, "QGemm");
+}
+
+}  // namespace
+}  // namespace treesim::graph
