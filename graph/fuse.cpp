@@ -112,10 +112,15 @@ class Fuser {
       }
     }
     bool relu = false;
+    const Node* clip = nullptr;
     if (auto r = sole_consumer(out, "Relu")) {
       relu = true;
       gone.push_back(*r);
       out = m_.nodes[*r].outputs[0];
+    } else if (auto c = sole_consumer(out, "Clip")) {
+      clip = &m_.nodes[*c];
+      gone.push_back(*c);
+      out = clip->outputs[0];
     }
     auto q = sole_consumer(out, "QuantizeLinear");
     if (!q) return std::nullopt;
@@ -135,6 +140,8 @@ class Fuser {
                 input(qn, 2),
                 "",
                 "",
+                "",
+                "",
                 ""};
     if (dq_bias) {
       f.inputs[8] = input(*dq_bias, 0);
@@ -143,6 +150,13 @@ class Fuser {
     }
     f.outputs = {qn.outputs[0]};
     f.attributes["relu"] = int_attribute(relu ? 1 : 0);
+    if (clip) {  // opset 11 on: min and max are inputs; before, attributes
+      f.inputs[11] = input(*clip, 1);
+      f.inputs[12] = input(*clip, 2);
+      for (const char* bound : {"min", "max"})
+        if (auto it = clip->attributes.find(bound); it != clip->attributes.end())
+          f.attributes[std::string("clip_") + bound] = it->second;
+    }
     f.attributes["transB"] = int_attribute(gemm ? int_attr(mm, "transB", 0) : 0);
     Attribute labels;
     labels.kind = Attribute::Kind::kString;

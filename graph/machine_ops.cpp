@@ -1,6 +1,8 @@
 #include "graph/machine_ops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -139,6 +141,28 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   p.out.act_min = p.out.out_dtype == core::DType::kUInt8 ? 0 : -128;
   p.out.act_max = p.out.out_dtype == core::DType::kUInt8 ? 255 : 127;
   if (relu) p.out.act_min = std::max(p.out.act_min, p.out.out_zero_point);
+  // A fused Clip(lo, hi): Q(clip(v, lo, hi)) = clamp(Q(v), Q(lo), Q(hi)), Q being monotone.
+  for (int side = 0; side < 2; ++side) {
+    const std::size_t at = 11 + static_cast<std::size_t>(side);
+    std::optional<double> bound;
+    if (at < in.size() && in[at]) {
+      if (in[at]->type != ElemType::kFloat32 || in[at]->count() != 1)
+        return node_error(n, fmt::format("Clip's {} must be one float32", side ? "max" : "min"));
+      bound = in[at]->real(0);
+    } else if (auto it = n.attributes.find(side ? "clip_max" : "clip_min");
+               it != n.attributes.end() && it->second.kind == Attribute::Kind::kFloat) {
+      bound = it->second.f;
+    }
+    if (!bound) continue;
+    const float quotient = static_cast<float>(*bound) / static_cast<float>(y_scale.value());
+    const double q = std::clamp(std::nearbyint(static_cast<double>(quotient)) + p.out.out_zero_point,
+                                static_cast<double>(p.out.act_min), static_cast<double>(p.out.act_max));
+    if (side == 0)
+      p.out.act_min = std::max(p.out.act_min, static_cast<std::int32_t>(q));
+    else
+      p.out.act_max = std::min(p.out.act_max, static_cast<std::int32_t>(q));
+  }
+  if (p.out.act_min > p.out.act_max) return node_error(n, "Clip's min is above its max");
   std::vector<std::uint8_t> bias_bytes;
   if (bias) {
     if (bias->type != ElemType::kInt32 || bias->count() != n_cols)

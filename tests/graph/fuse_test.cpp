@@ -43,11 +43,23 @@ TEST(Fuse, AMatMulLayerWithBiasAndReluBecomesOneQGemm) {
   EXPECT_EQ(g.op_type, "QGemm");
   EXPECT_EQ(g.domain, "treesim");
   EXPECT_EQ(g.inputs,
-            (std::vector<std::string>{"x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b", "sb", ""}));
+            (std::vector<std::string>{"x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b", "sb", "", "", ""}));
   EXPECT_EQ(g.outputs[0], "y");
   EXPECT_EQ(g.attributes.at("relu").i, 1);
   EXPECT_EQ(g.attributes.at("fused").s, "MatMul 'fc', Add 'bias', Relu 'relu', QuantizeLinear 'q'");
   EXPECT_EQ(place_node(g, 13).where, Placement::Where::kMachine);
+}
+
+TEST(Fuse, AClipBecomesTheOutputClampsBounds) {
+  Model m = mlp_layer();
+  m.nodes[5] = node("Clip", {"h", "lo", "hi"}, "r", "relu6");
+  const Fusion f = fuse_qdq(m);
+  ASSERT_EQ(f.fused, 1u);
+  const Node& g = f.model.nodes[0];
+  EXPECT_EQ(g.attributes.at("relu").i, 0);
+  ASSERT_EQ(g.inputs.size(), 13u);
+  EXPECT_EQ(g.inputs[11], "lo");
+  EXPECT_EQ(g.inputs[12], "hi");
 }
 
 TEST(Fuse, AnActivationThatIsAlsoAGraphOutputIsNotFused) {

@@ -23,7 +23,8 @@ from onnx import TensorProto, helper, numpy_helper
 F32 = np.float32
 
 
-def build(seed: int = 7):
+def build(seed: int = 7, clip: bool = False):
+    """The model and its parameters; with `clip`, layer 1's Relu is Clip(0, 6) (ReLU6)."""
     rng = np.random.default_rng(seed)
     p = {
         "sx": F32(0.05), "zx": np.uint8(120),
@@ -57,6 +58,10 @@ def build(seed: int = 7):
         numpy_helper.from_array(np.array(p["sy"], F32), "sy"),
         numpy_helper.from_array(np.array(p["zy"], np.int8), "zy"),
     ]
+    if clip:
+        inits += [numpy_helper.from_array(np.array(0, F32), "clip_lo"),
+                  numpy_helper.from_array(np.array(6, F32), "clip_hi")]
+    p["clip"] = clip
     N = helper.make_node
     nodes = [
         N("QuantizeLinear", ["x", "sx", "zx"], ["xq"], name="quant_x"),
@@ -65,7 +70,7 @@ def build(seed: int = 7):
         N("DequantizeLinear", ["b1", "sb1", "zb1"], ["b1d"], name="dq_b1", axis=0),
         N("MatMul", ["xd", "w1d"], ["h0"], name="fc1"),
         N("Add", ["h0", "b1d"], ["h1"], name="fc1_bias"),
-        N("Relu", ["h1"], ["h2"], name="relu1"),
+        N("Clip", ["h1", "clip_lo", "clip_hi"], ["h2"], name="relu6") if clip else N("Relu", ["h1"], ["h2"], name="relu1"),
         N("QuantizeLinear", ["h2", "sh", "zh"], ["hq"], name="quant_h"),
         N("DequantizeLinear", ["hq", "sh", "zh"], ["hd"], name="dq_h"),
         N("DequantizeLinear", ["w2", "sw2", "zw2"], ["w2d"], name="dq_w2"),
@@ -94,7 +99,10 @@ def reference(p, x):
     xq = np.clip(np.rint(x.astype(F32) / p["sx"]) + int(p["zx"]), 0, 255).astype(np.int64)
     acc1 = (xq - int(p["zx"])) @ p["w1"].astype(np.int64) + p["b1"]
     m1 = (np.float32(p["sx"]) * p["sw1"]).astype(F32) / F32(p["sh"])
-    hq = requant(acc1, m1.astype(F32), p["zh"], int(p["zh"]), 255)  # ReLU: clamp at the zero point
+    hi = 255
+    if p.get("clip"):  # ReLU6: the clamp's top is Q(6) = rint(6 / sh) + zh
+        hi = min(255, int(np.rint(F32(6) / F32(p["sh"]))) + int(p["zh"]))
+    hq = requant(acc1, m1.astype(F32), p["zh"], int(p["zh"]), hi)  # ReLU: clamp at the zero point
     acc2 = (hq - int(p["zh"])) @ p["w2"].T.astype(np.int64) + p["b2"]
     m2 = F32(F32(p["sh"] * p["sw2"]) / p["sy"])
     yq = requant(acc2, np.array(m2, F32), p["zy"], -128, 127)
@@ -106,10 +114,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--rows", type=int, default=6)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--clip", action="store_true", help="layer 1's activation is Clip(0, 6), not Relu")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    model, p = build(a.seed)
+    model, p = build(a.seed, a.clip)
     onnx.save(model, out / "model.onnx")
     x = np.random.default_rng(a.seed + 1).uniform(-4, 8, size=(a.rows, 16)).astype(F32)
     np.save(out / "x.npy", x)
