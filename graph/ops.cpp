@@ -53,10 +53,10 @@ const std::map<std::string, const char*>& pending() {
       {"Gemm", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
       {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
       {"Clip", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
-      {"Add", "not yet"},
-      {"MaxPool", "not yet"},
-      {"AveragePool", "not yet"},
-      {"GlobalAveragePool", "not yet"},
+      {"Add", "a residual Add of quantized tensors needs a requantizing add on the PEs (not yet)"},
+      {"MaxPool", "needs a pooling kernel (the PEs' max over a window; not yet)"},
+      {"AveragePool", "needs a pooling kernel (a window sum and requant on the PEs; not yet)"},
+      {"GlobalAveragePool", "needs a pooling kernel (a window sum and requant on the PEs; not yet)"},
   };
   return ops;
 }
