@@ -58,6 +58,9 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
     const Tensor* bz = in.size() > 10 ? in[10] : nullptr;
     if (!bs || bs->type != ElemType::kFloat32 || !t[1] || t[1]->count() != 1)
       return node_error(n, "the bias needs a float32 scale and a per-tensor a_scale");
+    if (t[4]->count() != 1 && bs->count() != t[4]->count())
+      return node_error(n, fmt::format("the bias scale has {} values for b's {} column scales", bs->count(),
+                                       t[4]->count()));
     for (std::uint64_t c = 0; c < bs->count(); ++c) {
       const double want = static_cast<float>(t[1]->real(0) * t[4]->real(t[4]->count() == 1 ? 0 : c));
       if (std::fabs(bs->real(c) - want) > 1e-6 * std::fabs(want))
