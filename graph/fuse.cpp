@@ -41,7 +41,8 @@ class Fuser {
     // Dequantize nodes whose every consumer went.
     for (std::size_t i = 0; i < m_.nodes.size(); ++i) {
       const Node& n = m_.nodes[i];
-      if (n.op_type != "DequantizeLinear" || removed_.count(i) || graph_outputs_.count(n.outputs[0]))
+      if (n.op_type != "DequantizeLinear" || n.outputs.size() != 1 || removed_.count(i) ||
+          graph_outputs_.count(n.outputs[0]))
         continue;
       bool all = !consumers_[n.outputs[0]].empty();
       for (std::size_t c : consumers_[n.outputs[0]]) all = all && removed_.count(c);
@@ -68,18 +69,25 @@ class Fuser {
     if (it == producer_.end() || m_.nodes[it->second].op_type != op) return nullptr;
     return &m_.nodes[it->second];
   }
-  std::optional<std::size_t> index_of(const std::string& tensor) const {
-    auto it = producer_.find(tensor);
-    if (it == producer_.end()) return std::nullopt;
-    return it->second;
-  }
-  // The one node reading `tensor` when it is `op` and the tensor is no graph output, else nullopt.
+  // The one node reading `tensor` when it is `op` with one output, reading it as its data input (input 0;
+  // either of Add's), and the tensor is no graph output; else nullopt.
   std::optional<std::size_t> sole_consumer(const std::string& tensor, const char* op) const {
     if (graph_outputs_.count(tensor)) return std::nullopt;
     auto it = consumers_.find(tensor);
-    if (it == consumers_.end() || it->second.size() != 1 || m_.nodes[it->second[0]].op_type != op)
-      return std::nullopt;
+    if (it == consumers_.end() || it->second.size() != 1) return std::nullopt;
+    const Node& c = m_.nodes[it->second[0]];
+    if (c.op_type != op || c.outputs.size() != 1 || c.outputs[0].empty()) return std::nullopt;
+    const bool add = std::string(op) == "Add";
+    if (!(input(c, 0) == tensor || (add && input(c, 1) == tensor))) return std::nullopt;
     return it->second[0];
+  }
+  // Whether a DequantizeLinear's scales run along `axis` of a rank-2 tensor, or it has one scale (an
+  // initializer with one element).
+  bool scales_along(const Node& dq, std::int64_t axis) const {
+    auto s = m_.initializers.find(input(dq, 1));
+    if (s != m_.initializers.end() && s->second.count() == 1) return true;
+    const std::int64_t a = int_attr(dq, "axis", 1);
+    return a == axis || a == axis - 2;
   }
   static std::string input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : ""; }
 
@@ -87,6 +95,7 @@ class Fuser {
     const Node& mm = m_.nodes[i];
     const bool gemm = mm.op_type == "Gemm";
     if (mm.op_type != "MatMul" && !gemm) return std::nullopt;
+    if (mm.outputs.size() != 1 || mm.outputs[0].empty()) return std::nullopt;
     if (!mm.domain.empty() && mm.domain != "ai.onnx") return std::nullopt;
     if (gemm &&
         (int_attr(mm, "transA", 0) != 0 || float_attr(mm, "alpha", 1) != 1 || float_attr(mm, "beta", 1) != 1))
@@ -94,6 +103,9 @@ class Fuser {
     const Node* dq_a = made_by(input(mm, 0), "DequantizeLinear");
     const Node* dq_b = made_by(input(mm, 1), "DequantizeLinear");
     if (!dq_a || !dq_b) return std::nullopt;
+    // b's scales must be per column: along axis 1 of K×N, or axis 0 of N×K (Gemm's transB).
+    const bool trans_b = gemm && int_attr(mm, "transB", 0) != 0;
+    if (!scales_along(*dq_b, trans_b ? 0 : 1)) return std::nullopt;
     std::vector<std::size_t> gone{i};
     const Node* dq_bias = nullptr;
     std::string out = mm.outputs[0];

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/checked.h"
+
 namespace treesim::graph {
 
 core::Error node_error(const Node& node, std::string what) {
@@ -80,7 +82,10 @@ kernels::Result<Tensor> reshape(const Node& n, const Inputs& in) {
     }
     if (d < 0) return node_error(n, fmt::format("shape[{}] = {} (expected -1 or a size)", i, d));
     out.push_back(static_cast<std::uint64_t>(d));
-    known *= static_cast<std::uint64_t>(d);
+    // Checked, so that a product cannot wrap round onto the input's count.
+    const auto product = core::checked_mul(known, static_cast<std::uint64_t>(d));
+    if (!product) return node_error(n, fmt::format("shape up to [{}] has more than 2^64 elements", i));
+    known = *product;
   }
   if (infer) {
     if (known == 0 || t.count() % known != 0)
@@ -216,6 +221,11 @@ kernels::Result<QuantParams> quant_params(const Node& n, const Tensor& x, const 
                                           const Tensor* zero) {
   if (scale.type != ElemType::kFloat32)
     return node_error(n, fmt::format("scale must be float32, got {}", describe(scale)));
+  if (scale.count() == 0) return node_error(n, "scale has no element");
+  for (std::uint64_t c = 0; c < scale.count(); ++c)
+    if (!(scale.real(c) > 0) || !std::isfinite(scale.real(c)))
+      return node_error(n,
+                        fmt::format("scale[{}] = {} (expected a finite positive number)", c, scale.real(c)));
   QuantParams q{&scale, zero};
   if (scale.count() != 1) {
     auto ax = axis_of(n, int_attribute(n, "axis").value_or(1), x.shape.size(), "axis");
@@ -252,8 +262,9 @@ kernels::Result<Tensor> quantize_linear(const Node& n, const Inputs& in) {
     const std::uint64_t c = q->channel(i);
     // float32 division, rounded to nearest with ties to even (ONNX's reference: np.rint(x / scale)).
     const float quotient = static_cast<float>((x.value())->real(i)) / static_cast<float>(q->scale->real(c));
-    double v =
-        std::nearbyint(static_cast<double>(quotient)) + (zero ? static_cast<double>(zero->integer(c)) : 0.0);
+    // NaN quantizes to the zero point (as ONNX Runtime's saturating cast does); ±inf saturates.
+    double v = (std::isnan(quotient) ? 0.0 : std::nearbyint(static_cast<double>(quotient))) +
+               (zero ? static_cast<double>(zero->integer(c)) : 0.0);
     v = v < lo ? lo : v > hi ? hi : v;
     set_integer(y, i, static_cast<std::int64_t>(v));
   }

@@ -6,9 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "graph/onnx_file.h"
 #include "kernels/chain/gemm_network.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "session/run_problem.h"
+#include "sim/core/checked.h"
+#include "sim/core/echo.h"
 #include "sim/numeric/fixed_point.h"
 
 namespace treesim::graph {
@@ -31,6 +34,11 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   // MatMulInteger (a, b, a_zero_point, b_zero_point → int32) takes QLinearMatMul's places without
   // scales: its C is the accumulators.
   const bool integer = n.op_type == "MatMulInteger";
+  const bool fused = n.domain == "treesim";  // graph/fuse.h's QGemm: bias and Clip inputs too
+  const std::size_t most = fused ? 13 : integer ? 4 : 8;
+  if (in.size() > most)
+    return node_error(
+        n, fmt::format("has {} inputs; {} takes at most {}", in.size(), core::echo(n.op_type), most));
   Inputs qin = in;
   if (integer)
     qin = {in.size() > 0 ? in[0] : nullptr, nullptr, in.size() > 2 ? in[2] : nullptr,
@@ -50,7 +58,7 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
     t[i] = i < qin.size() && qin[i] ? qin[i] : &zeros[z];
   }
   // A fused Q/DQ GEMM (graph/fuse.h) adds an int32 bias (input 8), a ReLU and a transposed B.
-  const Tensor* bias = !integer && in.size() > 8 ? in[8] : nullptr;
+  const Tensor* bias = fused && in.size() > 8 ? in[8] : nullptr;
   if (bias) {
     // The bias is added to the accumulators as it is: its scale must be a_scale·b_scale (per column
     // where b's is) and its zero point 0, as ONNX Runtime's QDQ fusion requires.
@@ -58,7 +66,7 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
     const Tensor* bz = in.size() > 10 ? in[10] : nullptr;
     if (!bs || bs->type != ElemType::kFloat32 || !t[1] || t[1]->count() != 1)
       return node_error(n, "the bias needs a float32 scale and a per-tensor a_scale");
-    if (t[4]->count() != 1 && bs->count() != t[4]->count())
+    if (bs->count() == 0 || (t[4]->count() != 1 && bs->count() != t[4]->count()))
       return node_error(n, fmt::format("the bias scale has {} values for b's {} column scales", bs->count(),
                                        t[4]->count()));
     for (std::uint64_t c = 0; c < bs->count(); ++c) {
@@ -67,6 +75,7 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
         return node_error(
             n, fmt::format("bias scale[{}] = {} is not a_scale·b_scale = {}", c, bs->real(c), want));
     }
+    if (bz && bz->type != ElemType::kInt32) return node_error(n, "the bias's zero point must be int32");
     for (std::uint64_t c = 0; bz && c < bz->count(); ++c)
       if (bz->integer(c) != 0) return node_error(n, "the bias's zero point must be 0");
   }
@@ -127,6 +136,22 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   const Tensor &b_scale = *t[4], &b_zero = *t[5];
   if (b_scale.count() != 1 && b_scale.count() != n_cols)
     return node_error(n, fmt::format("b_scale {} must have 1 or {} elements", describe(b_scale), n_cols));
+  if (b_zero.count() != 1 && b_zero.count() != n_cols)
+    return node_error(n, fmt::format("b_zero_point {} must have 1 or {} elements", describe(b_zero), n_cols));
+  // Scales must be finite and positive: the requant's clamp and a fused Clip assume an increasing Q.
+  for (const Tensor* s : {t[1], t[4], t[6]})
+    for (std::uint64_t c = 0; c < s->count(); ++c)
+      if (!(s->real(c) > 0) || !std::isfinite(s->real(c)))
+        return node_error(n, fmt::format("a scale is {} (expected a finite positive number)", s->real(c)));
+  // Caps: the output tensor (1 GiB, as an input tensor's) and the programs one node may run.
+  constexpr std::uint64_t kMaxBatches = 4096;
+  const auto out_elements = core::checked_mul(core::checked_mul(batches, m).value_or(UINT64_MAX), n_cols);
+  if (!out_elements || *out_elements > kMaxTensorBytes / 4)
+    return node_error(
+        n, fmt::format("its output of {} matrices of {}×{} is more than 1 GiB", batches, m, n_cols));
+  if (batches > kMaxBatches)
+    return node_error(n,
+                      fmt::format("{} matrices are more than {} (one program each)", batches, kMaxBatches));
   for (std::uint64_t c = 1; c < b_zero.count(); ++c)
     if (b_zero.integer(c) != b_zero.integer(0))
       return node_error(n, "b_zero_point differs per column (not supported: the MACs take one zero point)");
@@ -148,15 +173,16 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   for (int side = 0; side < 2; ++side) {
     const std::size_t at = 11 + static_cast<std::size_t>(side);
     std::optional<double> bound;
-    if (at < in.size() && in[at]) {
+    if (fused && at < in.size() && in[at]) {
       if (in[at]->type != ElemType::kFloat32 || in[at]->count() != 1)
         return node_error(n, fmt::format("Clip's {} must be one float32", side ? "max" : "min"));
       bound = in[at]->real(0);
-    } else if (auto it = n.attributes.find(side ? "clip_max" : "clip_min");
+    } else if (auto it = fused ? n.attributes.find(side ? "clip_max" : "clip_min") : n.attributes.end();
                it != n.attributes.end() && it->second.kind == Attribute::Kind::kFloat) {
       bound = it->second.f;
     }
     if (!bound) continue;
+    if (!std::isfinite(*bound)) return node_error(n, fmt::format("Clip's bound {} is not finite", *bound));
     const float quotient = static_cast<float>(*bound) / static_cast<float>(y_scale.value());
     const double q = std::clamp(std::nearbyint(static_cast<double>(quotient)) + p.out.out_zero_point,
                                 static_cast<double>(p.out.act_min), static_cast<double>(p.out.act_max));

@@ -6,6 +6,7 @@
 
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
+#include "sim/core/echo.h"
 
 namespace treesim::graph {
 
@@ -25,15 +26,15 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
   std::map<std::string, Tensor> values = model.initializers;
   for (const ValueInfo& in : model.inputs) {
     auto it = inputs.find(in.name);
-    if (it == inputs.end()) return core::Error{"input '" + in.name + "'", "not given"};
+    if (it == inputs.end()) return core::Error{"input '" + core::echo(in.name) + "'", "not given"};
     if (in.type && it->second.type != *in.type)
-      return core::Error{"input '" + in.name + "'",
+      return core::Error{"input '" + core::echo(in.name) + "'",
                          fmt::format("expected {}, got {}", elem_name(*in.type), describe(it->second))};
     values[in.name] = std::move(it->second);
     inputs.erase(it);
   }
   if (!inputs.empty())
-    return core::Error{"input '" + inputs.begin()->first + "'", "the graph has no such input"};
+    return core::Error{"input '" + core::echo(inputs.begin()->first) + "'", "the graph has no such input"};
   // How many nodes read each value, and the graph's outputs: a chain's inner activations must have
   // no other reader.
   std::map<std::string, std::size_t> readers;
@@ -55,8 +56,8 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
       }
       auto it = values.find(name);
       if (it == values.end())
-        return node_error(n,
-                          fmt::format("reads '{}', which no input, initializer or earlier node makes", name));
+        return node_error(n, fmt::format("reads '{}', which no input, initializer or earlier node makes",
+                                         core::echo(name)));
       in.push_back(&it->second);
     }
     return in;
@@ -90,6 +91,10 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
         if (!next_in) break;
         kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
         if (!g || !chains(g.value())) break;
+        // The next layer reads the codes as they are: the same type and zero point (a model may
+        // requantize between them; then the nodes run one by one).
+        const kernels::QgemmProblem &up = prev->problem, &down = g->problem;
+        if (down.a_dtype != up.out_dtype() || down.a_zero != up.out.out_zero_point || down.k != up.n) break;
         chain.push_back(&next);
         chain_inputs.push_back(next_in.value());
         prev = std::move(g);
@@ -119,7 +124,7 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
   }
   for (const ValueInfo& o : model.outputs) {
     auto it = values.find(o.name);
-    if (it == values.end()) return core::Error{"output '" + o.name + "'", "no node makes it"};
+    if (it == values.end()) return core::Error{"output '" + core::echo(o.name) + "'", "no node makes it"};
     run.outputs[o.name] = it->second;
   }
   return run;

@@ -77,6 +77,15 @@ TEST(OnnxCli, AMillionNodeGraphIsRefusedWithinAGibAndTenSeconds) {
   expect_one_line(r, "the graph has 1000000 nodes; treesim takes at most 100000");
 }
 
+TEST(OnnxCli, ANodeWithoutOutputsIsShownNotACrash) {
+  // NodeProto.input = 1, op_type = 4; no output.
+  const std::string node = field(1, "x") + field(4, "DequantizeLinear");
+  const std::string path = write_temp_file("no_output.onnx", field(7, field(1, node)));
+  const CliResult r = run_treesim({"onnx", "show", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("DequantizeLinear #0"), std::string::npos) << r.out;
+}
+
 TEST(OnnxCli, AnInitializerWhoseShapeOverflowsIsOneLine) {
   // GraphProto.initializer = 5; TensorProto.dims = 1 (varint), data_type = 2, name = 8.
   const std::string dims = std::string(1, '\x08') + varint(std::uint64_t{1} << 40);
