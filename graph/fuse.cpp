@@ -6,17 +6,7 @@
 namespace treesim::graph {
 namespace {
 
-std::int64_t int_attr(const Node& n, const char* name, std::int64_t fallback) {
-  auto it = n.attributes.find(name);
-  return it != n.attributes.end() && it->second.kind == Attribute::Kind::kInt ? it->second.i : fallback;
-}
-
-float float_attr(const Node& n, const char* name, float fallback) {
-  auto it = n.attributes.find(name);
-  return it != n.attributes.end() && it->second.kind == Attribute::Kind::kFloat ? it->second.f : fallback;
-}
-
-Attribute int_attribute(std::int64_t v) {
+Attribute int_value(std::int64_t v) {
   Attribute a;
   a.kind = Attribute::Kind::kInt;
   a.i = v;
@@ -86,7 +76,7 @@ class Fuser {
   bool scales_along(const Node& dq, std::int64_t axis) const {
     auto s = m_.initializers.find(input(dq, 1));
     if (s != m_.initializers.end() && s->second.count() == 1) return true;
-    const std::int64_t a = int_attr(dq, "axis", 1);
+    const std::int64_t a = int_attribute(dq, "axis").value_or(1);
     return a == axis || a == axis - 2;
   }
   static std::string input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : ""; }
@@ -98,13 +88,14 @@ class Fuser {
     if (mm.outputs.size() != 1 || mm.outputs[0].empty()) return std::nullopt;
     if (!mm.domain.empty() && mm.domain != "ai.onnx") return std::nullopt;
     if (gemm &&
-        (int_attr(mm, "transA", 0) != 0 || float_attr(mm, "alpha", 1) != 1 || float_attr(mm, "beta", 1) != 1))
+        (int_attribute(mm, "transA").value_or(0) != 0 || float_attribute(mm, "alpha").value_or(1) != 1 ||
+         float_attribute(mm, "beta").value_or(1) != 1))
       return std::nullopt;
     const Node* dq_a = made_by(input(mm, 0), "DequantizeLinear");
     const Node* dq_b = made_by(input(mm, 1), "DequantizeLinear");
     if (!dq_a || !dq_b) return std::nullopt;
     // b's scales must be per column: along axis 1 of K×N, or axis 0 of N×K (Gemm's transB).
-    const bool trans_b = gemm && int_attr(mm, "transB", 0) != 0;
+    const bool trans_b = gemm && int_attribute(mm, "transB").value_or(0) != 0;
     if (!scales_along(*dq_b, trans_b ? 0 : 1)) return std::nullopt;
     std::vector<std::size_t> gone{i};
     const Node* dq_bias = nullptr;
@@ -161,7 +152,7 @@ class Fuser {
       f.inputs[10] = input(*dq_bias, 2);
     }
     f.outputs = {qn.outputs[0]};
-    f.attributes["relu"] = int_attribute(relu ? 1 : 0);
+    f.attributes["relu"] = int_value(relu ? 1 : 0);
     if (clip) {  // opset 11 on: min and max are inputs; before, attributes
       f.inputs[11] = input(*clip, 1);
       f.inputs[12] = input(*clip, 2);
@@ -169,7 +160,7 @@ class Fuser {
         if (auto it = clip->attributes.find(bound); it != clip->attributes.end())
           f.attributes[std::string("clip_") + bound] = it->second;
     }
-    f.attributes["transB"] = int_attribute(gemm ? int_attr(mm, "transB", 0) : 0);
+    f.attributes["transB"] = int_value(gemm ? int_attribute(mm, "transB").value_or(0) : 0);
     Attribute labels;
     labels.kind = Attribute::Kind::kString;
     for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);

@@ -21,18 +21,6 @@ kernels::Result<const Tensor*> required(const Node& node, const Inputs& in, std:
 
 namespace {
 
-std::optional<std::int64_t> int_attribute(const Node& n, const char* name) {
-  auto it = n.attributes.find(name);
-  if (it == n.attributes.end() || it->second.kind != Attribute::Kind::kInt) return std::nullopt;
-  return it->second.i;
-}
-
-std::optional<std::vector<std::int64_t>> ints_attribute(const Node& n, const char* name) {
-  auto it = n.attributes.find(name);
-  if (it == n.attributes.end() || it->second.kind != Attribute::Kind::kInts) return std::nullopt;
-  return it->second.ints;
-}
-
 // An axis in [-rank, rank) as [0, rank).
 kernels::Result<std::size_t> axis_of(const Node& n, std::int64_t axis, std::size_t rank, const char* what) {
   const auto r = static_cast<std::int64_t>(rank);

@@ -79,13 +79,9 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
     for (std::uint64_t c = 0; bz && c < bz->count(); ++c)
       if (bz->integer(c) != 0) return node_error(n, "the bias's zero point must be 0");
   }
-  auto attr = [&](const char* name) {
-    auto it = n.attributes.find(name);
-    return it != n.attributes.end() && it->second.kind == Attribute::Kind::kInt ? it->second.i : 0;
-  };
-  const bool relu = attr("relu") != 0;
+  const bool relu = int_attribute(n, "relu").value_or(0) != 0;
   Tensor b_kn;  // B as K×N when the node gives it N×K (Gemm's transB): the loader's work on a constant
-  if (attr("transB") != 0) {
+  if (int_attribute(n, "transB").value_or(0) != 0) {
     if (t[3]->shape.size() != 2) return node_error(n, "transB needs a 2-D b");
     Node tn;
     tn.op_type = "Transpose";
@@ -177,9 +173,8 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
       if (in[at]->type != ElemType::kFloat32 || in[at]->count() != 1)
         return node_error(n, fmt::format("Clip's {} must be one float32", side ? "max" : "min"));
       bound = in[at]->real(0);
-    } else if (auto it = fused ? n.attributes.find(side ? "clip_max" : "clip_min") : n.attributes.end();
-               it != n.attributes.end() && it->second.kind == Attribute::Kind::kFloat) {
-      bound = it->second.f;
+    } else if (fused) {
+      if (auto f = float_attribute(n, side ? "clip_max" : "clip_min")) bound = *f;
     }
     if (!bound) continue;
     if (!std::isfinite(*bound)) return node_error(n, fmt::format("Clip's bound {} is not finite", *bound));
@@ -244,12 +239,9 @@ session::RunOptions run_options(const char* kernel, const GraphRunOptions& optio
 
 }  // namespace
 
-kernels::Result<Tensor> run_gemm_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
-                                      models::Simulation& sim, const GraphRunOptions& options,
-                                      NodeRun& record) {
-  kernels::Result<PreparedGemm> prepared = prepare_gemm(n, in);
-  if (!prepared) return prepared.errors();
-  const PreparedGemm& g = prepared.value();
+kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
+                                      const machine::MachineConfig& machine, models::Simulation& sim,
+                                      const GraphRunOptions& options, NodeRun& record) {
   const kernels::QgemmProblem& p = g.problem;
   const std::uint64_t m = p.m, k = p.k, n_cols = p.n;
   std::vector<std::uint64_t> out_shape = g.batch_dims;
@@ -287,21 +279,17 @@ kernels::Result<Tensor> run_gemm_node(const Node& n, const Inputs& in, const mac
 bool chains(const PreparedGemm& g) { return g.batches == 1 && g.batch_dims.empty() && !g.problem.int32_out; }
 
 kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
-                                       const std::vector<Inputs>& inputs,
+                                       std::vector<PreparedGemm> prepared,
                                        const machine::MachineConfig& machine, models::Simulation& sim,
                                        const GraphRunOptions& options, std::vector<NodeRun>& records,
                                        std::uint64_t& cycles) {
   std::vector<kernels::GemmLayer> layers;
-  std::vector<std::uint8_t> input;
-  kernels::QgemmProblem last;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    kernels::Result<PreparedGemm> g = prepare_gemm(*nodes[i], inputs[i]);
-    if (!g) return g.errors();
-    if (!chains(g.value())) return node_error(*nodes[i], "cannot join a chain (batched or int32 output)");
-    if (i == 0) input = g->a;
-    layers.push_back({g->problem, g->b, g->bias});
-    last = g->problem;
+    if (!chains(prepared[i])) return node_error(*nodes[i], "cannot join a chain (batched or int32 output)");
+    layers.push_back({prepared[i].problem, std::move(prepared[i].b), std::move(prepared[i].bias)});
   }
+  const kernels::QgemmProblem last = layers.back().problem;
+  std::vector<std::uint8_t> input = std::move(prepared.front().a);
   kernels::Result<std::unique_ptr<kernels::Problem>> problem =
       kernels::gemm_network_problem(std::move(layers), std::move(input), false);
   if (!problem) return node_error(*nodes[0], problem.errors().front().message());

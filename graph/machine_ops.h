@@ -7,14 +7,10 @@
 
 namespace treesim::graph {
 
-// QLinearMatMul, MatMulInteger, and the fused Q/DQ GEMM (graph/fuse.h: the same inputs plus an int32 bias,
-// with `relu` and `transB` attributes): one qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D
-// B), with ONNX Runtime's float requant (numeric::Rounding::kFloat). Adds its programs' figures to `record`.
-kernels::Result<Tensor> run_gemm_node(const Node& node, const Inputs& in,
-                                      const machine::MachineConfig& machine, models::Simulation& sim,
-                                      const GraphRunOptions& options, NodeRun& record);
-
-// A GEMM node's problem and operands, read from its inputs (errors name the node).
+// A GEMM node's problem and operands, read from its inputs (errors name the node): QLinearMatMul,
+// MatMulInteger, and the fused Q/DQ GEMM (graph/fuse.h: the same inputs plus an int32 bias and
+// Clip's bounds, with `relu` and `transB` attributes), with ONNX Runtime's float requant
+// (numeric::Rounding::kFloat).
 struct PreparedGemm {
   kernels::QgemmProblem problem;  // one matrix of the batch
   std::vector<std::uint64_t> batch_dims;
@@ -27,11 +23,17 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& node, const Inputs& in);
 // Whether a prepared GEMM can be a layer of a one-program chain: one 2-D matrix, int8 output codes.
 bool chains(const PreparedGemm& g);
 
-// Consecutive GEMM nodes, each reading the one before's output, as one program (the chain planner
-// keeps activations in the LMs where they fit): each node's record gets its phases' figures; the
-// last node's output is returned; `cycles` grows by the program's.
+// One qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B). Adds its programs'
+// figures to `record`.
+kernels::Result<Tensor> run_gemm_node(const Node& node, const PreparedGemm& gemm,
+                                      const machine::MachineConfig& machine, models::Simulation& sim,
+                                      const GraphRunOptions& options, NodeRun& record);
+
+// Consecutive GEMM nodes (`layers`, as prepare_gemm made them), each reading the one before's output,
+// as one program (the chain planner keeps activations in the LMs where they fit): each node's record
+// gets its phases' figures; the last node's output is returned; `cycles` grows by the program's.
 kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
-                                       const std::vector<Inputs>& inputs,
+                                       std::vector<PreparedGemm> layers,
                                        const machine::MachineConfig& machine, models::Simulation& sim,
                                        const GraphRunOptions& options, std::vector<NodeRun>& records,
                                        std::uint64_t& cycles);

@@ -10,4 +10,28 @@ std::string node_label(const Node& node) {
   return node.name.rfind('#', 0) == 0 ? op + " " + node.name : op + " '" + core::echo(node.name) + "'";
 }
 
+namespace {
+
+const Attribute* find(const Node& node, const char* name, Attribute::Kind kind) {
+  auto it = node.attributes.find(name);
+  return it != node.attributes.end() && it->second.kind == kind ? &it->second : nullptr;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> int_attribute(const Node& node, const char* name) {
+  const Attribute* a = find(node, name, Attribute::Kind::kInt);
+  return a ? std::optional<std::int64_t>(a->i) : std::nullopt;
+}
+
+std::optional<float> float_attribute(const Node& node, const char* name) {
+  const Attribute* a = find(node, name, Attribute::Kind::kFloat);
+  return a ? std::optional<float>(a->f) : std::nullopt;
+}
+
+std::optional<std::vector<std::int64_t>> ints_attribute(const Node& node, const char* name) {
+  const Attribute* a = find(node, name, Attribute::Kind::kInts);
+  return a ? std::optional<std::vector<std::int64_t>>(a->ints) : std::nullopt;
+}
+
 }  // namespace treesim::graph

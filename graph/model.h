@@ -48,4 +48,9 @@ struct Model {
 // "QLinearMatMul 'fc1'" or "QLinearMatMul #3".
 std::string node_label(const Node& node);
 
+// A node's attribute of that kind, or nullopt when it is absent or of another kind.
+std::optional<std::int64_t> int_attribute(const Node& node, const char* name);
+std::optional<float> float_attribute(const Node& node, const char* name);
+std::optional<std::vector<std::int64_t>> ints_attribute(const Node& node, const char* name);
+
 }  // namespace treesim::graph

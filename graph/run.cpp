@@ -75,29 +75,30 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
     NodeRun record;
     record.label = node_label(n);
     record.placement = place_node(n, model.opset);
-    if (record.placement.where == Placement::Where::kMachine && gemm(n) && options.chain) {
-      // The longest run of following GEMM nodes that each read only the one before's output.
+    if (record.placement.where == Placement::Where::kMachine) {
+      kernels::Result<PreparedGemm> first = prepare_gemm(n, in.value());
+      if (!first) return first.errors();
       std::vector<const Node*> chain{&n};
-      std::vector<Inputs> chain_inputs{in.value()};
-      std::vector<Tensor> placeholders;
-      placeholders.reserve(model.nodes.size());
-      kernels::Result<PreparedGemm> prev = prepare_gemm(n, in.value());
-      while (prev && chains(prev.value()) && i + chain.size() < model.nodes.size()) {
+      std::vector<PreparedGemm> layers;
+      layers.push_back(std::move(first.value()));
+      // The longest run of following GEMM nodes that each read only the one before's output.
+      while (options.chain && gemm(n) && chains(layers.back()) && i + chain.size() < model.nodes.size()) {
+        const PreparedGemm& prev = layers.back();
         const Node& next = model.nodes[i + chain.size()];
         const std::string& link = chain.back()->outputs[0];
         if (!gemm(next) || next.inputs.empty() || next.inputs[0] != link || readers[link] != 1) break;
-        placeholders.push_back(make_tensor(prev->out_type, {prev->problem.m, prev->problem.n}));
-        kernels::Result<Inputs> next_in = inputs_of(next, &placeholders.back());
+        // The link's value is made inside the program: a stand-in of its shape and type.
+        const Tensor link_value = make_tensor(prev.out_type, {prev.problem.m, prev.problem.n});
+        kernels::Result<Inputs> next_in = inputs_of(next, &link_value);
         if (!next_in) break;
         kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
         if (!g || !chains(g.value())) break;
         // The next layer reads the codes as they are: the same type and zero point (a model may
         // requantize between them; then the nodes run one by one).
-        const kernels::QgemmProblem &up = prev->problem, &down = g->problem;
+        const kernels::QgemmProblem &up = prev.problem, &down = g->problem;
         if (down.a_dtype != up.out_dtype() || down.a_zero != up.out.out_zero_point || down.k != up.n) break;
         chain.push_back(&next);
-        chain_inputs.push_back(next_in.value());
-        prev = std::move(g);
+        layers.push_back(std::move(g.value()));
       }
       if (chain.size() > 1) {
         std::vector<NodeRun> records(chain.size());
@@ -106,17 +107,21 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
           records[c].placement = place_node(*chain[c], model.opset);
         }
         kernels::Result<Tensor> out =
-            run_gemm_chain(chain, chain_inputs, machine, sim, options, records, run.cycles);
+            run_gemm_chain(chain, std::move(layers), machine, sim, options, records, run.cycles);
         if (!out) return out.errors();
         for (NodeRun& r : records) run.nodes.push_back(std::move(r));
         values[chain.back()->outputs[0]] = std::move(out.value());
         i += chain.size() - 1;
         continue;
       }
+      kernels::Result<Tensor> out = run_gemm_node(n, layers.front(), machine, sim, options, record);
+      if (!out) return out.errors();
+      run.cycles += record.cycles;
+      run.nodes.push_back(std::move(record));
+      values[n.outputs[0]] = std::move(out.value());
+      continue;
     }
-    kernels::Result<Tensor> out = record.placement.where == Placement::Where::kMachine
-                                      ? run_gemm_node(n, in.value(), machine, sim, options, record)
-                                      : run_host_op(n, in.value());
+    kernels::Result<Tensor> out = run_host_op(n, in.value());
     if (!out) return out.errors();
     run.cycles += record.cycles;
     run.nodes.push_back(std::move(record));

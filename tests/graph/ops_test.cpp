@@ -34,6 +34,13 @@ Node op(const std::string& type) {
   return n;
 }
 
+Node node(const std::string& type, std::vector<std::string> in, std::string out) {
+  Node n = op(type);
+  n.inputs = std::move(in);
+  n.outputs = {std::move(out)};
+  return n;
+}
+
 std::string first(const core::Errors& e) { return e.empty() ? "" : e.front().message(); }
 
 TEST(HostOps, AReshapeWhoseProductWrapsRoundIsRefused) {
@@ -124,12 +131,6 @@ TEST(Fuse, ANodeWithoutOutputsDoesNotStopFusion) {
 
 TEST(Fuse, RowScalesOnAMatMulsBAreNotFused) {
   Model m;
-  auto node = [](const std::string& type, std::vector<std::string> in, std::string out) {
-    Node n = op(type);
-    n.inputs = std::move(in);
-    n.outputs = {std::move(out)};
-    return n;
-  };
   Node dq_w = node("DequantizeLinear", {"w", "sw", "zw"}, "wd");
   Attribute axis;
   axis.kind = Attribute::Kind::kInt;
@@ -142,12 +143,6 @@ TEST(Fuse, RowScalesOnAMatMulsBAreNotFused) {
 
 TEST(Fuse, AGemmOutputReadAsAClipBoundIsNotFused) {
   Model m;
-  auto node = [](const std::string& type, std::vector<std::string> in, std::string out) {
-    Node n = op(type);
-    n.inputs = std::move(in);
-    n.outputs = {std::move(out)};
-    return n;
-  };
   m.nodes = {node("DequantizeLinear", {"x", "sx", "zx"}, "xd"),
              node("DequantizeLinear", {"w", "sw", "zw"}, "wd"), node("MatMul", {"xd", "wd"}, "mm"),
              node("Clip", {"other", "mm", ""}, "c"), node("QuantizeLinear", {"c", "sy", "zy"}, "y")};
