@@ -5,24 +5,12 @@
 #include <fmt/format.h>
 
 #include "kernels/chain/network.h"
+#include "kernels/operand_bytes.h"
 #include "kernels/tgemm/tgemm.h"
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
 namespace {
-
-std::vector<std::int32_t> codes_of(const std::vector<std::uint8_t>& bytes, core::DType t) {
-  std::vector<std::int32_t> v(bytes.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i)
-    v[i] = t == core::DType::kUInt8 ? bytes[i] : static_cast<std::int8_t>(bytes[i]);
-  return v;
-}
-
-std::vector<std::uint8_t> int32_le(const std::vector<std::int32_t>& v) {
-  std::vector<std::uint8_t> b(v.size() * 4);
-  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 class GemmNetwork : public Problem {
  public:
@@ -69,14 +57,14 @@ class GemmNetwork : public Problem {
       if (net_[i].per_channel()) {
         std::vector<std::int32_t> mult, shift;
         for (const auto& q : net_[i].out.multipliers) mult.push_back(q.multiplier), shift.push_back(q.shift);
-        dram[fmt::format("multiplier{}", i)] = int32_le(mult);
-        dram[fmt::format("shift{}", i)] = int32_le(shift);
+        dram[fmt::format("multiplier{}", i)] = int32_bytes(mult);
+        dram[fmt::format("shift{}", i)] = int32_bytes(shift);
       }
     }
     return dram;
   }
   Result<DramImage> reference() const override {
-    std::vector<std::int32_t> act = codes_of(input_, net_[0].a_dtype);
+    std::vector<std::int32_t> act = codes(input_, net_[0].a_dtype);
     for (std::size_t i = 0; i < net_.size(); ++i) {
       const QgemmProblem& p = net_[i];
       numeric::QGemmParams params;
@@ -87,7 +75,7 @@ class GemmNetwork : public Problem {
       std::vector<std::int32_t> bias(layers_[i].bias.size() / 4);
       if (!bias.empty()) std::memcpy(bias.data(), layers_[i].bias.data(), layers_[i].bias.size());
       try {
-        act = numeric::reference_qgemm(params, act, codes_of(layers_[i].b, p.b_dtype), bias);
+        act = numeric::reference_qgemm(params, act, codes(layers_[i].b, p.b_dtype), bias);
       } catch (const numeric::QuantError& e) {
         return core::Error{fmt::format("layer {}", i),
                            std::string("the host reference rejects it: ") + e.what()};

@@ -25,12 +25,6 @@ QgemmProblem layer_gemm_problem(const MlpModel& model, std::size_t l, std::uint6
   return p;
 }
 
-std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v) {
-  std::vector<std::uint8_t> out(v.size() * 4);
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-
 NetworkPlan load_plan_file(const std::string& path, const MlpModel& model) {
   YAML::Node root;
   try {

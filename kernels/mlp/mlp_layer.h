@@ -10,6 +10,7 @@
 
 #include "kernels/kernel.h"
 #include "kernels/mlp/mlp_model.h"
+#include "kernels/operand_bytes.h"
 #include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels::mlp {
@@ -33,8 +34,6 @@ NetworkPlan load_plan_file(const std::string& path, const MlpModel& model);
 // Layer l's GEMM on `rows` inputs: its input's dtype and zero point, int8 weights, bias, the output
 // stage (output_stage). Not yet marked ternary.
 QgemmProblem layer_gemm_problem(const MlpModel& model, std::size_t l, std::uint64_t rows);
-// int32 values as DRAM bytes (little-endian, as the host stores them).
-std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v);
 
 // Layer l on `rows` inputs (row-major rows × K codes of the layer's input dtype).
 std::unique_ptr<Problem> layer_problem(const MlpModel& model, std::size_t l, std::uint64_t rows,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/operand_bytes.h"
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/plan_file.h"
 #include "kernels/qgemm/qgemm_kernel.h"
@@ -15,22 +16,6 @@
 
 namespace treesim::kernels {
 namespace {
-
-std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v) {
-  std::vector<std::uint8_t> out(v.size() * 4);
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-
-std::int32_t code(std::uint8_t byte, core::DType t) {
-  return t == core::DType::kUInt8 ? byte : static_cast<std::int8_t>(byte);
-}
-
-std::vector<std::int32_t> codes(const std::vector<std::uint8_t>& bytes, core::DType t) {
-  std::vector<std::int32_t> out(bytes.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) out[i] = code(bytes[i], t);
-  return out;
-}
 
 std::string trimmed(std::string s) {
   while (!s.empty() && s.back() == '\n') s.pop_back();

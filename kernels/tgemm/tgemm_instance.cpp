@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "kernels/operand_bytes.h"
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/plan_file.h"
 #include "kernels/tgemm/tgemm_kernel.h"
@@ -38,12 +39,6 @@ std::optional<core::Error> layout_error(const std::string& text, std::vector<std
     return core::Error{option, "invalid layout:\n" + trimmed(e.what())};
   }
   return std::nullopt;
-}
-
-std::vector<std::uint8_t> int32_bytes(const std::vector<std::int32_t>& v) {
-  std::vector<std::uint8_t> out(v.size() * 4);
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
 }
 
 }  // namespace
