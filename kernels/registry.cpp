@@ -10,6 +10,7 @@
   X(chain)                 \
   X(spmv)                  \
   X(spmm)                  \
+  X(conv2d)                \
   /* one line per kernel, above this one */
 // clang-format on
 

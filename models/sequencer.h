@@ -152,6 +152,7 @@ class Sequencer : public sc_core::sc_module {
   std::vector<InstrRecord> records_;
   std::vector<std::vector<bool>> dead_requant_;  // per instruction: PEs whose requant no one reads
   std::vector<std::uint8_t> staging_;
+  std::vector<std::uint8_t> window_source_;  // a windowed load's tensor elements, before the im2col
   std::optional<std::string> error_;  // why the program cannot run (SimError's text)
   std::exception_ptr host_error_;     // an unexpected failure on the host
 };

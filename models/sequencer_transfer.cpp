@@ -52,18 +52,16 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
   tlm::tlm_generic_payload trans;
   trans.set_extension(&burst);
   std::uint64_t done = ready, started = UINT64_MAX;
-  const std::uint64_t row = block.whole || block.shape.empty() ? elements : block.shape.back();
-  for (std::uint64_t first = 0; first < elements;) {
-    std::uint64_t count = row;
-    const std::uint64_t start = block.full_index(first);
-    while (first + count < elements && block.full_index(first + count) == start + count) count += row;
-    for (std::uint64_t off = 0; off < count * eb;) {
+  bool failed_access = false;
+  // One run of `count` elements from tensor element `start`, its bytes at `data` (or none).
+  auto access = [&](std::uint64_t start, std::uint64_t count, std::uint8_t* data) {
+    for (std::uint64_t off = 0; off < count * eb && !failed_access;) {
       const DramMap::Span span = dram_map_->at(t.tensor, start * eb + off, count * eb - off);
       trans.set_command(!staging ? tlm::TLM_IGNORE_COMMAND
                         : write  ? tlm::TLM_WRITE_COMMAND
                                  : tlm::TLM_READ_COMMAND);
       trans.set_address(span.address);
-      trans.set_data_ptr(staging ? staging + first * eb + off : nullptr);
+      trans.set_data_ptr(data ? data + off : nullptr);
       trans.set_data_length(static_cast<unsigned int>(span.bytes));
       trans.set_streaming_width(static_cast<unsigned int>(span.bytes));
       trans.set_byte_enable_ptr(nullptr);
@@ -80,19 +78,37 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
         ++syncs_;
       }
       if (trans.is_response_error()) {
-        trans.clear_extension(&burst);
         fail(index, fmt::format("DRAM {} of {} bytes at address {} (channel {}) failed: {}",
                                 write ? "write" : "read", span.bytes, span.address, span.channel,
                                 trans.get_response_string()));
-        return ready;
+        failed_access = true;
+        return;
       }
       if (burst.started) started = std::min(started, burst.start_cycle);
       done = std::max(done, time_to_cycles(sc_core::sc_time_stamp() + delay));
       off += span.bytes;
     }
-    first += count;
+  };
+  if (t.window) {
+    // A windowed load reads each element its windows touch once; staging holds them from the
+    // first run's element on.
+    const std::uint64_t base = t.window->runs.empty() ? 0 : t.window->runs.front().first;
+    for (const program::ElementRun& run : t.window->runs) {
+      access(run.first, run.count, staging ? staging + (run.first - base) * eb : nullptr);
+      if (failed_access) break;
+    }
+  } else {
+    const std::uint64_t row = block.whole || block.shape.empty() ? elements : block.shape.back();
+    for (std::uint64_t first = 0; first < elements && !failed_access;) {
+      std::uint64_t count = row;
+      const std::uint64_t start = block.full_index(first);
+      while (first + count < elements && block.full_index(first + count) == start + count) count += row;
+      access(start, count, staging ? staging + first * eb : nullptr);
+      first += count;
+    }
   }
   trans.clear_extension(&burst);
+  if (failed_access) return ready;
   if (started != UINT64_MAX) dram_start = started;
   const std::uint64_t latency = write ? dram_write_latency_ : dram_read_latency_;
   const std::uint64_t released = done - std::min(done, latency);
@@ -146,6 +162,26 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
   // staging block through b_transport; the time always comes from b_transport.
   std::uint8_t* dmi = options_.functional ? dmi_tensor(t, false) : nullptr;
   const bool staged = options_.functional && !dmi;
+  if (t.window) {
+    // The windows' elements come from DRAM (or its memory), and the block is made from them (the
+    // loader's im2col); the layout then places the block as any other.
+    const program::WindowRead& w = *t.window;
+    const std::size_t eb = t.bound.element_bytes();
+    const std::uint64_t base = w.runs.empty() ? 0 : w.runs.front().first;
+    const std::uint64_t span = w.runs.empty() ? 0 : w.runs.back().first + w.runs.back().count - base;
+    if (staged) window_source_.resize(span * eb);
+    transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
+    if (failed() || !options_.functional) return;
+    staging_.resize(t.block.elements() * eb);
+    if (dmi)
+      program::expand_window(w.window, w.tensor_shape, t.block.offset, t.block.shape, dmi, 0, eb, op.pad,
+                             staging_.data());
+    else
+      program::expand_window(w.window, w.tensor_shape, t.block.offset, t.block.shape, window_source_.data(),
+                             base, eb, op.pad, staging_.data());
+    pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
+    return;
+  }
   if (staged) staging_.resize(t.block.elements() * t.bound.element_bytes());
   transfer(i, t, true, ready, r, staged ? staging_.data() : nullptr);
   if (failed()) return;

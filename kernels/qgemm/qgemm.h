@@ -38,6 +38,9 @@ struct QgemmProblem {
   // No output stage: C is the int32 accumulators (ONNX's MatMulInteger), stored as the MACs leave
   // them. No bias and no requant parameters then.
   bool int32_out = false;
+  // GEMMs of this shape that run one after another in one program (kernels/conv2d's groups;
+  // GemmOperands says where their operands lie): the LM map and the estimate count all their passes.
+  std::uint64_t groups = 1;
   bool per_channel() const { return !int32_out && out.multipliers.size() > 1; }
   // C's element type, as the program's tensors name it.
   core::DType out_dtype() const {
@@ -241,7 +244,20 @@ std::string describe(const QgemmPlan& plan, const machine::MachineConfig& machin
 program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& plan, std::uint64_t pass,
                             std::size_t v);
 
+// Where the operands lie when they are not qgemm's own A (M×K), B (K×N) and C (M×N): the problem's
+// `groups` GEMMs side by side, as a grouped convolution runs them (kernels/conv2d). Group
+// g's B, C, bias and per-column requant parameters are columns [g·N, (g+1)·N) of tensors groups·N
+// wide, and its A is tensor A of shape `a_shape` read through `a_window` (when given) with channels
+// from g·a_window.channels. The groups' passes run as one pipeline, group after group. With one
+// column per group (N = 1, depthwise) and per-channel requant, `group_multipliers` gives each group's
+// multiplier, which its requant instructions hold.
+struct GemmOperands {
+  std::optional<program::Window> a_window;
+  std::vector<std::uint64_t> a_shape;
+  std::vector<numeric::QuantizedMultiplier> group_multipliers;
+};
+
 program::Program build_program(const QgemmProblem& problem, const QgemmPlan& plan,
-                               const machine::MachineConfig& machine);
+                               const machine::MachineConfig& machine, const GemmOperands& operands = {});
 
 }  // namespace treesim::kernels

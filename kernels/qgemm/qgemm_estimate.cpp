@@ -43,7 +43,7 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
                        const timing::TransferTime* before) {
   const timing::CostModel cost(m);
-  const double passes = static_cast<double>(p.m_passes * p.n_passes);
+  const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const double steps = static_cast<double>(p.steps) * passes;
   const std::size_t resources = timing::Resource::count(m.levels.size());
   std::vector<double> totals(resources, 0.0), step(resources, 0.0);
@@ -75,7 +75,7 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
   if (vectors > 0)
     add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
-                 static_cast<double>(vectors * p.n_passes), totals);
+                 static_cast<double>(vectors * p.n_passes * prob.groups), totals);
   const double requant =
       prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
   double reduce = 0;
@@ -123,7 +123,7 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
   for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
   const double latency = static_cast<double>(path);
-  const double passes = static_cast<double>(p.m_passes * p.n_passes);
+  const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const double steps = static_cast<double>(p.steps) * passes;
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);

@@ -44,6 +44,7 @@ const char* dim_name(const Assignment& a, std::size_t level) {
 void check_problem(const QgemmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0)
     throw QgemmError(fmt::format("M, N and K must be positive, got {}×{}×{}", p.m, p.n, p.k));
+  if (p.groups == 0) throw QgemmError("a grouped GEMM needs at least one group");
   for (auto [t, z, name] : {std::tuple{p.a_dtype, p.a_zero, "A"}, std::tuple{p.b_dtype, p.b_zero, "B"}}) {
     if (t == core::DType::kInt32) throw QgemmError(fmt::format("{} must be int8 or uint8", name));
     std::int32_t lo = t == core::DType::kUInt8 ? 0 : -128, hi = t == core::DType::kUInt8 ? 255 : 127;
@@ -133,9 +134,9 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
     // int32 C is stored from the accumulator: the next pass's MACs need the other one.
-    const bool two_accumulators = (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes > 1;
+    const bool two_accumulators = (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes * prob.groups > 1;
     std::uint64_t bytes = (two_accumulators ? 2 : 1) * acc + (prob.int32_out ? 0 : 2 * p.tm * p.tn);
-    const std::uint64_t vectors = p.n_passes > 1 ? 2 : 1;  // buffers per column vector
+    const std::uint64_t vectors = p.n_passes * prob.groups > 1 ? 2 : 1;  // buffers per column vector
     if (prob.has_bias) bytes += vectors * p.tn * 4;
     if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
     return bytes;
@@ -176,8 +177,9 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
       return here;
     };
     p.lm_acc[0] = take(p.tm * p.tn, 4);
-    p.lm_acc[1] =
-        (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes > 1 ? take(p.tm * p.tn, 4) : p.lm_acc[0];
+    p.lm_acc[1] = (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes * prob.groups > 1
+                      ? take(p.tm * p.tn, 4)
+                      : p.lm_acc[0];
     if (prob.int32_out) {  // stored from the accumulators
       p.lm_out[0] = p.lm_acc[0], p.lm_out[1] = p.lm_acc[1];
     } else {
@@ -186,14 +188,14 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
     }
     // Two buffers per column vector when there are several column blocks, so that loading the next
     // block's does not wait for the last requant of this one.
-    for (int v = 0; v < (p.n_passes > 1 ? 2 : 1); ++v) {
+    for (int v = 0; v < (p.n_passes * prob.groups > 1 ? 2 : 1); ++v) {
       if (prob.has_bias) p.lm_bias[v] = take(p.tn, 4);
       if (prob.per_channel()) {
         p.lm_mult[v] = take(p.tn, 4);
         p.lm_shift[v] = take(p.tn, 4);
       }
     }
-    if (p.n_passes == 1)
+    if (p.n_passes * prob.groups == 1)
       p.lm_bias[1] = p.lm_bias[0], p.lm_mult[1] = p.lm_mult[0], p.lm_shift[1] = p.lm_shift[0];
     for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
     for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
@@ -205,7 +207,7 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   p.lm_bytes = map_lm();
   // With several passes, a pass's C goes out in pieces spread over the next pass's steps, at most
   // one per step: the largest divisor of tm not above the step count.
-  if (p.m_passes * p.n_passes > 1)
+  if (p.m_passes * p.n_passes * prob.groups > 1)
     for (std::uint64_t d = std::min(p.tm, p.steps); d >= 1; --d)
       if (p.tm % d == 0) {
         p.row_pieces = d;

@@ -94,27 +94,32 @@ class TileLayouts {
   std::map<std::tuple<Kind, std::uint64_t, std::uint64_t, std::uint64_t>, layout::TensorLayout> cache_;
 };
 
-// One pass: a block of C, and the column block (and so the vector buffer) it belongs to.
+// One pass: a block of C in a group, and the column block (and so the vector buffer) it belongs to
+// (counted over all groups).
 struct Pass {
   std::uint64_t m0 = 0, n0 = 0, bm = 0, bn = 0;
   std::uint64_t column_block = 0;
   bool first_of_column_block = false;
+  std::uint64_t group = 0;
 };
 
-std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p) {
+std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p, std::uint64_t groups) {
   std::vector<Pass> out;
   const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn;
-  for (std::uint64_t pn = 0; pn < p.n_passes && pn * block_n < prob.n; ++pn)
-    for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm)
-      out.push_back({pm * block_m, pn * block_n, std::min(block_m, prob.m - pm * block_m),
-                     std::min(block_n, prob.n - pn * block_n), pn, pm == 0});
+  std::uint64_t column_block = 0;
+  for (std::uint64_t g = 0; g < groups; ++g)
+    for (std::uint64_t pn = 0; pn < p.n_passes && pn * block_n < prob.n; ++pn, ++column_block)
+      for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm)
+        out.push_back({pm * block_m, pn * block_n, std::min(block_m, prob.m - pm * block_m),
+                       std::min(block_n, prob.n - pn * block_n), column_block, pm == 0, g});
   return out;
 }
 
 class Builder {
  public:
-  Builder(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m)
-      : prob_(prob), p_(p), m_(m), layouts_(p, m), passes_(passes_of(prob, p)) {}
+  Builder(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
+          const GemmOperands& ops)
+      : prob_(prob), p_(p), m_(m), ops_(ops), layouts_(p, m), passes_(passes_of(prob, p, prob.groups)) {}
 
   program::Program build();
 
@@ -127,6 +132,7 @@ class Builder {
   const QgemmProblem& prob_;
   const QgemmPlan& p_;
   const machine::MachineConfig& m_;
+  const GemmOperands& ops_;
   TileLayouts layouts_;
   std::vector<Pass> passes_;
   program::Program prog_;
@@ -140,20 +146,27 @@ void Builder::loads(std::uint64_t step) {
   if (s == 0 && ps.first_of_column_block) {
     const layout::TensorLayout& vec = layouts_.get(TileLayouts::Kind::kVector, 1, ps.bn);
     const std::size_t v = ps.column_block % 2;
-    if (prob_.has_bias) prog_.instrs.emplace_back(load("bias", vec, p_.lm_bias[v], {ps.n0}, {ps.bn}, 0));
+    const std::uint64_t n0 = ps.group * prob_.n + ps.n0;
+    if (prob_.has_bias) prog_.instrs.emplace_back(load("bias", vec, p_.lm_bias[v], {n0}, {ps.bn}, 0));
     if (prob_.per_channel()) {
-      prog_.instrs.emplace_back(load("multiplier", vec, p_.lm_mult[v], {ps.n0}, {ps.bn}, 0));
-      prog_.instrs.emplace_back(load("shift", vec, p_.lm_shift[v], {ps.n0}, {ps.bn}, 0));
+      prog_.instrs.emplace_back(load("multiplier", vec, p_.lm_mult[v], {n0}, {ps.bn}, 0));
+      prog_.instrs.emplace_back(load("shift", vec, p_.lm_shift[v], {n0}, {ps.bn}, 0));
     }
   }
   const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
   const std::size_t buf = step % 2;
   // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-  if (!p_.a_resident)
-    prog_.instrs.emplace_back(load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf],
-                                   {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero));
+  if (!p_.a_resident) {
+    program::Load a = load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0},
+                           {ps.bm, bk}, prob_.a_zero);
+    if (ops_.a_window) {  // the group's windows of the input (im2col on the way in)
+      a.window = *ops_.a_window;
+      a.window->c0 = ps.group * ops_.a_window->channels;
+    }
+    prog_.instrs.emplace_back(std::move(a));
+  }
   prog_.instrs.emplace_back(load("B", layouts_.get(TileLayouts::Kind::kB, bk, ps.bn), p_.lm_b[buf],
-                                 {k0, ps.n0}, {bk, ps.bn}, prob_.b_zero));
+                                 {k0, ps.group * prob_.n + ps.n0}, {bk, ps.bn}, prob_.b_zero));
 }
 
 void Builder::mac(std::uint64_t step) {
@@ -175,7 +188,13 @@ void Builder::epilogue(std::uint64_t pass) {
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   if (prob_.int32_out) return;  // C is the accumulators
   const std::size_t v = passes_[pass].column_block % 2;
-  prog_.instrs.emplace_back(requant_of(prob_, p_, pass, v));
+  program::Requant rq = requant_of(prob_, p_, pass, v);
+  if (!prob_.per_channel() && !ops_.group_multipliers.empty()) {
+    const numeric::QuantizedMultiplier& q = ops_.group_multipliers[passes_[pass].group];
+    rq.multiplier = {q.multiplier};
+    rq.shift = {q.shift};
+  }
+  prog_.instrs.emplace_back(std::move(rq));
 }
 
 // One store of row pieces [first_piece, end_piece) of a pass: C rows
@@ -191,7 +210,7 @@ void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t
   st.tensor = "C";
   st.layout = layouts_.get(TileLayouts::Kind::kC, rows, ps.bn, end_piece - first_piece);
   st.lm = p_.lm_out[pass % 2] + first_piece * tr * p_.tn * prob_.out_bytes();
-  st.offset = {ps.m0 + lo, ps.n0};
+  st.offset = {ps.m0 + lo, ps.group * prob_.n + ps.n0};
   st.shape = {rows, ps.bn};
   prog_.instrs.emplace_back(st);
 }
@@ -203,13 +222,15 @@ void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t
 // that step's lookahead loads, so the first two steps of the next pass are loaded before any of
 // it. The last pass stores at the end.
 program::Program Builder::build() {
-  prog_.tensors = {{"A", {prob_.m, prob_.k}, prob_.a_dtype},
-                   {"B", {prob_.k, prob_.n}, prob_.b_dtype},
-                   {"C", {prob_.m, prob_.n}, prob_.out_dtype()}};
-  if (prob_.has_bias) prog_.tensors.push_back({"bias", {prob_.n}, core::DType::kInt32});
+  const std::uint64_t columns = prob_.n * prob_.groups;
+  prog_.tensors = {
+      {"A", ops_.a_window ? ops_.a_shape : std::vector<std::uint64_t>{prob_.m, prob_.k}, prob_.a_dtype},
+      {"B", {prob_.k, columns}, prob_.b_dtype},
+      {"C", {prob_.m, columns}, prob_.out_dtype()}};
+  if (prob_.has_bias) prog_.tensors.push_back({"bias", {columns}, core::DType::kInt32});
   if (prob_.per_channel()) {
-    prog_.tensors.push_back({"multiplier", {prob_.n}, core::DType::kInt32});
-    prog_.tensors.push_back({"shift", {prob_.n}, core::DType::kInt32});
+    prog_.tensors.push_back({"multiplier", {columns}, core::DType::kInt32});
+    prog_.tensors.push_back({"shift", {columns}, core::DType::kInt32});
   }
   const std::uint64_t steps = p_.steps, total = passes_.size() * steps, pieces = p_.row_pieces;
   if (total == 0) return std::move(prog_);
@@ -234,10 +255,13 @@ program::Program Builder::build() {
 
 }  // namespace
 
-program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p,
-                               const machine::MachineConfig& m) {
+program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
+                               const GemmOperands& operands) {
   check_problem(prob);
-  return Builder(prob, p, m).build();
+  if (!operands.group_multipliers.empty() && operands.group_multipliers.size() != prob.groups)
+    throw QgemmError(
+        fmt::format("{} group multipliers for {} groups", operands.group_multipliers.size(), prob.groups));
+  return Builder(prob, p, m, operands).build();
 }
 
 Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::MachineConfig& m,

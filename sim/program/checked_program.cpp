@@ -81,25 +81,50 @@ class InstrChecker {
     const TensorDecl& t = p_.tensors[*ti];
     Transfer x{};
     x.tensor = *ti;
+    // What the block and the layout are of: the tensor, or a window's matrix of it.
+    std::vector<std::uint64_t> full = t.shape;
+    const Window* window = nullptr;
+    if constexpr (std::is_same_v<Op, Load>) {
+      if (op.window) {
+        window = &*op.window;
+        if (m_.dram_channels() > 1) {
+          fail(fmt::format("a windowed load needs one DRAM channel; machine '{}' has {}", m_.name,
+                           m_.dram_channels()));
+          return std::nullopt;
+        }
+        if (std::string e = window_error(*window, t.shape); !e.empty()) {
+          fail(fmt::format("tensor '{}' of shape {}: {}", t.name, layout::shape_string(t.shape), e));
+          return std::nullopt;
+        }
+        full = *window_matrix_shape(*window, t.shape);
+      }
+    }
+    const char* what = window ? "the window's matrix" : "tensor";
     Block& block = x.block;
-    block.shape = op.shape.empty() ? t.shape : op.shape;
-    block.offset = op.offset.empty() ? std::vector<std::uint64_t>(t.shape.size(), 0) : op.offset;
-    if (block.shape.size() != t.shape.size() || block.offset.size() != t.shape.size()) {
-      fail(fmt::format("the block has rank {} but tensor '{}' has rank {}", block.shape.size(), t.name,
-                       t.shape.size()));
+    block.shape = op.shape.empty() ? full : op.shape;
+    block.offset = op.offset.empty() ? std::vector<std::uint64_t>(full.size(), 0) : op.offset;
+    if (block.shape.size() != full.size() || block.offset.size() != full.size()) {
+      fail(fmt::format("the block has rank {} but {} '{}' has rank {}", block.shape.size(), what, t.name,
+                       full.size()));
       return std::nullopt;
     }
-    block.tensor_strides.assign(t.shape.size(), 1);
-    for (std::size_t d = t.shape.size(); d-- > 1;)
-      block.tensor_strides[d - 1] = block.tensor_strides[d] * t.shape[d];
-    for (std::size_t d = 0; d < t.shape.size(); ++d) {
-      if (block.offset[d] > t.shape[d] || block.shape[d] > t.shape[d] - block.offset[d]) {
-        fail(fmt::format("the block at offset {} of shape {} is not inside tensor '{}' of shape {}",
-                         layout::shape_string(block.offset), layout::shape_string(block.shape), t.name,
-                         layout::shape_string(t.shape)));
+    block.tensor_strides.assign(full.size(), 1);
+    for (std::size_t d = full.size(); d-- > 1;)
+      block.tensor_strides[d - 1] = block.tensor_strides[d] * full[d];
+    for (std::size_t d = 0; d < full.size(); ++d) {
+      if (block.offset[d] > full[d] || block.shape[d] > full[d] - block.offset[d]) {
+        fail(fmt::format("the block at offset {} of shape {} is not inside {} '{}' of shape {}",
+                         layout::shape_string(block.offset), layout::shape_string(block.shape), what, t.name,
+                         layout::shape_string(full)));
         return std::nullopt;
       }
-      if (block.offset[d] != 0 || block.shape[d] != t.shape[d]) block.whole = false;
+      if (block.offset[d] != 0 || block.shape[d] != full[d]) block.whole = false;
+    }
+    if (window) {
+      // DRAM reads each distinct element the windows touch once; the links carry the block.
+      WindowRead read{*window, t.shape, window_runs(*window, t.shape, block.offset, block.shape), 0};
+      for (const ElementRun& r : read.runs) read.elements += r.count;
+      x.window = std::move(read);
     }
     const std::size_t element_bytes = core::dtype_bytes(t.dtype);
     for (const BoundTransfer& c : bound_cache_) {
@@ -110,6 +135,7 @@ class InstrChecker {
       x.footprint_bytes = c.footprint_bytes;
       x.plan = c.plan;
       x.ports = c.ports;
+      if (x.window) x.plan.dram_read_bytes = x.window->elements * element_bytes;
       return x;
     }
     layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
@@ -131,6 +157,7 @@ class InstrChecker {
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
     bound_cache_.push_back(
         {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
+    if (x.window) x.plan.dram_read_bytes = x.window->elements * element_bytes;
     return x;
   }
 

@@ -18,6 +18,7 @@
 #include "sim/machine/machine_config.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/instruction.h"
+#include "sim/program/window.h"
 #include "sim/timing/scoreboard.h"
 
 namespace treesim::program {
@@ -35,6 +36,15 @@ struct Block {
   std::uint64_t elements() const;
 };
 
+// A windowed load's reads: the window, the tensor's shape, and the distinct tensor elements the
+// block's windows touch (what DRAM reads; the block's own elements are what the links carry).
+struct WindowRead {
+  Window window;
+  std::vector<std::uint64_t> tensor_shape;
+  std::vector<ElementRun> runs;
+  std::uint64_t elements = 0;  // in the runs
+};
+
 // A load or store: its layout bound to the block, and what it moves.
 struct Transfer {
   layout::BoundLayout bound;
@@ -43,6 +53,7 @@ struct Transfer {
   std::uint64_t footprint_bytes = 0;  // LM bytes per PE from the instruction's base offset
   layout::TrafficPlan plan;           // load: plan_load; store: plan_gather
   layout::PortTraffic ports;          // per level: the ports it uses and their bytes
+  std::optional<WindowRead> window;   // a windowed load: `block` is a block of the window's matrix
 };
 
 // A convert: the tensor by each layout (whole-tensor transfers for the PEs' gather and scatter)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -42,9 +43,31 @@ struct TensorDecl {
   auto tie() const { return std::tie(name, shape, dtype); }
 };
 
+// Overlapping windows of a rank-4 NHWC tensor, seen as a matrix (im2col, as a convolution reads its
+// input): row (n, oh, ow) and column (c, r, s), each row-major over [N, out_h, out_w] and
+// [channels, r, s] (channel-major, so that a block of whole channels reads each input element once),
+// is the tensor's element
+//   (n, oh·stride_h + r·dilation_h − pad_top, ow·stride_w + s·dilation_w − pad_left, c0 + c),
+// or the load's `pad` where that image row or column falls outside the tensor.
+struct Window {
+  std::uint64_t r = 1, s = 1;
+  std::uint64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  std::uint64_t pad_top = 0, pad_left = 0;
+  std::uint64_t out_h = 1, out_w = 1;
+  std::uint64_t c0 = 0, channels = 1;
+  auto tie() const {
+    return std::tie(r, s, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left, out_h, out_w, c0,
+                    channels);
+  }
+  bool operator==(const Window& o) const { return tie() == o.tie(); }
+};
+
 // DRAM → LMs: places tensor `tensor`, or its block of `shape` at `offset` when given, by `layout`
 // starting at LM byte offset `lm`. Padding slots get the value `pad` (e.g. the operand's zero
-// point, so that padded terms of a quantized product vanish).
+// point, so that padded terms of a quantized product vanish). With a window, the tensor is read as
+// the window's matrix and `offset`, `shape` and the layout are of that matrix: DRAM reads each
+// distinct element the block's windows touch once, and the links carry every slot the layout
+// fills (overlapping windows are duplicate bytes there).
 struct Load {
   std::string tensor;
   layout::TensorLayout layout;
@@ -52,7 +75,8 @@ struct Load {
   std::vector<std::uint64_t> offset;  // empty: the whole tensor
   std::vector<std::uint64_t> shape;   // the block's shape; empty: the whole tensor
   std::int32_t pad = 0;
-  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad); }
+  std::optional<Window> window;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window); }
 };
 
 // LMs → DRAM: gathers tensor `tensor` (or its block of `shape` at `offset`), one replica of each

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/program/program_text.h"
+#include "sim/program/window.h"
 #include "sim/sparse/encoding.h"
 
 namespace treesim::program {
@@ -30,8 +31,9 @@ struct Printer {
   }
   std::string operator()(const Load& l) const {
     std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
-    return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}", l.tensor, layout::to_string(l.layout), l.lm,
-                       block(l.offset, l.shape), pad);
+    std::string window = l.window ? " window=" + window_text(*l.window) : "";
+    return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}{}", l.tensor, layout::to_string(l.layout),
+                       l.lm, block(l.offset, l.shape), pad, window);
   }
   std::string operator()(const Store& s) const {
     return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, layout::to_string(s.layout), s.lm,

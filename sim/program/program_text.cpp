@@ -149,7 +149,8 @@ class Fields {
     const std::string& s = text(key);
     std::optional<numeric::Rounding> r = numeric::parse_rounding(s);
     if (!r)
-      fail(fmt::format("field '{}': expected double, single, double_upward or float, got '{}'", key, core::echo(s)));
+      fail(fmt::format("field '{}': expected double, single, double_upward or float, got '{}'", key,
+                       core::echo(s)));
     return *r;
   }
 
@@ -216,7 +217,20 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
       f.fail("fields 'offset' and 'shape' go together (a block of the tensor)");
     if (!offset.empty() && offset.size() != shape.size())
       f.fail(fmt::format("'offset' has {} entries but 'shape' has {}", offset.size(), shape.size()));
-    if (kind == "load") return Load{tensor, layout, lm, offset, shape, f.i32_or("pad", 0)};
+    if (kind == "load") {
+      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt};
+      if (f.has("window")) {
+        const std::vector<std::uint64_t> v = f.indices("window");
+        if (v.size() != 12)
+          f.fail(
+              fmt::format("field 'window': expected 12 numbers "
+                          "(r,s,stride_h,stride_w,dilation_h,dilation_w,pad_top,pad_left,out_h,out_w,c0,"
+                          "channels), got {}",
+                          v.size()));
+        l.window = Window{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
+      }
+      return l;
+    }
     return Store{tensor, layout, lm, offset, shape};
   }
   if (kind == "convert") {

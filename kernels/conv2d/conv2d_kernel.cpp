@@ -1,0 +1,391 @@
+// conv2d under the kernel contract (kernels/kernel.h): options, seeded operands, the plan (qgemm's
+// planner on one group's GEMM), the program (the groups' GEMMs with windowed A loads), the host
+// reference and the report.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/conv2d/conv2d.h"
+#include "kernels/operand_bytes.h"
+#include "kernels/qgemm/gemm_tune.h"
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "sim/core/mt19937_64.h"
+#include "sim/layout/parse.h"
+
+namespace treesim::kernels {
+namespace {
+
+constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+std::vector<OptionSpec> conv2d_options() {
+  auto size = [](const char* name, const char* help, std::optional<std::uint64_t> def = std::nullopt) {
+    return OptionSpec{
+        name, OptionKind::kUnsigned, help, def ? std::optional<OptionValue>(*def) : std::nullopt, {},
+        1,    std::nullopt};
+  };
+  auto zero = [](const char* name, const char* help) {
+    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kInt32Min, kInt32Max};
+  };
+  auto dtype = [](const char* name, const char* help) {
+    return OptionSpec{
+        name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, {"u8", "s8", "uint8", "int8"}, {},
+        {}};
+  };
+  return {
+      size("n", "Images in the batch", 1),
+      size("h", "Input rows"),
+      size("w", "Input columns"),
+      size("c", "Input channels"),
+      size("k", "Output channels"),
+      size("r", "Kernel rows", 3),
+      size("s", "Kernel columns", 3),
+      size("stride", "Stride (rows and columns)", 1),
+      {"pad",
+       OptionKind::kText,
+       "Padding: a number of pixels on every side, or same (ONNX SAME_UPPER: the output is ceil(size / "
+       "stride), an odd extra pixel at the end)",
+       OptionValue{std::string("0")},
+       {},
+       {},
+       {}},
+      size("dilation", "Dilation (rows and columns)", 1),
+      size("groups", "Groups: 1 (dense), C (depthwise, with K = C·multiplier), or any divisor of C and K", 1),
+      dtype("dtype-x", "The input's type: u8 or s8"),
+      dtype("dtype-w", "The weights' type: u8 or s8"),
+      dtype("dtype-out", "The output's type: u8 or s8"),
+      zero("x-zero", "The input's zero point (also its padding value; default 128 for u8, 0 for s8)"),
+      zero("w-zero", "The weights' zero point (default 128 for u8, 0 for s8)"),
+      zero("out-zero", "The output's zero point (default 128 for u8, 0 for s8)"),
+      {"per-channel",
+       OptionKind::kFlag,
+       "One requant multiplier per output channel",
+       std::nullopt,
+       {},
+       {},
+       {}},
+      {"rounding",
+       OptionKind::kChoice,
+       "The requant arithmetic: double (TFLite reference), single, double_upward or float (ONNX Runtime's)",
+       OptionValue{std::string("double")},
+       {"double", "single", "double_upward", "float"},
+       {},
+       {}},
+      {"no-bias", OptionKind::kFlag, "No bias", std::nullopt, {}, {}, {}},
+      {"act",
+       OptionKind::kChoice,
+       "none, relu or relu6 (output scale 1/20)",
+       OptionValue{std::string("none")},
+       {"none", "relu", "relu6"},
+       {},
+       {}},
+      {"seed",
+       OptionKind::kUnsigned,
+       "Seed of the random operands",
+       OptionValue{std::uint64_t{1}},
+       {},
+       {},
+       {}},
+  };
+}
+
+core::DType operand_dtype(const std::string& text) {
+  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
+}
+std::int32_t default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
+
+// The group's GEMM of a convolution: M output pixels, K = Cg·R·S taps, N = Kg filters.
+QgemmProblem group_gemm(const ConvShape& shape, const ConvQuant& q) {
+  QgemmProblem g;
+  g.m = shape.gemm_m(), g.n = shape.kg(), g.k = shape.gemm_k();
+  g.groups = shape.groups;
+  g.a_dtype = q.x_dtype, g.b_dtype = q.w_dtype;
+  g.a_zero = q.x_zero, g.b_zero = q.w_zero;
+  g.int32_out = q.int32_out;
+  g.out = q.out;
+  // A group's requant: per channel with several channels per group (read from the LMs), else one
+  // multiplier (the problem's, or each depthwise group's own, held by its instructions).
+  if (q.out.multipliers.size() > 1 && shape.kg() > 1)
+    g.out.multipliers.assign(q.out.multipliers.begin(),
+                             q.out.multipliers.begin() + static_cast<std::ptrdiff_t>(shape.kg()));
+  else if (!q.out.multipliers.empty())
+    g.out.multipliers = {q.out.multipliers.front()};
+  return g;
+}
+
+class Conv2dInstance : public Problem {
+ public:
+  // Operands given, or (without them) drawn from `seed` when first needed: X, then W.
+  Conv2dInstance(ConvShape shape, ConvQuant quant, std::vector<std::int32_t> bias,
+                 std::optional<ConvOperands> given, std::uint64_t seed)
+      : shape_(shape),
+        quant_(std::move(quant)),
+        gemm_(group_gemm(shape_, quant_)),
+        bias_(std::move(bias)),
+        given_(std::move(given)),
+        seed_(seed) {
+    gemm_.has_bias = !bias_.empty();
+  }
+
+  core::Errors check(const machine::MachineConfig& machine) const override {
+    core::Errors errors;
+    try {
+      check_problem(gemm_);
+      if (!quant_.int32_out) numeric::validate(quant_.out, shape_.k);
+    } catch (const QgemmError& e) {
+      errors.push_back({"", e.what()});
+    } catch (const numeric::QuantError& e) {
+      errors.push_back({"", e.what()});
+    }
+    if (machine.dram_channels() > 1)
+      errors.push_back(
+          {"--machine", fmt::format("conv2d's windowed loads need one DRAM channel; machine '{}' has {}",
+                                    machine.name, machine.dram_channels())});
+    const std::uint64_t x = shape_.n * shape_.h * shape_.w * shape_.c, w = shape_.gemm_k() * shape_.k,
+                        y = shape_.gemm_m() * shape_.k * gemm_.out_bytes(), vectors = shape_.k * 12;
+    std::optional<std::uint64_t> total = checked_add(x, w);
+    for (std::uint64_t part : {y, vectors}) total = total ? checked_add(*total, part) : std::nullopt;
+    if (!total || *total > machine.dram.bytes)
+      errors.push_back(
+          {"--n", fmt::format("the input, weights and output need {} bytes of DRAM, the machine has {}",
+                              total ? fmt::to_string(*total) : "more than 2^64", machine.dram.bytes)});
+    return errors;
+  }
+
+  Result<Plan> plan(const machine::MachineConfig& machine) const override {
+    try {
+      return to_plan(default_plan(gemm_, machine), machine);
+    } catch (const QgemmError& e) {
+      return core::Error{"", e.what()};
+    } catch (const layout::LayoutError& e) {
+      return core::Error{"", e.what()};
+    }
+  }
+
+  Result<Candidates> candidates(const machine::MachineConfig& machine) const override {
+    Candidates c =
+        gemm_candidates(gemm_, machine, {}, [&](const QgemmPlan& p) { return to_plan(p, machine); });
+    if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
+    return c;
+  }
+
+  Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override {
+    const auto* mapping = std::any_cast<QgemmPlan>(&plan.mapping);
+    if (!mapping) return core::Error{"", "conv2d: the plan was not made by conv2d"};
+    GemmOperands ops;
+    ops.a_window = shape_.window();
+    ops.a_shape = {shape_.n, shape_.h, shape_.w, shape_.c};
+    if (!gemm_.int32_out && !gemm_.per_channel() && quant_.out.multipliers.size() > 1)  // a channel per group
+      ops.group_multipliers = quant_.out.multipliers;
+    try {
+      return build_program(gemm_, *mapping, machine, ops);
+    } catch (const layout::LayoutError& e) {
+      return core::Error{"", e.what()};
+    } catch (const QgemmError& e) {
+      return core::Error{"", e.what()};
+    }
+  }
+
+  std::vector<std::string> input_tensors() const override {
+    std::vector<std::string> names{"A", "B"};
+    if (gemm_.has_bias) names.push_back("bias");
+    if (gemm_.per_channel()) names.insert(names.end(), {"multiplier", "shift"});
+    return names;
+  }
+
+  DramImage inputs() const override {
+    DramImage dram;
+    ConvOperands ops = operands();
+    dram.emplace("A", std::move(ops.x));
+    dram.emplace("B", std::move(ops.w));
+    if (gemm_.has_bias) dram["bias"] = int32_bytes(bias_);
+    if (gemm_.per_channel()) {
+      std::vector<std::int32_t> mult, shift;
+      for (const auto& q : quant_.out.multipliers) {
+        mult.push_back(q.multiplier);
+        shift.push_back(q.shift);
+      }
+      dram["multiplier"] = int32_bytes(mult);
+      dram["shift"] = int32_bytes(shift);
+    }
+    return dram;
+  }
+
+  Result<DramImage> reference() const override {
+    ConvOperands ops = operands();
+    std::vector<std::int32_t> y;
+    try {
+      y = reference_conv2d(shape_, codes(ops.x, quant_.x_dtype), quant_.x_zero, codes(ops.w, quant_.w_dtype),
+                           quant_.w_zero, bias_, quant_.int32_out ? nullptr : &quant_.out);
+    } catch (const numeric::QuantError& e) {
+      return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
+    }
+    if (quant_.int32_out) return DramImage{{"C", int32_bytes(y)}};
+    std::vector<std::uint8_t> bytes(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i) bytes[i] = static_cast<std::uint8_t>(y[i]);
+    return DramImage{{"C", std::move(bytes)}};
+  }
+
+  void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
+                         report::RunStats& stats) const override {
+    const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+    if (!p) return;
+    stats.info["plan"] = describe(*p, machine);
+    stats.info["gemm"] = gemm_text();
+    for (auto [key, value] : {std::pair{"n", shape_.n},
+                              {"h", shape_.h},
+                              {"w", shape_.w},
+                              {"c", shape_.c},
+                              {"k", shape_.k},
+                              {"r", shape_.r},
+                              {"s", shape_.s},
+                              {"groups", shape_.groups},
+                              {"out_h", shape_.out_h()},
+                              {"out_w", shape_.out_w()},
+                              {"conv_macs", shape_.macs()},
+                              {"input_bytes", shape_.n * shape_.h * shape_.w * shape_.c},
+                              {"tile_m", p->tm},
+                              {"tile_n", p->tn},
+                              {"tile_k", p->kt},
+                              {"k_steps", p->steps},
+                              {"passes", p->m_passes * p->n_passes * shape_.groups}})
+      stats.extra[key] = value;
+  }
+
+  std::vector<OutputArray> outputs() const override {
+    return {{"C", gemm_.out_dtype(), {shape_.n, shape_.out_h(), shape_.out_w(), shape_.k}, std::nullopt}};
+  }
+
+ private:
+  std::string gemm_text() const {
+    return fmt::format("{} group{} of M={} N={} K={} (im2col windows of the {}×{}×{}×{} input)",
+                       shape_.groups, shape_.groups == 1 ? "" : "s", gemm_.m, gemm_.n, gemm_.k, shape_.n,
+                       shape_.h, shape_.w, shape_.c);
+  }
+
+  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
+    Plan out;
+    out.estimated_cycles = plan.estimated_cycles;  // of every group's passes
+    out.description = describe(plan, machine) + "\nconv: " + gemm_text();
+    out.mapping = plan;
+    return out;
+  }
+
+  ConvOperands operands() const {
+    if (given_) return *given_;
+    core::Mt19937_64 gen(seed_);
+    auto bytes = [&](std::uint64_t count) {
+      std::vector<std::uint8_t> v(count);
+      for (auto& b : v) b = static_cast<std::uint8_t>(gen() >> 24);
+      return v;
+    };
+    ConvOperands ops;
+    ops.x = bytes(shape_.n * shape_.h * shape_.w * shape_.c);
+    ops.w = bytes(shape_.gemm_k() * shape_.k);
+    return ops;
+  }
+
+  ConvShape shape_;
+  ConvQuant quant_;
+  QgemmProblem gemm_;
+  std::vector<std::int32_t> bias_;
+  std::optional<ConvOperands> given_;
+  std::uint64_t seed_ = 1;
+};
+
+Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::MachineConfig&) {
+  ConvShape p;
+  for (auto [field, name] : {std::pair{&p.h, "h"}, {&p.w, "w"}, {&p.c, "c"}, {&p.k, "k"}})
+    if (!o.unsigned_int(name)) return core::Error{option_flag(name), "is required"};
+  p.n = *o.unsigned_int("n"), p.h = *o.unsigned_int("h"), p.w = *o.unsigned_int("w");
+  p.c = *o.unsigned_int("c"), p.k = *o.unsigned_int("k");
+  p.r = *o.unsigned_int("r"), p.s = *o.unsigned_int("s");
+  p.stride_h = p.stride_w = *o.unsigned_int("stride");
+  p.dilation_h = p.dilation_w = *o.unsigned_int("dilation");
+  p.groups = *o.unsigned_int("groups");
+  const std::string pad = o.text("pad");
+  if (pad == "same") {
+    const AxisPad ph = same_padding(p.h, p.r, p.stride_h, p.dilation_h);
+    const AxisPad pw = same_padding(p.w, p.s, p.stride_w, p.dilation_w);
+    p.pad_top = ph.begin, p.pad_bottom = ph.end, p.pad_left = pw.begin, p.pad_right = pw.end;
+  } else {
+    bool digits = !pad.empty() && pad.size() <= 8;
+    for (char ch : pad) digits = digits && ch >= '0' && ch <= '9';
+    if (!digits)
+      return core::Error{"--pad", fmt::format("expected a number of pixels or same, got '{}'", pad)};
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = std::stoull(pad);
+  }
+  if (core::Errors e = conv_shape_errors(p); !e.empty()) return e;
+
+  ConvQuant q;
+  q.x_dtype = operand_dtype(o.text("dtype-x"));
+  q.w_dtype = operand_dtype(o.text("dtype-w"));
+  const core::DType out = operand_dtype(o.text("dtype-out"));
+  auto zero = [&](const char* name, core::DType t) {
+    const auto z = o.signed_int(name);
+    return z ? static_cast<std::int32_t>(*z) : default_zero(t);
+  };
+  q.x_zero = zero("x-zero", q.x_dtype);
+  q.w_zero = zero("w-zero", q.w_dtype);
+  q.out.out_dtype = out;
+  q.out.out_zero_point = zero("out-zero", out);
+  q.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
+  q.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
+  const std::string act = o.text("act");
+  if (act == "relu" || act == "relu6") q.out.act_min = std::max(q.out.act_min, q.out.out_zero_point);
+  if (act == "relu6") q.out.act_max = std::min(q.out.act_max, q.out.out_zero_point + 120);
+  q.out.rounding = *numeric::parse_rounding(o.text("rounding"));
+  // The multipliers and the bias are drawn at once from their own stream (K values), so that the
+  // program, which holds depthwise groups' multipliers, is the same with or without the operands.
+  const std::uint64_t seed = o.unsigned_int("seed").value_or(1);
+  core::Mt19937_64 gen(seed ^ 0x9e3779b97f4a7c15ULL);
+  const double base = seeded_scale(p.gemm_k());
+  q.out.multipliers.clear();
+  if (o.flag("per-channel")) {
+    for (std::uint64_t c = 0; c < p.k; ++c)
+      q.out.multipliers.push_back(numeric::quantize_multiplier(
+          base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0), q.out.rounding));
+  } else {
+    q.out.multipliers.push_back(numeric::quantize_multiplier(base, q.out.rounding));
+  }
+  std::vector<std::int32_t> bias;
+  if (!o.flag("no-bias"))
+    for (std::uint64_t c = 0; c < p.k; ++c) bias.push_back(static_cast<std::int32_t>(gen() % 65536) - 32768);
+  return std::unique_ptr<Problem>(new Conv2dInstance(p, std::move(q), std::move(bias), std::nullopt, seed));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Problem>> conv2d_problem(const ConvShape& shape, const ConvQuant& quant,
+                                                ConvOperands operands) {
+  if (core::Errors e = conv_shape_errors(shape); !e.empty()) return e;
+  const std::uint64_t x = shape.n * shape.h * shape.w * shape.c, w = shape.gemm_k() * shape.k;
+  if (operands.x.size() != x || operands.w.size() != w)
+    return core::Error{"", fmt::format("conv2d: {} input and {} weight bytes, expected {} and {}",
+                                       operands.x.size(), operands.w.size(), x, w)};
+  if (!operands.bias.empty() && (operands.bias.size() != shape.k || quant.int32_out))
+    return core::Error{
+        "", fmt::format("conv2d: {} bias values for {} output channels{}", operands.bias.size(), shape.k,
+                        quant.int32_out ? " with int32 outputs (which take none)" : "")};
+  if (!quant.int32_out && quant.out.multipliers.size() != 1 && quant.out.multipliers.size() != shape.k)
+    return core::Error{"", fmt::format("conv2d: {} multipliers for {} output channels",
+                                       quant.out.multipliers.size(), shape.k)};
+  std::vector<std::int32_t> bias = std::move(operands.bias);
+  return std::unique_ptr<Problem>(new Conv2dInstance(shape, quant, std::move(bias), std::move(operands), 1));
+}
+
+Kernel conv2d_kernel() {
+  return {"conv2d",
+          "Quantized int8 2-D convolution (NHWC, stride, padding, dilation, groups), verified bit-exactly",
+          conv2d_options(),
+          "Write the output (C) as .npy, N×out_h×out_w×K",
+          {{"h", "6"}, {"w", "5"}, {"c", "3"}, {"k", "4"}, {"pad", "same"}},
+          &make_conv2d,
+          "",
+          /*tunable=*/true,
+          /*plan_files=*/false};
+}
+
+}  // namespace treesim::kernels

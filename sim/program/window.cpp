@@ -1,0 +1,128 @@
+#include "sim/program/window.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "sim/core/checked.h"
+
+namespace treesim::program {
+namespace {
+
+// An image coordinate of output position `o` and kernel tap `t`, or negative / ≥ size outside.
+std::int64_t image_at(std::uint64_t o, std::uint64_t t, std::uint64_t stride, std::uint64_t dilation,
+                      std::uint64_t pad) {
+  return static_cast<std::int64_t>(o * stride + t * dilation) - static_cast<std::int64_t>(pad);
+}
+
+// Walks the block: fn(row, n, h, x, col, c) for every element: row and col in the block, image n,
+// image row h and column x (either may be outside the image), channel c of the window's channels.
+template <class Fn>
+void for_each_element(const Window& w, const std::vector<std::uint64_t>& offset,
+                      const std::vector<std::uint64_t>& shape, Fn&& fn) {
+  const std::uint64_t pixels = w.out_h * w.out_w, taps = w.r * w.s;
+  for (std::uint64_t row = offset[0]; row < offset[0] + shape[0]; ++row) {
+    const std::uint64_t n = row / pixels, oh = row % pixels / w.out_w, ow = row % w.out_w;
+    for (std::uint64_t col = offset[1]; col < offset[1] + shape[1]; ++col) {
+      const std::uint64_t c = col / taps, r = col % taps / w.s, s = col % w.s;
+      fn(row - offset[0], n, image_at(oh, r, w.stride_h, w.dilation_h, w.pad_top),
+         image_at(ow, s, w.stride_w, w.dilation_w, w.pad_left), col - offset[1], c);
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<std::uint64_t>> window_matrix_shape(const Window& w,
+                                                              const std::vector<std::uint64_t>& t) {
+  if (t.size() != 4) return std::nullopt;
+  std::optional<std::uint64_t> rows = core::checked_product({t[0], w.out_h, w.out_w});
+  std::optional<std::uint64_t> cols = core::checked_product({w.r, w.s, w.channels});
+  if (!rows || !cols) return std::nullopt;
+  return std::vector<std::uint64_t>{*rows, *cols};
+}
+
+std::string window_error(const Window& w, const std::vector<std::uint64_t>& t) {
+  if (t.size() != 4) return fmt::format("a window reads an NHWC tensor of rank 4, not rank {}", t.size());
+  for (auto [value, name] : {std::pair{w.r, "r"},
+                             {w.s, "s"},
+                             {w.stride_h, "stride_h"},
+                             {w.stride_w, "stride_w"},
+                             {w.dilation_h, "dilation_h"},
+                             {w.dilation_w, "dilation_w"},
+                             {w.out_h, "out_h"},
+                             {w.out_w, "out_w"},
+                             {w.channels, "channels"}})
+    if (value == 0) return fmt::format("window {} must be at least 1", name);
+  constexpr std::uint64_t kMax = std::uint64_t{1} << 31;  // image coordinates stay in int64 with room
+  for (std::uint64_t v : {w.r, w.s, w.stride_h, w.stride_w, w.dilation_h, w.dilation_w, w.pad_top, w.pad_left,
+                          w.out_h, w.out_w})
+    if (v > kMax) return fmt::format("window sizes, strides, dilations and pads must be at most {}", kMax);
+  if (w.c0 >= t[3] || w.channels > t[3] - w.c0)
+    return fmt::format("window channels [{}, {}) are not inside the tensor's {} channels", w.c0,
+                       w.c0 + w.channels, t[3]);
+  if (!window_matrix_shape(w, t)) return "the window's matrix has more than 2^64 elements";
+  return "";
+}
+
+std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint64_t>& t,
+                                    const std::vector<std::uint64_t>& offset,
+                                    const std::vector<std::uint64_t>& shape) {
+  std::vector<ElementRun> runs;
+  if (shape[0] == 0 || shape[1] == 0) return runs;
+  const std::uint64_t H = t[1], W = t[2], C = t[3], image = H * W * C;
+  // The elements lie in the images of the block's first and last rows.
+  const std::uint64_t pixels = w.out_h * w.out_w;
+  const std::uint64_t lo = offset[0] / pixels * image, hi = ((offset[0] + shape[0] - 1) / pixels + 1) * image;
+  std::vector<std::uint8_t> touched(hi - lo, 0);
+  for_each_element(
+      w, offset, shape,
+      [&](std::uint64_t, std::uint64_t n, std::int64_t h, std::int64_t x, std::uint64_t, std::uint64_t c) {
+        if (h < 0 || x < 0 || static_cast<std::uint64_t>(h) >= H || static_cast<std::uint64_t>(x) >= W)
+          return;
+        touched[n * image + (static_cast<std::uint64_t>(h) * W + static_cast<std::uint64_t>(x)) * C + w.c0 +
+                c - lo] = 1;
+      });
+  for (std::uint64_t i = 0; i < touched.size();) {
+    if (!touched[i]) {
+      ++i;
+      continue;
+    }
+    std::uint64_t j = i;
+    while (j < touched.size() && touched[j]) ++j;
+    runs.push_back({lo + i, j - i});
+    i = j;
+  }
+  return runs;
+}
+
+void expand_window(const Window& w, const std::vector<std::uint64_t>& t,
+                   const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
+                   const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::int32_t pad,
+                   std::uint8_t* dst) {
+  const std::uint64_t H = t[1], W = t[2], C = t[3], image = H * W * C, cols = shape[1];
+  std::uint8_t pad_bytes[4];
+  for (int i = 0; i < 4; ++i)
+    pad_bytes[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(pad) >> (8 * i));
+  for_each_element(
+      w, offset, shape,
+      [&](std::uint64_t row, std::uint64_t n, std::int64_t h, std::int64_t x, std::uint64_t col,
+          std::uint64_t c) {
+        std::uint8_t* out = dst + (row * cols + col) * eb;
+        if (h < 0 || x < 0 || static_cast<std::uint64_t>(h) >= H || static_cast<std::uint64_t>(x) >= W) {
+          std::memcpy(out, pad_bytes, eb);
+          return;
+        }
+        const std::uint64_t e =
+            n * image + (static_cast<std::uint64_t>(h) * W + static_cast<std::uint64_t>(x)) * C + w.c0 + c;
+        std::memcpy(out, src + (e - base) * eb, eb);
+      });
+}
+
+std::string window_text(const Window& w) {
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}", w.r, w.s, w.stride_h, w.stride_w, w.dilation_h,
+                     w.dilation_w, w.pad_top, w.pad_left, w.out_h, w.out_w, w.c0, w.channels);
+}
+
+}  // namespace treesim::program
