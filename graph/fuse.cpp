@@ -79,12 +79,19 @@ class Fuser {
     const std::int64_t a = int_attribute(dq, "axis").value_or(1);
     return a == axis || a == axis - 2;
   }
+  // Whether a convolution's weight DequantizeLinear has one scale or one per filter (axis 0).
+  bool scales_along_filters(const Node& dq) const {
+    auto s = m_.initializers.find(input(dq, 1));
+    if (s != m_.initializers.end() && s->second.count() == 1) return true;
+    const std::int64_t a = int_attribute(dq, "axis").value_or(1);
+    return a == 0 || a == -4;
+  }
   static std::string input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : ""; }
 
   std::optional<Node> try_fuse(std::size_t i) {
     const Node& mm = m_.nodes[i];
-    const bool gemm = mm.op_type == "Gemm";
-    if (mm.op_type != "MatMul" && !gemm) return std::nullopt;
+    const bool gemm = mm.op_type == "Gemm", conv = mm.op_type == "Conv";
+    if (mm.op_type != "MatMul" && !gemm && !conv) return std::nullopt;
     if (mm.outputs.size() != 1 || mm.outputs[0].empty()) return std::nullopt;
     if (!mm.domain.empty() && mm.domain != "ai.onnx") return std::nullopt;
     if (gemm &&
@@ -94,17 +101,18 @@ class Fuser {
     const Node* dq_a = made_by(input(mm, 0), "DequantizeLinear");
     const Node* dq_b = made_by(input(mm, 1), "DequantizeLinear");
     if (!dq_a || !dq_b) return std::nullopt;
-    // b's scales must be per column: along axis 1 of K×N, or axis 0 of N×K (Gemm's transB).
+    // b's scales must be per column: along axis 1 of K×N, or axis 0 of N×K (Gemm's transB); a
+    // convolution's per output channel (axis 0 of M×C×R×S).
     const bool trans_b = gemm && int_attribute(mm, "transB").value_or(0) != 0;
-    if (!scales_along(*dq_b, trans_b ? 0 : 1)) return std::nullopt;
+    if (conv ? !scales_along_filters(*dq_b) : !scales_along(*dq_b, trans_b ? 0 : 1)) return std::nullopt;
     std::vector<std::size_t> gone{i};
     const Node* dq_bias = nullptr;
     std::string out = mm.outputs[0];
-    if (gemm && !input(mm, 2).empty()) {
+    if ((gemm || conv) && !input(mm, 2).empty()) {
       dq_bias = made_by(input(mm, 2), "DequantizeLinear");
       if (!dq_bias) return std::nullopt;
     }
-    if (!gemm) {
+    if (!gemm && !conv) {
       if (auto add = sole_consumer(out, "Add")) {
         const Node& a = m_.nodes[*add];
         const std::string other = input(a, 0) == out ? input(a, 1) : input(a, 0);
@@ -131,7 +139,7 @@ class Fuser {
     const Node& qn = m_.nodes[*q];
     Node f;
     f.name = mm.name;
-    f.op_type = "QGemm";
+    f.op_type = conv ? "QConv" : "QGemm";
     f.domain = "treesim";
     f.inputs = {input(*dq_a, 0),
                 input(*dq_a, 1),
@@ -160,7 +168,11 @@ class Fuser {
         if (auto it = clip->attributes.find(bound); it != clip->attributes.end())
           f.attributes[std::string("clip_") + bound] = it->second;
     }
-    f.attributes["transB"] = int_value(gemm ? int_attribute(mm, "transB").value_or(0) : 0);
+    if (conv) {  // the convolution's own attributes
+      for (const auto& [name, value] : mm.attributes) f.attributes[name] = value;
+    } else {
+      f.attributes["transB"] = int_value(gemm ? int_attribute(mm, "transB").value_or(0) : 0);
+    }
     Attribute labels;
     labels.kind = Attribute::Kind::kString;
     for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);

@@ -33,7 +33,7 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
                          "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
   // MatMulInteger (a, b, a_zero_point, b_zero_point → int32) takes QLinearMatMul's places without
   // scales: its C is the accumulators.
-  const bool integer = n.op_type == "MatMulInteger";
+  const bool integer = n.op_type == "MatMulInteger" || n.op_type == "ConvInteger";
   const bool fused = n.domain == "treesim";  // graph/fuse.h's QGemm: bias and Clip inputs too
   const std::size_t most = fused ? 13 : integer ? 4 : 8;
   if (in.size() > most)

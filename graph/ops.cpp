@@ -27,10 +27,15 @@ struct OpInfo {
   std::vector<const char*> attributes;
 };
 
+const std::vector<const char*> kConvAttributes = {"auto_pad",     "dilations", "group",
+                                                  "kernel_shape", "pads",      "strides"};
+
 const std::map<std::string, OpInfo>& table() {
   static const std::map<std::string, OpInfo> ops = {
       {"QLinearMatMul", {Placement::Where::kMachine, "qgemm (float requant)", {}}},
       {"MatMulInteger", {Placement::Where::kMachine, "qgemm (int32 accumulators out)", {}}},
+      {"QLinearConv", {Placement::Where::kMachine, "conv2d (float requant)", kConvAttributes}},
+      {"ConvInteger", {Placement::Where::kMachine, "conv2d (int32 accumulators out)", kConvAttributes}},
       {"QuantizeLinear", {Placement::Where::kHost, "quantizes a float input (the loader's work)", {"axis"}}},
       {"DequantizeLinear", {Placement::Where::kHost, "dequantizes an output (the loader's work)", {"axis"}}},
       {"Reshape", {Placement::Where::kHost, "shape only: no byte moves", {"allowzero"}}},
@@ -46,9 +51,7 @@ const std::map<std::string, OpInfo>& table() {
 // Operators the issue lists that are not there yet, with why.
 const std::map<std::string, const char*>& pending() {
   static const std::map<std::string, const char*> ops = {
-      {"QLinearConv", "needs the conv2d kernel (not yet)"},
-      {"ConvInteger", "needs the conv2d kernel (not yet)"},
-      {"Conv", "float convolution: needs the conv2d kernel and Q/DQ fusion (not yet)"},
+      {"Conv", "float: runs only fused between DequantizeLinear and QuantizeLinear (as conv2d)"},
       {"MatMul", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
       {"Gemm", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
       {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
@@ -66,9 +69,10 @@ Placement unsupported(std::string why) { return {Placement::Where::kUnsupported,
 }  // namespace
 
 Placement place_node(const Node& node, std::int64_t opset) {
-  if (node.domain == "treesim" && node.op_type == "QGemm") {
+  if (node.domain == "treesim" && (node.op_type == "QGemm" || node.op_type == "QConv")) {
     auto it = node.attributes.find("fused");
-    return {Placement::Where::kMachine, "qgemm (float requant)",
+    return {Placement::Where::kMachine,
+            node.op_type == "QGemm" ? "qgemm (float requant)" : "conv2d (float requant)",
             "fused from " + (it != node.attributes.end() ? it->second.s : std::string("Q/DQ"))};
   }
   if (!node.domain.empty() && node.domain != "ai.onnx")

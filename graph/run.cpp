@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/conv_ops.h"
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
 #include "sim/core/echo.h"
@@ -75,6 +76,14 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
     NodeRun record;
     record.label = node_label(n);
     record.placement = place_node(n, model.opset);
+    if (record.placement.where == Placement::Where::kMachine && is_conv(n)) {
+      kernels::Result<Tensor> out = run_conv_node(n, in.value(), machine, sim, options, record);
+      if (!out) return out.errors();
+      run.cycles += record.cycles;
+      run.nodes.push_back(std::move(record));
+      values[n.outputs[0]] = std::move(out.value());
+      continue;
+    }
     if (record.placement.where == Placement::Where::kMachine) {
       kernels::Result<PreparedGemm> first = prepare_gemm(n, in.value());
       if (!first) return first.errors();

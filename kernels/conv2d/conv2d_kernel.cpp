@@ -17,8 +17,8 @@
 namespace treesim::kernels {
 namespace {
 
-constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kConvInt32Min = std::numeric_limits<std::int32_t>::min();
+constexpr std::int64_t kConvInt32Max = std::numeric_limits<std::int32_t>::max();
 
 std::vector<OptionSpec> conv2d_options() {
   auto size = [](const char* name, const char* help, std::optional<std::uint64_t> def = std::nullopt) {
@@ -27,7 +27,7 @@ std::vector<OptionSpec> conv2d_options() {
         1,    std::nullopt};
   };
   auto zero = [](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kInt32Min, kInt32Max};
+    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kConvInt32Min, kConvInt32Max};
   };
   auto dtype = [](const char* name, const char* help) {
     return OptionSpec{
@@ -91,10 +91,10 @@ std::vector<OptionSpec> conv2d_options() {
   };
 }
 
-core::DType operand_dtype(const std::string& text) {
+core::DType conv_dtype(const std::string& text) {
   return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
 }
-std::int32_t default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
+std::int32_t conv_default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
 
 // The group's GEMM of a convolution: M output pixels, K = Cg·R·S taps, N = Kg filters.
 QgemmProblem group_gemm(const ConvShape& shape, const ConvQuant& q) {
@@ -320,12 +320,12 @@ Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::Ma
   if (core::Errors e = conv_shape_errors(p); !e.empty()) return e;
 
   ConvQuant q;
-  q.x_dtype = operand_dtype(o.text("dtype-x"));
-  q.w_dtype = operand_dtype(o.text("dtype-w"));
-  const core::DType out = operand_dtype(o.text("dtype-out"));
+  q.x_dtype = conv_dtype(o.text("dtype-x"));
+  q.w_dtype = conv_dtype(o.text("dtype-w"));
+  const core::DType out = conv_dtype(o.text("dtype-out"));
   auto zero = [&](const char* name, core::DType t) {
     const auto z = o.signed_int(name);
-    return z ? static_cast<std::int32_t>(*z) : default_zero(t);
+    return z ? static_cast<std::int32_t>(*z) : conv_default_zero(t);
   };
   q.x_zero = zero("x-zero", q.x_dtype);
   q.w_zero = zero("w-zero", q.w_dtype);

@@ -115,5 +115,48 @@ TEST(Fuse, DequantizeNodesWithAnotherReaderStay) {
   EXPECT_EQ(f.model.nodes[1].op_type, "QGemm");
 }
 
+// x → DQ → Conv(DQ(w) per filter, DQ(b)) → Relu → Q → y
+Model conv_layer() {
+  Model m;
+  m.inputs = {{"x", ElemType::kUInt8, "uint8", {1, 3, 8, 8}}};
+  m.outputs = {{"y", ElemType::kUInt8, "uint8", {1, 4, 4, 4}}};
+  Node dq_w = node("DequantizeLinear", {"w", "sw", "zw"}, "wd", "dq_w");
+  dq_w.attributes["axis"].kind = Attribute::Kind::kInt;
+  dq_w.attributes["axis"].i = 0;
+  Node conv = node("Conv", {"xd", "wd", "bd"}, "c", "conv");
+  conv.attributes["strides"].kind = Attribute::Kind::kInts;
+  conv.attributes["strides"].ints = {2, 2};
+  m.nodes = {node("DequantizeLinear", {"x", "sx", "zx"}, "xd", "dq_x"),
+             dq_w,
+             node("DequantizeLinear", {"b", "sb"}, "bd", "dq_b"),
+             conv,
+             node("Relu", {"c"}, "r", "relu"),
+             node("QuantizeLinear", {"r", "sy", "zy"}, "y", "q")};
+  return m;
+}
+
+TEST(Fuse, AConvLayerWithBiasAndReluBecomesOneQConvKeepingItsAttributes) {
+  const Fusion f = fuse_qdq(conv_layer());
+  ASSERT_EQ(f.fused, 1u);
+  ASSERT_EQ(f.model.nodes.size(), 1u);
+  const Node& g = f.model.nodes[0];
+  EXPECT_EQ(g.op_type, "QConv");
+  EXPECT_EQ(g.domain, "treesim");
+  EXPECT_EQ(g.inputs,
+            (std::vector<std::string>{"x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b", "sb", "", "", ""}));
+  EXPECT_EQ(g.attributes.at("relu").i, 1);
+  EXPECT_EQ(g.attributes.at("strides").ints, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(g.attributes.count("transB"), 0u);
+  const Placement p = place_node(g, 13);
+  EXPECT_EQ(p.where, Placement::Where::kMachine);
+  EXPECT_EQ(p.what, "conv2d (float requant)");
+}
+
+TEST(Fuse, AConvWhoseWeightScalesRunAlongInputChannelsIsNotFused) {
+  Model m = conv_layer();
+  m.nodes[1].attributes["axis"].i = 1;  // per input channel: not a per-filter requant
+  EXPECT_EQ(fuse_qdq(m).fused, 0u);
+}
+
 }  // namespace
 }  // namespace treesim::graph

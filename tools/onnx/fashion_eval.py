@@ -5,8 +5,12 @@ accuracy and cycles per image. The model takes `x`, uint8 pixels [rows, 784], an
 --verify: each machine node's (or GEMM chain's) output must equal its host reference, so the
 predictions are the host reference's.
 
+With --reference SCRIPT (a Python file defining load_quantized(model) and reference_logits(q, pixels),
+as tools/onnx/cnn_train.py does), the logits are also compared with that independent integer
+reference: `reference_agrees` counts the images whose logits equal it exactly.
+
 Usage: fashion_eval.py MODEL.onnx --machine M [--images N] [--batch B] [--treesim BIN]
-       [--data DIR] [--json]
+       [--data DIR] [--reference SCRIPT] [--json]
 """
 import argparse
 import gzip
@@ -38,11 +42,19 @@ def main() -> int:
     ap.add_argument("--treesim", default="treesim")
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    ap.add_argument("--reference", help="a script with load_quantized and reference_logits")
     a = ap.parse_args()
     data = Path(a.data)
     images = idx(data / "t10k-images-idx3-ubyte").reshape(-1, 784)[: a.images]
     labels = idx(data / "t10k-labels-idx1-ubyte")[: a.images]
-    predicted, cycles = [], 0
+    predicted, cycles, agrees = [], 0, 0
+    reference = None
+    if a.reference:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("reference", a.reference)
+        reference = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(reference)
+        q = reference.load_quantized(a.model)
     with tempfile.TemporaryDirectory(prefix="fashion-eval-") as tmp:
         t = Path(tmp)
         for first in range(0, len(images), a.batch):
@@ -55,16 +67,23 @@ def main() -> int:
                 return r.returncode
             report = json.loads((t / "r.json").read_text())
             cycles += report["cycles"]
-            predicted.append(np.argmax(np.load(t / "out" / "logits.npy"), axis=1))
+            logits = np.load(t / "out" / "logits.npy")
+            predicted.append(np.argmax(logits, axis=1))
+            if reference:
+                expected = reference.reference_logits(q, images[first:first + a.batch])
+                agrees += int(np.sum(np.all(logits == expected, axis=1)))
     predicted = np.concatenate(predicted)
     accuracy = float(np.mean(predicted == labels))
     figures = {"images": len(images), "accuracy": accuracy, "cycles": cycles,
                "cycles_per_image": cycles / len(images), "machine": report["machine"]}
+    if reference:
+        figures["reference_agrees"] = agrees
     if a.json:
         print(json.dumps(figures))
     else:
         print(f"{a.model} on {figures['machine']}: {len(images)} images, accuracy {accuracy:.4f}, "
-              f"{cycles} cycles ({cycles / len(images):.1f} per image), every batch verified")
+              f"{cycles} cycles ({cycles / len(images):.1f} per image), every batch verified"
+              + (f", {agrees} of {len(images)} logits equal to the integer reference" if reference else ""))
     return 0
 
 

@@ -1,0 +1,177 @@
+#include "graph/conv_ops.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "graph/machine_ops.h"
+#include "graph/onnx_file.h"
+#include "kernels/conv2d/conv2d.h"
+#include "session/run_problem.h"
+
+namespace treesim::graph {
+namespace {
+
+Attribute ints_value(std::vector<std::int64_t> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+// A 4-D tensor with its axes permuted (the host's Transpose).
+kernels::Result<Tensor> permuted(const Node& n, const Tensor& t, std::vector<std::int64_t> perm) {
+  Node tn;
+  tn.name = n.name;
+  tn.op_type = "Transpose";
+  tn.attributes["perm"] = ints_value(std::move(perm));
+  return run_host_op(tn, {&t});
+}
+
+// Two values of an ints attribute (rows, columns), its default when absent.
+kernels::Result<std::pair<std::uint64_t, std::uint64_t>> pair_attribute(const Node& n, const char* name,
+                                                                        std::uint64_t fallback) {
+  auto v = ints_attribute(n, name);
+  if (!v) return std::pair{fallback, fallback};
+  if (v->size() != 2 || (*v)[0] < 1 || (*v)[1] < 1 || (*v)[0] > (1 << 24) || (*v)[1] > (1 << 24))
+    return node_error(n, fmt::format("{} must be two positive numbers (a 2-D convolution)", name));
+  return std::pair{static_cast<std::uint64_t>((*v)[0]), static_cast<std::uint64_t>((*v)[1])};
+}
+
+// The convolution's shape from x (NCHW), w (M×Cg×R×S) and the attributes.
+kernels::Result<kernels::ConvShape> conv_shape(const Node& n, const Tensor& x, const Tensor& w) {
+  if (x.shape.size() != 4 || w.shape.size() != 4)
+    return node_error(n, fmt::format("only 2-D convolutions run (x {} and w {} must have rank 4)",
+                                     describe(x), describe(w)));
+  kernels::ConvShape s;
+  s.n = x.shape[0], s.c = x.shape[1], s.h = x.shape[2], s.w = x.shape[3];
+  s.k = w.shape[0], s.r = w.shape[2], s.s = w.shape[3];
+  const std::int64_t group = int_attribute(n, "group").value_or(1);
+  if (group < 1 || group > (1 << 24)) return node_error(n, fmt::format("group {} must be positive", group));
+  s.groups = static_cast<std::uint64_t>(group);
+  if (s.groups == 0 || s.c % s.groups != 0 || w.shape[1] != s.c / s.groups)
+    return node_error(
+        n, fmt::format("w {} does not match x {} in {} groups", describe(w), describe(x), s.groups));
+  if (auto ks = ints_attribute(n, "kernel_shape");
+      ks && (ks->size() != 2 || static_cast<std::uint64_t>((*ks)[0]) != s.r ||
+             static_cast<std::uint64_t>((*ks)[1]) != s.s))
+    return node_error(n, "kernel_shape does not match w");
+  auto strides = pair_attribute(n, "strides", 1);
+  auto dilations = pair_attribute(n, "dilations", 1);
+  if (!strides) return strides.errors();
+  if (!dilations) return dilations.errors();
+  s.stride_h = strides->first, s.stride_w = strides->second;
+  s.dilation_h = dilations->first, s.dilation_w = dilations->second;
+  std::string auto_pad = "NOTSET";
+  if (auto it = n.attributes.find("auto_pad"); it != n.attributes.end()) auto_pad = it->second.s;
+  if (auto_pad == "NOTSET") {
+    if (auto pads = ints_attribute(n, "pads")) {
+      if (pads->size() != 4) return node_error(n, "pads must have 4 values (top, left, bottom, right)");
+      for (std::int64_t p : *pads)
+        if (p < 0 || p > (1 << 24)) return node_error(n, fmt::format("a pad of {} is not supported", p));
+      s.pad_top = static_cast<std::uint64_t>((*pads)[0]), s.pad_left = static_cast<std::uint64_t>((*pads)[1]);
+      s.pad_bottom = static_cast<std::uint64_t>((*pads)[2]),
+      s.pad_right = static_cast<std::uint64_t>((*pads)[3]);
+    }
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const kernels::AxisPad ph = kernels::same_padding(s.h, s.r, s.stride_h, s.dilation_h);
+    const kernels::AxisPad pw = kernels::same_padding(s.w, s.s, s.stride_w, s.dilation_w);
+    const bool lower = auto_pad == "SAME_LOWER";  // the odd pixel at the start
+    s.pad_top = lower ? ph.end : ph.begin, s.pad_bottom = lower ? ph.begin : ph.end;
+    s.pad_left = lower ? pw.end : pw.begin, s.pad_right = lower ? pw.begin : pw.end;
+  } else if (auto_pad != "VALID") {
+    return node_error(n, fmt::format("auto_pad '{}' is not supported", auto_pad));
+  }
+  if (core::Errors e = kernels::conv_shape_errors(s); !e.empty())
+    return node_error(n, "the convolution's shape: " + e.front().what);
+  return s;
+}
+
+}  // namespace
+
+bool is_conv(const Node& n) {
+  return n.op_type == "QLinearConv" || n.op_type == "ConvInteger" ||
+         (n.domain == "treesim" && n.op_type == "QConv");
+}
+
+kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
+                                      models::Simulation& sim, const GraphRunOptions& options,
+                                      NodeRun& record) {
+  const bool integer = n.op_type == "ConvInteger", fused = n.domain == "treesim";
+  const std::size_t w_at = integer ? 1 : 3;
+  auto x = required(n, in, 0, "x");
+  auto w = required(n, in, w_at, "w");
+  if (!x) return x.errors();
+  if (!w) return w.errors();
+  kernels::Result<kernels::ConvShape> shape = conv_shape(n, *x.value(), *w.value());
+  if (!shape) return shape.errors();
+  const kernels::ConvShape& s = shape.value();
+  if (s.n * s.out_h() * s.out_w() * s.k > kMaxTensorBytes / 4)
+    return node_error(
+        n, fmt::format("its output of {}×{}×{}×{} is more than 1 GiB", s.n, s.k, s.out_h(), s.out_w()));
+  // The quantization is a GEMM's of the convolution's matrices (K = Cg·R·S taps, N = M filters):
+  // prepare_gemm checks the scales, zero points, bias and clamp as for QLinearMatMul, and turns w
+  // (M×K) into the B matrix (K×M) the kernel takes.
+  const std::uint64_t taps = s.gemm_k();
+  Tensor w2 = *w.value();
+  w2.shape = {s.k, taps};
+  Tensor a = make_tensor(x.value()->type, {1, taps});
+  Inputs gin = in;
+  if (!integer && !fused && gin.size() > 8) gin.resize(8);  // QLinearConv's bias: below
+  gin[0] = &a;
+  gin[w_at] = &w2;
+  Node as_gemm = n;
+  Attribute trans;
+  trans.kind = Attribute::Kind::kInt;
+  trans.i = 1;
+  as_gemm.attributes = {{"transB", trans}};
+  if (fused) {
+    for (const char* keep : {"relu", "clip_min", "clip_max"})
+      if (auto it = n.attributes.find(keep); it != n.attributes.end()) as_gemm.attributes[keep] = it->second;
+  }
+  kernels::Result<PreparedGemm> g = prepare_gemm(as_gemm, gin);
+  if (!g) return g.errors();
+  const kernels::QgemmProblem& p = g->problem;
+
+  kernels::ConvQuant q;
+  q.x_dtype = p.a_dtype, q.w_dtype = p.b_dtype;
+  q.x_zero = p.a_zero, q.w_zero = p.b_zero;
+  q.int32_out = p.int32_out;
+  q.out = p.out;
+  kernels::ConvOperands ops;
+  kernels::Result<Tensor> nhwc = permuted(n, *x.value(), {0, 2, 3, 1});
+  if (!nhwc) return nhwc.errors();
+  ops.x = std::move(nhwc->bytes);
+  ops.w = std::move(g->b);
+  std::vector<std::uint8_t> bias = std::move(g->bias);
+  if (!integer && !fused && in.size() > 8 && in[8]) {  // QLinearConv's B: int32, scale x_scale·w_scale
+    if (in[8]->type != ElemType::kInt32 || in[8]->count() != s.k)
+      return node_error(n, fmt::format("B must be int32 with {} elements, got {}", s.k, describe(*in[8])));
+    bias = in[8]->bytes;
+  }
+  ops.bias.resize(bias.size() / 4);
+  if (!bias.empty()) std::memcpy(ops.bias.data(), bias.data(), bias.size());
+
+  kernels::Result<std::unique_ptr<kernels::Problem>> problem = kernels::conv2d_problem(s, q, std::move(ops));
+  if (!problem) return node_error(n, problem.errors().front().message());
+  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
+  if (!plan) return node_error(n, plan.errors().front().message());
+  session::RunOptions run;
+  run.kernel = "conv2d";
+  run.simulation.kernel = "conv2d";
+  run.simulation.read_back_stored_only = true;
+  run.verify = options.verify;
+  kernels::Result<session::Outcome> outcome = session::run_problem(*problem.value(), plan.value(), sim, run);
+  if (!outcome) return node_error(n, outcome.errors().front().message());
+  record.programs += 1;
+  record.cycles += outcome->stats.cycles;
+  record.macs += outcome->stats.work.macs;
+  record.dram_read += outcome->stats.work.dram_read_bytes;
+  record.dram_written += outcome->stats.work.dram_write_bytes;
+  if (outcome->stats.verify) record.verify = *outcome->stats.verify;
+  Tensor y = make_tensor(g->out_type, {s.n, s.out_h(), s.out_w(), s.k});
+  y.bytes = outcome->dram.at("C");
+  return permuted(n, y, {0, 3, 1, 2});
+}
+
+}  // namespace treesim::graph

@@ -1,0 +1,20 @@
+// ONNX's quantized 2-D convolutions on the machine: QLinearConv, ConvInteger, and a Q/DQ Conv fused
+// into treesim's QConv (graph/fuse.h), each as one conv2d problem (kernels/conv2d) run by the run
+// session. ONNX's tensors are NCHW and conv2d's NHWC: the host transposes the input and the output
+// (not simulated, as Transpose nodes are not).
+#pragma once
+
+#include "graph/host_ops.h"
+#include "graph/run.h"
+
+namespace treesim::graph {
+
+bool is_conv(const Node& node);
+
+// Its output (errors name the node and what it cannot take: a rank other than 4, an attribute value,
+// per-channel zero points); the program's figures go to `record`.
+kernels::Result<Tensor> run_conv_node(const Node& node, const Inputs& in,
+                                      const machine::MachineConfig& machine, models::Simulation& sim,
+                                      const GraphRunOptions& options, NodeRun& record);
+
+}  // namespace treesim::graph
