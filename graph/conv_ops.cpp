@@ -156,12 +156,8 @@ kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const mac
   if (!problem) return node_error(n, problem.errors().front().message());
   kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
   if (!plan) return node_error(n, plan.errors().front().message());
-  session::RunOptions run;
-  run.kernel = "conv2d";
-  run.simulation.kernel = "conv2d";
-  run.simulation.read_back_stored_only = true;
-  run.verify = options.verify;
-  kernels::Result<session::Outcome> outcome = session::run_problem(*problem.value(), plan.value(), sim, run);
+  kernels::Result<session::Outcome> outcome =
+      session::run_problem(*problem.value(), plan.value(), sim, program_options("conv2d", n, options));
   if (!outcome) return node_error(n, outcome.errors().front().message());
   record.programs += 1;
   record.cycles += outcome->stats.cycles;

@@ -228,16 +228,17 @@ void add_verify(NodeRun& record, const report::VerifyResult& v, const std::strin
     record.verify->first_mismatch = where + v.first_mismatch;
 }
 
-session::RunOptions run_options(const char* kernel, const GraphRunOptions& options) {
+}  // namespace
+
+session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options) {
   session::RunOptions run;
   run.kernel = kernel;
   run.simulation.kernel = kernel;
   run.simulation.read_back_stored_only = true;
   run.verify = options.verify;
+  if (options.trace_path) run.simulation.json_path = options.trace_path(node_label(node));
   return run;
 }
-
-}  // namespace
 
 kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
                                       const machine::MachineConfig& machine, models::Simulation& sim,
@@ -261,7 +262,7 @@ kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
     kernels::Result<kernels::Plan> plan = session::plan_problem(problem, machine);
     if (!plan) return node_error(n, plan.errors().front().message());
     kernels::Result<session::Outcome> outcome =
-        session::run_problem(problem, plan.value(), sim, run_options("qgemm", options));
+        session::run_problem(problem, plan.value(), sim, program_options("qgemm", n, options));
     if (!outcome) return node_error(n, outcome.errors().front().message());
     const std::vector<std::uint8_t>& c = outcome->dram.at("C");
     std::copy(c.begin(), c.end(),
@@ -295,8 +296,8 @@ kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
   if (!problem) return node_error(*nodes[0], problem.errors().front().message());
   kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
   if (!plan) return node_error(*nodes[0], plan.errors().front().message());
-  kernels::Result<session::Outcome> outcome =
-      session::run_problem(*problem.value(), plan.value(), sim, run_options("onnx-chain", options));
+  kernels::Result<session::Outcome> outcome = session::run_problem(
+      *problem.value(), plan.value(), sim, program_options("onnx-chain", *nodes[0], options));
   if (!outcome) return node_error(*nodes[0], outcome.errors().front().message());
   const report::RunStats& stats = outcome->stats;
   cycles += stats.cycles;

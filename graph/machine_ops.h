@@ -4,6 +4,7 @@
 #include "graph/host_ops.h"
 #include "graph/run.h"
 #include "kernels/qgemm/qgemm.h"
+#include "session/run_problem.h"
 
 namespace treesim::graph {
 
@@ -22,6 +23,10 @@ struct PreparedGemm {
 kernels::Result<PreparedGemm> prepare_gemm(const Node& node, const Inputs& in);
 // Whether a prepared GEMM can be a layer of a one-program chain: one 2-D matrix, int8 output codes.
 bool chains(const PreparedGemm& g);
+
+// The run session's options for a machine node's program: its kernel, verify, read back only what
+// it stores, and its trace file when options.trace_path is set.
+session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options);
 
 // One qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B). Adds its programs'
 // figures to `record`.

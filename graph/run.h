@@ -4,6 +4,8 @@
 // `verify`.
 #pragma once
 
+#include <functional>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +43,9 @@ struct GraphRunOptions {
   // Consecutive GEMM nodes (each reading the one before's output, nothing else reading it) run as one
   // program with their activations in the LMs; false: every node its own program, through DRAM.
   bool chain = true;
+  // Set: every machine program also writes a Chrome trace (--trace-json) to the path this returns for
+  // it, called in program order with the label of the (first) node the program runs.
+  std::function<std::string(const std::string& node)> trace_path;
 };
 
 // Every node that cannot run, with why (one error per node: "node QLinearConv 'c1': needs ...").

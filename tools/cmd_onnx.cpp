@@ -14,6 +14,7 @@
 #include "graph/onnx_file.h"
 #include "graph/run.h"
 #include "sim/io/npy.h"
+#include "sim/trace/trace_merge.h"
 #include "tools/cli.h"
 #include "tools/output_set.h"
 
@@ -207,7 +208,7 @@ std::string npy_name(const std::string& name) {
 }
 
 struct RunCommand {
-  std::string model, machine, out_dir, report;
+  std::string model, machine, out_dir, report, trace_json;
   std::vector<std::string> inputs;  // NAME=FILE.npy
   bool verify = false;
   bool via_dram = false;
@@ -246,8 +247,31 @@ void run(const RunCommand& c) {
   graph::GraphRunOptions options;
   options.verify = c.verify;
   options.chain = !c.via_dram;
+  // --trace-json: every program's trace beside the staged output (removed after the run, whatever
+  // happens), merged on one time axis.
+  struct Parts {
+    std::vector<trace::TracePart> list;
+    ~Parts() {
+      std::error_code ignored;
+      for (const trace::TracePart& p : list) fs::remove(p.path, ignored);
+    }
+  } traces;
+  if (!c.trace_json.empty()) {
+    const std::string staged_trace = files.stage(c.trace_json, "--trace-json");
+    options.trace_path = [&traces, staged_trace](const std::string& node) {
+      traces.list.push_back({node, fmt::format("{}.part{}.json", staged_trace, traces.list.size())});
+      return traces.list.back().path;
+    };
+  }
   kernels::Result<graph::GraphRun> r = graph::run_graph(model, std::move(inputs), machine, sim, options);
   if (!r) throw CliError(first_error(r.errors()));
+  if (!c.trace_json.empty()) {
+    try {
+      files.write(c.trace_json, trace::merge_traces(traces.list).dump() + "\n", "--trace-json");
+    } catch (const std::runtime_error& e) {
+      throw CliError(e.what());
+    }
+  }
   std::size_t on_machine = 0;
   bool verified = true;
   nlohmann::json nodes = nlohmann::json::array();
@@ -337,6 +361,8 @@ void add_onnx_command(CLI::App& app) {
   run_cmd->add_option("--input", rc->inputs, "NAME=FILE.npy for each graph input (repeatable)");
   run_cmd->add_option("--out", rc->out_dir, "Write each graph output as DIR/NAME.npy");
   run_cmd->add_option("--report", rc->report, "Write the per-node report as JSON");
+  run_cmd->add_option("--trace-json", rc->trace_json,
+                      "Write every machine program's Chrome trace (ui.perfetto.dev) on one time axis");
   run_cmd->add_flag("--verify", rc->verify, "Check each machine node against its host reference");
   run_cmd->add_flag("--via-dram", rc->via_dram,
                     "Every machine node its own program, activations through DRAM (no GEMM chains)");

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "sim/io/npy.h"
 #include "tests/test_support.h"
 
 namespace treesim::testing {
@@ -92,6 +95,33 @@ TEST(OnnxCli, AnInitializerWhoseShapeOverflowsIsOneLine) {
   const std::string tensor = dims + dims + std::string(1, '\x10') + varint(3) + field(8, "w");
   const std::string path = write_temp_file("overflow.onnx", field(7, field(5, tensor)));
   expect_one_line(run_treesim({"onnx", "show", path}), "initializer 'w': shape's element count overflows");
+}
+
+TEST(OnnxCli, TraceJsonPutsEveryProgramOnOneTimeAxisAndLeavesNoPartsBehind) {
+  const std::string dir = testing::temp_path("onnx-trace");
+  std::filesystem::create_directories(dir);
+  const std::string trace = dir + "/t.json", x = testing::temp_path("cnn-x.npy");
+  io::NpyArray images;
+  images.dtype = core::DType::kUInt8;
+  images.shape = {2, 784};
+  images.bytes.assign(2 * 784, 7);
+  io::write_npy(x, images);
+  const CliResult r =
+      run_treesim({"onnx", "run", testing::data_path("onnx/fashion_cnn/model.onnx"), "--machine",
+                   testing::source_path("configs/mini.yaml"), "--input", "x=" + x, "--trace-json", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(testing::read_text(trace));
+  std::vector<std::string> programs, processes;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["pid"] == (std::int64_t{1} << 40)) programs.push_back(e["name"]);
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.push_back(e["args"]["name"]);
+  }
+  EXPECT_EQ(programs, (std::vector<std::string>{"QConv 'l0'", "QConv 'l1'", "QGemm 'l2'"}));
+  EXPECT_NE(std::find(processes.begin(), processes.end(), "QConv 'l1': board"), processes.end())
+      << j.dump().substr(0, 400);
+  std::size_t files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) files += f.is_regular_file();
+  EXPECT_EQ(files, 1u);
 }
 
 }  // namespace
