@@ -11,6 +11,7 @@
 #include "kernels/operand_bytes.h"
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/parse.h"
 
@@ -90,11 +91,6 @@ std::vector<OptionSpec> conv2d_options() {
        {}},
   };
 }
-
-core::DType conv_dtype(const std::string& text) {
-  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
-}
-std::int32_t conv_default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
 
 // The group's GEMM of a convolution: M output pixels, K = Cg·R·S taps, N = Kg filters.
 QgemmProblem group_gemm(const ConvShape& shape, const ConvQuant& q) {
@@ -320,29 +316,16 @@ Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::Ma
   if (core::Errors e = conv_shape_errors(p); !e.empty()) return e;
 
   ConvQuant q;
-  q.x_dtype = conv_dtype(o.text("dtype-x"));
-  q.w_dtype = conv_dtype(o.text("dtype-w"));
-  const core::DType out = conv_dtype(o.text("dtype-out"));
-  auto zero = [&](const char* name, core::DType t) {
-    const auto z = o.signed_int(name);
-    return z ? static_cast<std::int32_t>(*z) : conv_default_zero(t);
-  };
-  q.x_zero = zero("x-zero", q.x_dtype);
-  q.w_zero = zero("w-zero", q.w_dtype);
-  q.out.out_dtype = out;
-  q.out.out_zero_point = zero("out-zero", out);
-  q.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
-  q.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
-  const std::string act = o.text("act");
-  if (act == "relu" || act == "relu6") q.out.act_min = std::max(q.out.act_min, q.out.out_zero_point);
-  if (act == "relu6") q.out.act_max = std::min(q.out.act_max, q.out.out_zero_point + 120);
-  q.out.rounding = *numeric::parse_rounding(o.text("rounding"));
+  q.x_dtype = option_dtype(o.text("dtype-x"));
+  q.w_dtype = option_dtype(o.text("dtype-w"));
+  q.x_zero = option_zero(o, "x-zero", q.x_dtype);
+  q.w_zero = option_zero(o, "w-zero", q.w_dtype);
+  q.out = seeded_output_stage(o);
   // The multipliers and the bias are drawn at once from their own stream (K values), so that the
   // program, which holds depthwise groups' multipliers, is the same with or without the operands.
   const std::uint64_t seed = o.unsigned_int("seed").value_or(1);
   core::Mt19937_64 gen(seed ^ 0x9e3779b97f4a7c15ULL);
   const double base = seeded_scale(p.gemm_k());
-  q.out.multipliers.clear();
   if (o.flag("per-channel")) {
     for (std::uint64_t c = 0; c < p.k; ++c)
       q.out.multipliers.push_back(numeric::quantize_multiplier(

@@ -8,6 +8,7 @@
 
 #include "kernels/float_operands.h"
 #include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
@@ -85,13 +86,6 @@ std::vector<OptionSpec> qgemm_options() {
   };
 }
 
-core::DType operand_dtype(const std::string& text) {
-  // The short spellings of oneDNN (u8, s8) and the canonical names.
-  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
-}
-
-std::int32_t default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
-
 Result<io::NpyArray> read_npy(const std::string& path) {
   try {
     return io::read_npy(path);
@@ -152,13 +146,13 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
   if (!read_q) return read_q.errors();
   numeric::QuantFile& q = read_q.value();
   QgemmOperands ops;
-  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", Operand::kA, operand_dtype(o.text("dtype-a")),
+  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", Operand::kA, option_dtype(o.text("dtype-a")),
                         q, quant);
   if (!a) return a.errors();
   ops.a = std::move(a.value());
   std::uint64_t k2 = p.k;
-  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", Operand::kB, operand_dtype(o.text("dtype-b")),
-                        q, quant);
+  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", Operand::kB, option_dtype(o.text("dtype-b")), q,
+                        quant);
   if (!b) return b.errors();
   ops.b = std::move(b.value());
   if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
@@ -206,27 +200,14 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   if (!size.empty()) return size;
   QgemmProblem p;
   p.m = *m, p.n = *n, p.k = *k;
-  p.a_dtype = operand_dtype(o.text("dtype-a"));
-  p.b_dtype = operand_dtype(o.text("dtype-b"));
-  const core::DType out = operand_dtype(o.text("dtype-out"));
-  auto zero = [&](const char* name, core::DType t) {
-    const auto z = o.signed_int(name);
-    return z ? static_cast<std::int32_t>(*z) : default_zero(t);
-  };
-  p.a_zero = zero("a-zero", p.a_dtype);
-  p.b_zero = zero("b-zero", p.b_dtype);
-  p.out.out_dtype = out;
-  p.out.out_zero_point = zero("out-zero", out);
-  p.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
-  p.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
-  // Seeded problems take an output scale of 1/20 (so 6.0 is 120 codes) for the activations.
-  const std::string act = o.text("act");
-  if (act == "relu" || act == "relu6") p.out.act_min = std::max(p.out.act_min, p.out.out_zero_point);
-  if (act == "relu6") p.out.act_max = std::min(p.out.act_max, p.out.out_zero_point + 120);
+  p.a_dtype = option_dtype(o.text("dtype-a"));
+  p.b_dtype = option_dtype(o.text("dtype-b"));
+  p.a_zero = option_zero(o, "a-zero", p.a_dtype);
+  p.b_zero = option_zero(o, "b-zero", p.b_dtype);
+  p.out = seeded_output_stage(o);
   // The operands are drawn when first needed (draw_operands); per-channel multipliers stand in
   // for the drawn ones until then. One drawn multiplier (--per-channel with N = 1) is a per-tensor
   // one, which the program itself holds: then everything is drawn now.
-  p.out.rounding = *numeric::parse_rounding(o.text("rounding"));
   p.out.multipliers.assign(per_channel ? p.n : 1,
                            numeric::quantize_multiplier(seeded_scale(p.k), p.out.rounding));
   p.has_bias = bias;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/float_operands.h"
+#include "kernels/seeded_options.h"
 #include "kernels/tgemm/tgemm_kernel.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/dpt_file.h"
@@ -71,12 +72,6 @@ std::vector<OptionSpec> tgemm_options() {
       out_dtype_option(),
   };
 }
-
-core::DType operand_dtype(const std::string& text) {
-  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
-}
-
-std::int32_t default_zero(core::DType t) { return t == core::DType::kUInt8 ? 128 : 0; }
 
 WeightEncoding encoding_of(const std::string& text) {
   for (WeightEncoding e : kWeightEncodings)
@@ -180,7 +175,7 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
     *want = got;
   }
   if (is_float_operand(a.dtype)) {
-    p.a_dtype = operand_dtype(o.text("dtype-a"));
+    p.a_dtype = option_dtype(o.text("dtype-a"));
     auto codes = quantize_operand(a, a_path, Operand::kA, p.a_dtype, q, quant);
     if (!codes) return codes.errors();
     ops.a = std::move(codes.value());
@@ -232,17 +227,9 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   if (!size.empty()) return size;
   QgemmProblem p;
   p.m = *m, p.n = *n, p.k = *k;
-  p.a_dtype = operand_dtype(o.text("dtype-a"));
-  const core::DType out = operand_dtype(o.text("dtype-out"));
-  auto zero = [&](const char* name, core::DType t) {
-    const auto z = o.signed_int(name);
-    return z ? static_cast<std::int32_t>(*z) : default_zero(t);
-  };
-  p.a_zero = zero("a-zero", p.a_dtype);
-  p.out.out_dtype = out;
-  p.out.out_zero_point = zero("out-zero", out);
-  p.out.act_min = out == core::DType::kUInt8 ? 0 : -128;
-  p.out.act_max = out == core::DType::kUInt8 ? 255 : 127;
+  p.a_dtype = option_dtype(o.text("dtype-a"));
+  p.a_zero = option_zero(o, "a-zero", p.a_dtype);
+  p.out = seeded_output_stage(o);
   p.out.multipliers.assign(per_channel ? p.n : 1, numeric::quantize_multiplier(tgemm_seeded_scale(p.k)));
   p.has_bias = bias;
   const WeightEncoding e = encoding_of(o.text("weight-encoding"));

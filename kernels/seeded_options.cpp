@@ -1,0 +1,31 @@
+#include "kernels/seeded_options.h"
+
+#include <algorithm>
+
+namespace treesim::kernels {
+
+core::DType option_dtype(const std::string& text) {
+  // The short spellings of oneDNN (u8, s8) and the canonical names.
+  return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;
+}
+
+std::int32_t option_zero(const Options& o, const char* name, core::DType type) {
+  const auto z = o.signed_int(name);
+  return z ? static_cast<std::int32_t>(*z) : type == core::DType::kUInt8 ? 128 : 0;
+}
+
+numeric::OutputStage seeded_output_stage(const Options& o) {
+  numeric::OutputStage out;
+  out.multipliers.clear();
+  out.out_dtype = option_dtype(o.text("dtype-out"));
+  out.out_zero_point = option_zero(o, "out-zero", out.out_dtype);
+  out.act_min = out.out_dtype == core::DType::kUInt8 ? 0 : -128;
+  out.act_max = out.out_dtype == core::DType::kUInt8 ? 255 : 127;
+  const std::string act = o.text("act");
+  if (act == "relu" || act == "relu6") out.act_min = std::max(out.act_min, out.out_zero_point);
+  if (act == "relu6") out.act_max = std::min(out.act_max, out.out_zero_point + 120);
+  if (o.has("rounding")) out.rounding = *numeric::parse_rounding(o.text("rounding"));
+  return out;
+}
+
+}  // namespace treesim::kernels

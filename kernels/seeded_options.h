@@ -1,0 +1,23 @@
+// What seeded problems of the quantized kernels (qgemm, tgemm, conv2d) read alike from their options:
+// an operand type (--dtype-*), a zero point (given, or 128 for u8 and 0 for s8), and the output stage
+// of --dtype-out, --out-zero, --act and --rounding (without its multipliers).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/kernel.h"
+#include "sim/numeric/requant.h"
+
+namespace treesim::kernels {
+
+// "u8"/"uint8" → uint8, anything else (the choices allow only "s8"/"int8") → int8.
+core::DType option_dtype(const std::string& text);
+// Option `name`'s zero point, or the type's default: 128 for uint8, 0 for int8.
+std::int32_t option_zero(const Options& o, const char* name, core::DType type);
+// The output stage's type, zero point and clamp (--act relu clamps at the zero point, relu6 also at
+// zero point + 120: seeded problems take an output scale of 1/20) and rounding (when the kernel has
+// --rounding); no multipliers.
+numeric::OutputStage seeded_output_stage(const Options& o);
+
+}  // namespace treesim::kernels
