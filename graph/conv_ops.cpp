@@ -7,6 +7,7 @@
 #include "graph/machine_ops.h"
 #include "graph/onnx_file.h"
 #include "kernels/conv2d/conv2d.h"
+#include "kernels/pool/maxpool.h"
 #include "session/run_problem.h"
 
 namespace treesim::graph {
@@ -38,24 +39,14 @@ kernels::Result<std::pair<std::uint64_t, std::uint64_t>> pair_attribute(const No
   return std::pair{static_cast<std::uint64_t>((*v)[0]), static_cast<std::uint64_t>((*v)[1])};
 }
 
-// The convolution's shape from x (NCHW), w (M×Cg×R×S) and the attributes.
-kernels::Result<kernels::ConvShape> conv_shape(const Node& n, const Tensor& x, const Tensor& w) {
-  if (x.shape.size() != 4 || w.shape.size() != 4)
-    return node_error(n, fmt::format("only 2-D convolutions run (x {} and w {} must have rank 4)",
-                                     describe(x), describe(w)));
+// A window's geometry from x (NCHW), the kernel's size and the attributes (strides, dilations,
+// pads or auto_pad): a convolution's (w M×Cg×R×S) or a pooling's (kernel_shape, k = c).
+kernels::Result<kernels::ConvShape> window_shape(const Node& n, const Tensor& x, std::uint64_t k,
+                                                 std::uint64_t r, std::uint64_t s_cols,
+                                                 std::uint64_t groups) {
   kernels::ConvShape s;
   s.n = x.shape[0], s.c = x.shape[1], s.h = x.shape[2], s.w = x.shape[3];
-  s.k = w.shape[0], s.r = w.shape[2], s.s = w.shape[3];
-  const std::int64_t group = int_attribute(n, "group").value_or(1);
-  if (group < 1 || group > (1 << 24)) return node_error(n, fmt::format("group {} must be positive", group));
-  s.groups = static_cast<std::uint64_t>(group);
-  if (s.groups == 0 || s.c % s.groups != 0 || w.shape[1] != s.c / s.groups)
-    return node_error(
-        n, fmt::format("w {} does not match x {} in {} groups", describe(w), describe(x), s.groups));
-  if (auto ks = ints_attribute(n, "kernel_shape");
-      ks && (ks->size() != 2 || static_cast<std::uint64_t>((*ks)[0]) != s.r ||
-             static_cast<std::uint64_t>((*ks)[1]) != s.s))
-    return node_error(n, "kernel_shape does not match w");
+  s.k = k, s.r = r, s.s = s_cols, s.groups = groups;
   auto strides = pair_attribute(n, "strides", 1);
   auto dilations = pair_attribute(n, "dilations", 1);
   if (!strides) return strides.errors();
@@ -83,8 +74,49 @@ kernels::Result<kernels::ConvShape> conv_shape(const Node& n, const Tensor& x, c
     return node_error(n, fmt::format("auto_pad '{}' is not supported", auto_pad));
   }
   if (core::Errors e = kernels::conv_shape_errors(s); !e.empty())
-    return node_error(n, "the convolution's shape: " + e.front().what);
+    return node_error(n, "the window's shape: " + e.front().what);
   return s;
+}
+
+// The convolution's shape from x (NCHW), w (M×Cg×R×S) and the attributes.
+kernels::Result<kernels::ConvShape> conv_shape(const Node& n, const Tensor& x, const Tensor& w) {
+  if (x.shape.size() != 4 || w.shape.size() != 4)
+    return node_error(n, fmt::format("only 2-D convolutions run (x {} and w {} must have rank 4)",
+                                     describe(x), describe(w)));
+  const std::int64_t group = int_attribute(n, "group").value_or(1);
+  if (group < 1 || group > (1 << 24)) return node_error(n, fmt::format("group {} must be positive", group));
+  const std::uint64_t groups = static_cast<std::uint64_t>(group);
+  if (x.shape[1] % groups != 0 || w.shape[1] != x.shape[1] / groups)
+    return node_error(n,
+                      fmt::format("w {} does not match x {} in {} groups", describe(w), describe(x), groups));
+  if (auto ks = ints_attribute(n, "kernel_shape");
+      ks && (ks->size() != 2 || static_cast<std::uint64_t>((*ks)[0]) != w.shape[2] ||
+             static_cast<std::uint64_t>((*ks)[1]) != w.shape[3]))
+    return node_error(n, "kernel_shape does not match w");
+  return window_shape(n, x, w.shape[0], w.shape[2], w.shape[3], groups);
+}
+
+// Runs a window kernel's problem as the node's one program; the output's bytes.
+kernels::Result<Tensor> run_window_problem(const Node& n,
+                                           kernels::Result<std::unique_ptr<kernels::Problem>> problem,
+                                           const char* kernel, const machine::MachineConfig& machine,
+                                           models::Simulation& sim, const GraphRunOptions& options,
+                                           NodeRun& record, const std::string& output) {
+  if (!problem) return node_error(n, problem.errors().front().message());
+  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
+  if (!plan) return node_error(n, plan.errors().front().message());
+  kernels::Result<session::Outcome> outcome =
+      session::run_problem(*problem.value(), plan.value(), sim, program_options(kernel, n, options));
+  if (!outcome) return node_error(n, outcome.errors().front().message());
+  record.programs += 1;
+  record.cycles += outcome->stats.cycles;
+  record.macs += outcome->stats.work.macs;
+  record.dram_read += outcome->stats.work.dram_read_bytes;
+  record.dram_written += outcome->stats.work.dram_write_bytes;
+  if (outcome->stats.verify) record.verify = *outcome->stats.verify;
+  Tensor y;
+  y.bytes = outcome->dram.at(output);
+  return y;
 }
 
 }  // namespace
@@ -152,21 +184,48 @@ kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const mac
   ops.bias.resize(bias.size() / 4);
   if (!bias.empty()) std::memcpy(ops.bias.data(), bias.data(), bias.size());
 
-  kernels::Result<std::unique_ptr<kernels::Problem>> problem = kernels::conv2d_problem(s, q, std::move(ops));
-  if (!problem) return node_error(n, problem.errors().front().message());
-  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
-  if (!plan) return node_error(n, plan.errors().front().message());
-  kernels::Result<session::Outcome> outcome =
-      session::run_problem(*problem.value(), plan.value(), sim, program_options("conv2d", n, options));
-  if (!outcome) return node_error(n, outcome.errors().front().message());
-  record.programs += 1;
-  record.cycles += outcome->stats.cycles;
-  record.macs += outcome->stats.work.macs;
-  record.dram_read += outcome->stats.work.dram_read_bytes;
-  record.dram_written += outcome->stats.work.dram_write_bytes;
-  if (outcome->stats.verify) record.verify = *outcome->stats.verify;
+  kernels::Result<Tensor> out = run_window_problem(n, kernels::conv2d_problem(s, q, std::move(ops)), "conv2d",
+                                                   machine, sim, options, record, "C");
+  if (!out) return out.errors();
   Tensor y = make_tensor(g->out_type, {s.n, s.out_h(), s.out_w(), s.k});
-  y.bytes = outcome->dram.at("C");
+  y.bytes = std::move(out->bytes);
+  return permuted(n, y, {0, 3, 1, 2});
+}
+
+kernels::Result<Tensor> run_pool_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
+                                      models::Simulation& sim, const GraphRunOptions& options,
+                                      NodeRun& record) {
+  auto x = required(n, in, 0, "x");
+  if (!x) return x.errors();
+  const Tensor& t = *x.value();
+  if (t.type != ElemType::kUInt8 && t.type != ElemType::kInt8)
+    return node_error(
+        n, fmt::format("x is {}: the machine takes the max of int8 or uint8 codes (a float MaxPool "
+                       "between DequantizeLinear and QuantizeLinear is not fused yet)",
+                       describe(t)));
+  if (t.shape.size() != 4)
+    return node_error(n, fmt::format("only 2-D pooling runs (x {} must have rank 4)", describe(t)));
+  if (int_attribute(n, "ceil_mode").value_or(0) != 0) return node_error(n, "ceil_mode 1 is not supported");
+  if (int_attribute(n, "storage_order").value_or(0) != 0)
+    return node_error(n, "storage_order 1 is not supported");
+  auto ks = ints_attribute(n, "kernel_shape");
+  if (!ks || ks->size() != 2 || (*ks)[0] < 1 || (*ks)[1] < 1 || (*ks)[0] > (1 << 24) || (*ks)[1] > (1 << 24))
+    return node_error(n, "kernel_shape must be two positive numbers");
+  kernels::Result<kernels::ConvShape> shape = window_shape(
+      n, t, t.shape[1], static_cast<std::uint64_t>((*ks)[0]), static_cast<std::uint64_t>((*ks)[1]), 1);
+  if (!shape) return shape.errors();
+  const kernels::ConvShape& s = shape.value();
+  if (s.n * s.out_h() * s.out_w() * s.c > kMaxTensorBytes)
+    return node_error(
+        n, fmt::format("its output of {}×{}×{}×{} is more than 1 GiB", s.n, s.c, s.out_h(), s.out_w()));
+  kernels::Result<Tensor> nhwc = permuted(n, t, {0, 2, 3, 1});
+  if (!nhwc) return nhwc.errors();
+  kernels::Result<Tensor> out =
+      run_window_problem(n, kernels::maxpool_problem(s, *machine_dtype(t.type), std::move(nhwc->bytes)),
+                         "maxpool", machine, sim, options, record, "Y");
+  if (!out) return out.errors();
+  Tensor y = make_tensor(t.type, {s.n, s.out_h(), s.out_w(), s.c});
+  y.bytes = std::move(out->bytes);
   return permuted(n, y, {0, 3, 1, 2});
 }
 

@@ -13,6 +13,11 @@ bool is_conv(const Node& node);
 
 // Its output (errors name the node and what it cannot take: a rank other than 4, an attribute value,
 // per-channel zero points); the program's figures go to `record`.
+// MaxPool of int8 or uint8 codes as one maxpool problem (a float input is refused: it needs Q/DQ).
+kernels::Result<Tensor> run_pool_node(const Node& node, const Inputs& in,
+                                      const machine::MachineConfig& machine, models::Simulation& sim,
+                                      const GraphRunOptions& options, NodeRun& record);
+
 kernels::Result<Tensor> run_conv_node(const Node& node, const Inputs& in,
                                       const machine::MachineConfig& machine, models::Simulation& sim,
                                       const GraphRunOptions& options, NodeRun& record);

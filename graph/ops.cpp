@@ -36,6 +36,10 @@ const std::map<std::string, OpInfo>& table() {
       {"MatMulInteger", {Placement::Where::kMachine, "qgemm (int32 accumulators out)", {}}},
       {"QLinearConv", {Placement::Where::kMachine, "conv2d (float requant)", kConvAttributes}},
       {"ConvInteger", {Placement::Where::kMachine, "conv2d (int32 accumulators out)", kConvAttributes}},
+      {"MaxPool",
+       {Placement::Where::kMachine,
+        "maxpool (int8/uint8 codes)",
+        {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}}},
       {"QuantizeLinear", {Placement::Where::kHost, "quantizes a float input (the loader's work)", {"axis"}}},
       {"DequantizeLinear", {Placement::Where::kHost, "dequantizes an output (the loader's work)", {"axis"}}},
       {"Reshape", {Placement::Where::kHost, "shape only: no byte moves", {"allowzero"}}},
@@ -57,7 +61,6 @@ const std::map<std::string, const char*>& pending() {
       {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
       {"Clip", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
       {"Add", "a residual Add of quantized tensors needs a requantizing add on the PEs (not yet)"},
-      {"MaxPool", "needs a pooling kernel (the PEs' max over a window; not yet)"},
       {"AveragePool", "needs a pooling kernel (a window sum and requant on the PEs; not yet)"},
       {"GlobalAveragePool", "needs a pooling kernel (a window sum and requant on the PEs; not yet)"},
   };

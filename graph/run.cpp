@@ -76,8 +76,10 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
     NodeRun record;
     record.label = node_label(n);
     record.placement = place_node(n, model.opset);
-    if (record.placement.where == Placement::Where::kMachine && is_conv(n)) {
-      kernels::Result<Tensor> out = run_conv_node(n, in.value(), machine, sim, options, record);
+    if (record.placement.where == Placement::Where::kMachine && (is_conv(n) || n.op_type == "MaxPool")) {
+      kernels::Result<Tensor> out = n.op_type == "MaxPool"
+                                        ? run_pool_node(n, in.value(), machine, sim, options, record)
+                                        : run_conv_node(n, in.value(), machine, sim, options, record);
       if (!out) return out.errors();
       run.cycles += record.cycles;
       run.nodes.push_back(std::move(record));

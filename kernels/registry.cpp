@@ -11,6 +11,7 @@
   X(spmv)                  \
   X(spmm)                  \
   X(conv2d)                \
+  X(maxpool)               \
   /* one line per kernel, above this one */
 // clang-format on
 

@@ -240,6 +240,23 @@ void PeArray::copy(const program::Copy& op) {
   });
 }
 
+void PeArray::pool_max(const program::PoolMax& op) {
+  const bool is_signed = op.dtype == core::DType::kInt8;
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+    for (std::uint64_t p = first; p < last; ++p) {
+      const std::uint8_t* src = lm(p) + op.src;
+      std::uint8_t* dst = lm(p) + op.dst;
+      for (std::uint64_t v = 0; v < op.rows * op.channels; ++v) {
+        const std::uint8_t* taps = src + v * op.taps;
+        int best = is_signed ? static_cast<std::int8_t>(taps[0]) : taps[0];
+        for (std::uint64_t t = 1; t < op.taps; ++t)
+          best = std::max(best, is_signed ? static_cast<int>(static_cast<std::int8_t>(taps[t])) : taps[t]);
+        dst[v] = static_cast<std::uint8_t>(best);
+      }
+    }
+  });
+}
+
 std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
   FirstError error;
   on_lanes(count_, 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {

@@ -65,6 +65,13 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           r.work.sparse_macs = r.work.macs;
           step = pes->step_each(unit, work, ready, timing::Path::kSparse);
           if (functional) fail_on(pes->sparse_mac(op));
+        } else if constexpr (std::is_same_v<T, program::PoolMax>) {
+          // The copy unit reads every tap's byte once.
+          unit = timing::Unit::kCopy;
+          const std::uint64_t bytes = op.rows * op.channels * op.taps;
+          step = pes->step(unit, bytes, ready);
+          r.work.copy_bytes = bytes * n;
+          if (functional) pes->pool_max(op);
         } else if constexpr (std::is_same_v<T, program::Copy>) {
           unit = timing::Unit::kCopy;
           step = pes->step(unit, op.bytes, ready);

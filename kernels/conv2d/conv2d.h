@@ -65,6 +65,10 @@ struct AxisPad {
 };
 AxisPad same_padding(std::uint64_t size, std::uint64_t kernel, std::uint64_t stride, std::uint64_t dilation);
 
+// --pad: a number of pixels on every side, or "same" (SAME_UPPER, for the shape's sizes, kernel,
+// strides and dilations); an error naming --pad otherwise.
+core::Errors apply_pad_option(const std::string& text, ConvShape& shape);
+
 // What makes the shape unusable, as (option, message) errors: zero sizes, channels not divisible by
 // groups, a dilated kernel larger than the padded image, sizes whose products overflow.
 core::Errors conv_shape_errors(const ConvShape& shape);

@@ -301,18 +301,7 @@ Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::Ma
   p.stride_h = p.stride_w = *o.unsigned_int("stride");
   p.dilation_h = p.dilation_w = *o.unsigned_int("dilation");
   p.groups = *o.unsigned_int("groups");
-  const std::string pad = o.text("pad");
-  if (pad == "same") {
-    const AxisPad ph = same_padding(p.h, p.r, p.stride_h, p.dilation_h);
-    const AxisPad pw = same_padding(p.w, p.s, p.stride_w, p.dilation_w);
-    p.pad_top = ph.begin, p.pad_bottom = ph.end, p.pad_left = pw.begin, p.pad_right = pw.end;
-  } else {
-    bool digits = !pad.empty() && pad.size() <= 8;
-    for (char ch : pad) digits = digits && ch >= '0' && ch <= '9';
-    if (!digits)
-      return core::Error{"--pad", fmt::format("expected a number of pixels or same, got '{}'", pad)};
-    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = std::stoull(pad);
-  }
+  if (core::Errors e = apply_pad_option(o.text("pad"), p); !e.empty()) return e;
   if (core::Errors e = conv_shape_errors(p); !e.empty()) return e;
 
   ConvQuant q;

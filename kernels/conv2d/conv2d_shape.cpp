@@ -37,6 +37,20 @@ AxisPad same_padding(std::uint64_t size, std::uint64_t kernel, std::uint64_t str
   return {total / 2, total - total / 2};
 }
 
+core::Errors apply_pad_option(const std::string& text, ConvShape& p) {
+  if (text == "same") {
+    const AxisPad ph = same_padding(p.h, p.r, p.stride_h, p.dilation_h);
+    const AxisPad pw = same_padding(p.w, p.s, p.stride_w, p.dilation_w);
+    p.pad_top = ph.begin, p.pad_bottom = ph.end, p.pad_left = pw.begin, p.pad_right = pw.end;
+    return {};
+  }
+  bool digits = !text.empty() && text.size() <= 8;
+  for (char ch : text) digits = digits && ch >= '0' && ch <= '9';
+  if (!digits) return {{"--pad", fmt::format("expected a number of pixels or same, got '{}'", text)}};
+  p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = std::stoull(text);
+  return {};
+}
+
 core::Errors conv_shape_errors(const ConvShape& p) {
   core::Errors errors;
   constexpr std::uint64_t kMax = std::uint64_t{1} << 24;  // per size: products stay far from 2^64

@@ -359,6 +359,17 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               if (op.c_rows > 0) c.lm(pi.writes, op.c, {op.c_rows, op.n, 4});
             },
             [&](const Convert& op) { check_convert(op, c, pi); },
+            [&](const PoolMax& op) {
+              if (!core::is_8bit(op.dtype)) return c.fail("dtype must be int8 or uint8");
+              if (op.taps == 0) return c.fail("taps must be at least 1");
+              c.lm(pi.reads, op.src, {op.rows, op.channels, op.taps});
+              c.lm(pi.writes, op.dst, {op.rows, op.channels});
+              if (c.failed()) return;
+              const std::uint64_t out = op.rows * op.channels, in = out * op.taps;
+              if (op.src < op.dst + out && op.dst < op.src + in)
+                c.fail(fmt::format("src [{}, {}) and dst [{}, {}) overlap", op.src, op.src + in, op.dst,
+                                   op.dst + out));
+            },
             [&](const Copy& op) {
               c.lm(pi.reads, op.src, {op.bytes});
               c.lm(pi.writes, op.dst, {op.bytes});

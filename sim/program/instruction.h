@@ -183,6 +183,15 @@ struct Copy {
   auto tie() const { return std::tie(src, dst, bytes); }
 };
 
+// Window maximum in every PE (max pooling), on the copy unit: `rows`×`channels` values at dst, each the
+// largest of `taps` consecutive values at src (row r's channel c: src[(r·channels + c)·taps + t]), as
+// a windowed load's channel-major columns hold a window's taps. int8 or uint8.
+struct PoolMax {
+  std::uint64_t src = 0, dst = 0, rows = 0, channels = 0, taps = 0;
+  DType dtype = DType::kInt8;
+  auto tie() const { return std::tie(src, dst, rows, channels, taps, dtype); }
+};
+
 // Tree collectives at a level L: every unit U of level L works on the PEs of its subtree.
 // Broadcast: the subtree's first PE sends `bytes` at src to dst of every PE of the subtree.
 struct Broadcast {
@@ -223,7 +232,7 @@ bool operator!=(const T& a, const T& b) {
 }
 
 using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
-                           Reduce, SparseMac, Convert>;
+                           Reduce, SparseMac, Convert, PoolMax>;
 
 // The tree collectives: they work per subtree of a level, not on every PE alike.
 template <typename T>

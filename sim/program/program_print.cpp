@@ -77,6 +77,10 @@ struct Printer {
         sparse::print_encoding(s.encoding), s.a, s.a_bytes, s.b, s.b_rows, s.n, s.b_zero, s.c, s.c_rows,
         print_list(s.entries), print_list(s.segments));
   }
+  std::string operator()(const PoolMax& p) const {
+    return fmt::format("pool_max src={} dst={} rows={} channels={} taps={} dtype={}", p.src, p.dst, p.rows,
+                       p.channels, p.taps, core::dtype_name(p.dtype));
+  }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
   }

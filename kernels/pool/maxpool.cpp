@@ -1,0 +1,292 @@
+#include "kernels/pool/maxpool.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kernels/seeded_options.h"
+#include "sim/core/mt19937_64.h"
+#include "sim/layout/diagnostic.h"
+#include "sim/layout/parse.h"
+#include "sim/timing/cost_model.h"
+
+namespace treesim::kernels {
+namespace {
+
+using timing::ceil_div;
+
+struct PoolPlan {
+  std::string levels;  // "2_L1B, 4_MAB, 4_PE, ": every level with more than one unit
+  std::uint64_t units = 1, tile = 0, passes = 0;
+  std::uint64_t in_bytes = 0;  // a tile's input bytes per PE (tile rows of C·R·S)
+};
+
+// `rows` of a block whose full tiles are units·tile rows, `cols` wide, each PE a run of tile rows.
+std::string tile_layout(const PoolPlan& p, std::uint64_t rows, std::uint64_t cols) {
+  const std::string pad = rows == p.units * p.tile ? "" : fmt::format("({},{})/", rows, cols);
+  return pad + fmt::format("(({}{}:{}), ({}:1))", p.levels, p.tile, cols, cols);
+}
+
+class MaxPool : public Problem {
+ public:
+  MaxPool(ConvShape s, core::DType dtype, std::optional<std::vector<std::uint8_t>> x, std::uint64_t seed)
+      : s_(s), dtype_(dtype), x_(std::move(x)), seed_(seed) {}
+
+  core::Errors check(const machine::MachineConfig& m) const override {
+    core::Errors e;
+    if (m.pe.words_per_address > 1)
+      e.push_back(
+          {"--machine", fmt::format("maxpool reads LM bytes one by one; machine '{}' packs {} per address",
+                                    m.name, m.pe.words_per_address)});
+    if (m.dram_channels() > 1)
+      e.push_back(
+          {"--machine", fmt::format("maxpool's windowed loads need one DRAM channel; machine '{}' has {}",
+                                    m.name, m.dram_channels())});
+    const std::uint64_t bytes = s_.n * s_.h * s_.w * s_.c + s_.gemm_m() * s_.c;
+    if (bytes > m.dram.bytes)
+      e.push_back({"--n", fmt::format("the input and output need {} bytes of DRAM, the machine has {}", bytes,
+                                      m.dram.bytes)});
+    return e;
+  }
+
+  Result<Plan> plan(const machine::MachineConfig& m) const override {
+    PoolPlan p;
+    for (const auto& l : m.levels) {
+      if (l.fanout == 1) continue;
+      p.levels += fmt::format("{}_{}, ", l.fanout, l.name);
+      p.units *= l.fanout;
+    }
+    const std::uint64_t taps = s_.r * s_.s, rows = s_.gemm_m();
+    // Two buffers each of a tile's windows (C·R·S bytes a row) and maxima (C bytes a row).
+    const std::uint64_t per_row = 2 * s_.c * (taps + 1);
+    p.tile = std::min(ceil_div(rows, p.units), m.lm_bytes() / per_row);
+    if (p.tile == 0)
+      return core::Error{"--c", fmt::format("a row's windows ({} bytes, twice) do not fit the {}-byte LM",
+                                            per_row, m.lm_bytes())};
+    p.passes = ceil_div(rows, p.units * p.tile);
+    p.in_bytes = p.tile * s_.c * taps;
+    // Estimate: two buffers overlap a pass's load with the one before's pool and store; the
+    // busiest of the three sets the pace, the first load and the last pool and store add theirs.
+    Plan out;
+    const timing::CostModel cost(m);
+    timing::TransferTime load, store;
+    try {
+      const std::uint64_t block = p.units * p.tile;
+      load = cost.load(layout::plan_load(layout::bind_or_throw(
+          layout::parse_layout_or_throw(tile_layout(p, block, s_.c * taps), m), {block, s_.c * taps}, m, 1)));
+      store = cost.store(layout::plan_gather(layout::bind_or_throw(
+          layout::parse_layout_or_throw(tile_layout(p, block, s_.c), m), {block, s_.c}, m, 1)));
+    } catch (const layout::LayoutError& e) {
+      return core::Error{"", e.what()};
+    }
+    const timing::UnitTime pool = cost.unit(timing::Unit::kCopy, p.in_bytes);
+    const std::uint64_t pace =
+        std::max({load.duration() - load.latency, pool.busy, store.duration() - store.latency});
+    out.estimated_cycles =
+        static_cast<double>(load.duration() + (p.passes - 1) * pace + pool.duration() + store.duration());
+    out.description = fmt::format(
+        "plan: {} output rows per PE in {} passes over {} PEs, {} windows of {} taps a row; LM {} of {} "
+        "bytes",
+        p.tile, p.passes, p.units, s_.c, taps, per_row * p.tile, m.lm_bytes());
+    out.mapping = p;
+    return out;
+  }
+
+  Result<program::Program> program(const Plan& plan, const machine::MachineConfig& m) const override {
+    const auto* mapping = std::any_cast<PoolPlan>(&plan.mapping);
+    if (!mapping) return core::Error{"", "maxpool: the plan was not made by maxpool"};
+    const PoolPlan& p = *mapping;
+    const std::uint64_t taps = s_.r * s_.s, rows = s_.gemm_m(), block = p.units * p.tile;
+    program::Program prog;
+    prog.tensors = {{"X", {s_.n, s_.h, s_.w, s_.c}, dtype_}, {"Y", {rows, s_.c}, dtype_}};
+    // Buffers: two of windows, then two of maxima.
+    const std::uint64_t in[2] = {0, p.in_bytes}, out[2] = {2 * p.in_bytes, 2 * p.in_bytes + p.tile * s_.c};
+    const program::Window window = s_.window();
+    auto load = [&](std::uint64_t pass) -> Result<program::Instr> {
+      const std::uint64_t at = pass * block, count = std::min(block, rows - at);
+      program::Load l;
+      l.tensor = "X";
+      try {
+        l.layout = layout::parse_layout_or_throw(tile_layout(p, count, s_.c * taps), m);
+      } catch (const layout::LayoutError& e) {
+        return core::Error{"", e.what()};
+      }
+      l.lm = in[pass % 2], l.offset = {at, 0}, l.shape = {count, s_.c * taps};
+      l.pad = static_cast<std::int32_t>(core::dtype_min(dtype_));  // padding never wins
+      l.window = window;
+      return program::Instr{l};
+    };
+    auto first = load(0);
+    if (!first) return first.errors();
+    prog.instrs.push_back(first.value());
+    for (std::uint64_t pass = 0; pass < p.passes; ++pass) {
+      if (pass + 1 < p.passes) {
+        auto next = load(pass + 1);
+        if (!next) return next.errors();
+        prog.instrs.push_back(next.value());
+      }
+      prog.instrs.push_back(program::PoolMax{in[pass % 2], out[pass % 2], p.tile, s_.c, taps, dtype_});
+      const std::uint64_t at = pass * block, count = std::min(block, rows - at);
+      program::Store st;
+      st.tensor = "Y";
+      try {
+        st.layout = layout::parse_layout_or_throw(tile_layout(p, count, s_.c), m);
+      } catch (const layout::LayoutError& e) {
+        return core::Error{"", e.what()};
+      }
+      st.lm = out[pass % 2], st.offset = {at, 0}, st.shape = {count, s_.c};
+      prog.instrs.push_back(st);
+    }
+    return prog;
+  }
+
+  DramImage inputs() const override { return {{"X", x()}}; }
+
+  Result<DramImage> reference() const override {
+    return DramImage{{"Y", reference_maxpool(s_, dtype_, x())}};
+  }
+
+  void add_report_fields(const Plan& plan, const machine::MachineConfig&,
+                         report::RunStats& stats) const override {
+    const auto* p = std::any_cast<PoolPlan>(&plan.mapping);
+    if (!p) return;
+    stats.info["plan"] = plan.description;
+    for (auto [key, value] : {std::pair{"n", s_.n},
+                              {"h", s_.h},
+                              {"w", s_.w},
+                              {"c", s_.c},
+                              {"r", s_.r},
+                              {"s", s_.s},
+                              {"out_h", s_.out_h()},
+                              {"out_w", s_.out_w()},
+                              {"tile", p->tile},
+                              {"passes", p->passes}})
+      stats.extra[key] = value;
+  }
+
+  std::vector<OutputArray> outputs() const override {
+    return {{"Y", dtype_, {s_.n, s_.out_h(), s_.out_w(), s_.c}, std::nullopt}};
+  }
+
+ private:
+  std::vector<std::uint8_t> x() const {
+    if (x_) return *x_;
+    core::Mt19937_64 gen(seed_);
+    std::vector<std::uint8_t> v(s_.n * s_.h * s_.w * s_.c);
+    for (auto& b : v) b = static_cast<std::uint8_t>(gen() >> 24);
+    return v;
+  }
+
+  ConvShape s_;
+  core::DType dtype_;
+  std::optional<std::vector<std::uint8_t>> x_;
+  std::uint64_t seed_ = 1;
+};
+
+std::vector<OptionSpec> maxpool_options() {
+  auto size = [](const char* name, const char* help, std::optional<std::uint64_t> def = std::nullopt) {
+    return OptionSpec{
+        name, OptionKind::kUnsigned, help, def ? std::optional<OptionValue>(*def) : std::nullopt, {},
+        1,    std::nullopt};
+  };
+  return {
+      size("n", "Images in the batch", 1),
+      size("h", "Input rows"),
+      size("w", "Input columns"),
+      size("c", "Channels"),
+      size("r", "Window rows", 2),
+      size("s", "Window columns", 2),
+      size("stride", "Stride (rows and columns)", 2),
+      {"pad",
+       OptionKind::kText,
+       "Padding: a number of pixels on every side, or same (ONNX SAME_UPPER)",
+       OptionValue{std::string("0")},
+       {},
+       {},
+       {}},
+      size("dilation", "Dilation (rows and columns)", 1),
+      {"dtype",
+       OptionKind::kChoice,
+       "The tensor's type: u8 or s8",
+       OptionValue{std::string("s8")},
+       {"u8", "s8", "uint8", "int8"},
+       {},
+       {}},
+      {"seed", OptionKind::kUnsigned, "Seed of the random input", OptionValue{std::uint64_t{1}}, {}, {}, {}},
+  };
+}
+
+Result<std::unique_ptr<Problem>> make_maxpool(const Options& o, const machine::MachineConfig&) {
+  ConvShape s;
+  for (const char* name : {"h", "w", "c"})
+    if (!o.unsigned_int(name)) return core::Error{option_flag(name), "is required"};
+  s.n = *o.unsigned_int("n"), s.h = *o.unsigned_int("h"), s.w = *o.unsigned_int("w");
+  s.c = s.k = *o.unsigned_int("c");
+  s.r = *o.unsigned_int("r"), s.s = *o.unsigned_int("s");
+  s.stride_h = s.stride_w = *o.unsigned_int("stride");
+  s.dilation_h = s.dilation_w = *o.unsigned_int("dilation");
+  if (core::Errors e = apply_pad_option(o.text("pad"), s); !e.empty()) return e;
+  if (core::Errors e = conv_shape_errors(s); !e.empty()) return e;
+  return std::unique_ptr<Problem>(
+      new MaxPool(s, option_dtype(o.text("dtype")), std::nullopt, o.unsigned_int("seed").value_or(1)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Problem>> maxpool_problem(const ConvShape& shape, core::DType dtype,
+                                                 std::vector<std::uint8_t> x) {
+  if (core::Errors e = conv_shape_errors(shape); !e.empty()) return e;
+  if (shape.k != shape.c || shape.groups != 1) return core::Error{"", "maxpool: k must be c, in one group"};
+  if (x.size() != shape.n * shape.h * shape.w * shape.c)
+    return core::Error{"", fmt::format("maxpool: {} input bytes, expected {}", x.size(),
+                                       shape.n * shape.h * shape.w * shape.c)};
+  return std::unique_ptr<Problem>(new MaxPool(shape, dtype, std::move(x), 1));
+}
+
+std::vector<std::uint8_t> reference_maxpool(const ConvShape& s, core::DType dtype,
+                                            const std::vector<std::uint8_t>& x) {
+  const bool is_signed = dtype == core::DType::kInt8;
+  auto value = [&](std::uint8_t b) {
+    return is_signed ? static_cast<int>(static_cast<std::int8_t>(b)) : int{b};
+  };
+  std::vector<std::uint8_t> y;
+  y.reserve(s.n * s.out_h() * s.out_w() * s.c);
+  for (std::uint64_t n = 0; n < s.n; ++n)
+    for (std::uint64_t oh = 0; oh < s.out_h(); ++oh)
+      for (std::uint64_t ow = 0; ow < s.out_w(); ++ow)
+        for (std::uint64_t c = 0; c < s.c; ++c) {
+          int best = is_signed ? -128 : 0;
+          for (std::uint64_t r = 0; r < s.r; ++r)
+            for (std::uint64_t t = 0; t < s.s; ++t) {
+              const std::int64_t h = static_cast<std::int64_t>(oh * s.stride_h + r * s.dilation_h) -
+                                     static_cast<std::int64_t>(s.pad_top);
+              const std::int64_t w = static_cast<std::int64_t>(ow * s.stride_w + t * s.dilation_w) -
+                                     static_cast<std::int64_t>(s.pad_left);
+              if (h < 0 || w < 0 || h >= static_cast<std::int64_t>(s.h) ||
+                  w >= static_cast<std::int64_t>(s.w))
+                continue;
+              best = std::max(
+                  best,
+                  value(x[((n * s.h + static_cast<std::uint64_t>(h)) * s.w + static_cast<std::uint64_t>(w)) *
+                              s.c +
+                          c]));
+            }
+          y.push_back(static_cast<std::uint8_t>(best));
+        }
+  return y;
+}
+
+Kernel maxpool_kernel() {
+  return {
+      "maxpool",
+      "Max pooling of an int8/uint8 NHWC tensor (window, stride, padding, dilation), verified bit-exactly",
+      maxpool_options(),
+      "Write the output (Y) as .npy, N×out_h×out_w×C",
+      {{"h", "7"}, {"w", "6"}, {"c", "3"}, {"r", "3"}, {"s", "3"}, {"pad", "same"}},
+      &make_maxpool,
+      "",
+      /*tunable=*/false,
+      /*plan_files=*/false};
+}
+
+}  // namespace treesim::kernels
