@@ -1,5 +1,7 @@
 #include "tests/test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -120,6 +122,19 @@ LimitedResult run_treesim_limited(const std::vector<std::string>& args, std::uin
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+std::string run_kernel_report(const std::string& kernel, const std::string& machine,
+                              const std::vector<std::string>& args, bool timing_only) {
+  static int n = 0;
+  const std::string report = temp_path(kernel + "-report-" + std::to_string(n++) + ".json");
+  std::vector<std::string> all{
+      "run", kernel, "--machine", source_path("configs/" + machine + ".yaml"), "--quiet", "--report", report};
+  all.insert(all.end(), args.begin(), args.end());
+  all.push_back(timing_only ? "--timing-only" : "--verify");
+  const CliResult r = run_treesim(all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? read_text(report) : "";
 }
 
 CliResult run_treesim(const std::vector<std::string>& args) {

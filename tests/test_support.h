@@ -20,6 +20,10 @@ struct CliResult {
 
 // Runs the treesim binary with `args` (no shell: arguments are passed as they are).
 CliResult run_treesim(const std::vector<std::string>& args);
+// `treesim run KERNEL --machine configs/MACHINE.yaml --quiet --report R ARGS` with --verify, or
+// --timing-only; the report's JSON text, or "" (with a test failure) when the run does not exit 0.
+std::string run_kernel_report(const std::string& kernel, const std::string& machine,
+                              const std::vector<std::string>& args, bool timing_only);
 
 // The same under limits: the child's address space capped at `memory_bytes` (RLIMIT_AS; not in
 // sanitizer builds, whose shadow memory needs far more address space) and killed after

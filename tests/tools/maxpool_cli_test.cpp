@@ -15,17 +15,8 @@ using testing::run_treesim;
 using testing::source_path;
 
 nlohmann::json run_pool(const std::string& machine, std::vector<std::string> args, bool timing_only = false) {
-  static int n = 0;
-  const std::string report = testing::temp_path("pool-" + std::to_string(n++) + ".json");
-  std::vector<std::string> all{
-      "run",     "maxpool",  "--machine", source_path("configs/" + machine + ".yaml"),
-      "--quiet", "--report", report};
-  all.insert(all.end(), args.begin(), args.end());
-  all.push_back(timing_only ? "--timing-only" : "--verify");
-  const auto r = run_treesim(all);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  if (r.exit_code != 0) return {};
-  return nlohmann::json::parse(testing::read_text(report));
+  const std::string text = testing::run_kernel_report("maxpool", machine, args, timing_only);
+  return text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
 }
 
 void grid(const std::string& machine) {
