@@ -92,9 +92,8 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
   if (t.window) {
     // A windowed load reads each element its windows touch once; staging holds them from the
     // first run's element on.
-    const std::uint64_t base = t.window->runs.empty() ? 0 : t.window->runs.front().first;
     for (const program::ElementRun& run : t.window->runs) {
-      access(run.first, run.count, staging ? staging + (run.first - base) * eb : nullptr);
+      access(run.first, run.count, staging ? staging + (run.first - t.window->first()) * eb : nullptr);
       if (failed_access) break;
     }
   } else {
@@ -167,9 +166,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     // loader's im2col); the layout then places the block as any other.
     const program::WindowRead& w = *t.window;
     const std::size_t eb = t.bound.element_bytes();
-    const std::uint64_t base = w.runs.empty() ? 0 : w.runs.front().first;
-    const std::uint64_t span = w.runs.empty() ? 0 : w.runs.back().first + w.runs.back().count - base;
-    if (staged) window_source_.resize(span * eb);
+    if (staged) window_source_.resize(w.span() * eb);
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
     if (failed() || !options_.functional) return;
     staging_.resize(t.block.elements() * eb);
@@ -178,7 +175,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
                              staging_.data());
     else
       program::expand_window(w.window, w.tensor_shape, t.block.offset, t.block.shape, window_source_.data(),
-                             base, eb, op.pad, staging_.data());
+                             w.first(), eb, op.pad, staging_.data());
     pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
     return;
   }

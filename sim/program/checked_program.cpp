@@ -56,6 +56,15 @@ class InstrChecker {
     list.push_back(timing::Range{kLmSpace, lo, lo + *bytes});
   }
 
+  // LM ranges [src, src + in) and [dst, dst + out) that an instruction needs apart (`what` says why).
+  bool disjoint(std::uint64_t src, std::uint64_t in, std::uint64_t dst, std::uint64_t out, const char* what) {
+    if (src < dst + out && dst < src + in) {
+      fail(fmt::format("src [{}, {}) and dst [{}, {}) overlap: {}", src, src + in, dst, dst + out, what));
+      return false;
+    }
+    return true;
+  }
+
   std::optional<std::size_t> tensor(const std::string& name) {
     for (std::size_t i = 0; i < p_.tensors.size(); ++i)
       if (p_.tensors[i].name == name) return i;
@@ -135,8 +144,7 @@ class InstrChecker {
       x.footprint_bytes = c.footprint_bytes;
       x.plan = c.plan;
       x.ports = c.ports;
-      if (x.window) x.plan.dram_read_bytes = x.window->elements * element_bytes;
-      return x;
+      return with_window_reads(std::move(x), element_bytes);
     }
     layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
     if (!bound) {
@@ -157,6 +165,11 @@ class InstrChecker {
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
     bound_cache_.push_back(
         {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
+    return with_window_reads(std::move(x), element_bytes);
+  }
+
+  // A windowed load's DRAM reads are its distinct elements, not the block's (what the links carry).
+  static Transfer with_window_reads(Transfer x, std::size_t element_bytes) {
     if (x.window) x.plan.dram_read_bytes = x.window->elements * element_bytes;
     return x;
   }
@@ -220,9 +233,9 @@ void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
   c.lm(out.reads, op.src, {from->footprint_bytes});
   c.lm(out.writes, op.dst, {to->footprint_bytes});
   if (c.failed()) return;
-  if (op.src < op.dst + to->footprint_bytes && op.dst < op.src + from->footprint_bytes)
-    return c.fail(fmt::format("src [{}, {}) and dst [{}, {}) overlap: a conversion needs disjoint LM ranges",
-                              op.src, op.src + from->footprint_bytes, op.dst, op.dst + to->footprint_bytes));
+  if (!c.disjoint(op.src, from->footprint_bytes, op.dst, to->footprint_bytes,
+                  "a conversion needs disjoint LM ranges"))
+    return;
   layout::ConversionPlan plan = layout::plan_conversion(from->bound, to->bound);
   out.conversion = Conversion{std::move(*from), std::move(*to), std::move(plan)};
 }
@@ -365,10 +378,8 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               c.lm(pi.reads, op.src, {op.rows, op.channels, op.taps});
               c.lm(pi.writes, op.dst, {op.rows, op.channels});
               if (c.failed()) return;
-              const std::uint64_t out = op.rows * op.channels, in = out * op.taps;
-              if (op.src < op.dst + out && op.dst < op.src + in)
-                c.fail(fmt::format("src [{}, {}) and dst [{}, {}) overlap", op.src, op.src + in, op.dst,
-                                   op.dst + out));
+              c.disjoint(op.src, op.rows * op.channels * op.taps, op.dst, op.rows * op.channels,
+                         "the window maxima must not overwrite the windows");
             },
             [&](const Copy& op) {
               c.lm(pi.reads, op.src, {op.bytes});

@@ -43,6 +43,9 @@ struct WindowRead {
   std::vector<std::uint64_t> tensor_shape;
   std::vector<ElementRun> runs;
   std::uint64_t elements = 0;  // in the runs
+  // The tensor elements from the first run's to the last's end: what a staging buffer holds.
+  std::uint64_t first() const { return runs.empty() ? 0 : runs.front().first; }
+  std::uint64_t span() const { return runs.empty() ? 0 : runs.back().first + runs.back().count - first(); }
 };
 
 // A load or store: its layout bound to the block, and what it moves.

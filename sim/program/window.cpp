@@ -16,18 +16,27 @@ std::int64_t image_at(std::uint64_t o, std::uint64_t t, std::uint64_t stride, st
   return static_cast<std::int64_t>(o * stride + t * dilation) - static_cast<std::int64_t>(pad);
 }
 
-// Walks the block: fn(row, n, h, x, col, c) for every element: row and col in the block, image n,
-// image row h and column x (either may be outside the image), channel c of the window's channels.
+// Walks the block: fn(row, col, element) for every element, row and col in the block, `element` the
+// tensor's element (row-major index) it reads, or −1 where the window is outside the image.
 template <class Fn>
-void for_each_element(const Window& w, const std::vector<std::uint64_t>& offset,
-                      const std::vector<std::uint64_t>& shape, Fn&& fn) {
-  const std::uint64_t pixels = w.out_h * w.out_w, taps = w.r * w.s;
+void for_each_element(const Window& w, const std::vector<std::uint64_t>& t,
+                      const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
+                      Fn&& fn) {
+  const std::int64_t H = static_cast<std::int64_t>(t[1]), W = static_cast<std::int64_t>(t[2]);
+  const std::uint64_t C = t[3], pixels = w.out_h * w.out_w, taps = w.r * w.s;
   for (std::uint64_t row = offset[0]; row < offset[0] + shape[0]; ++row) {
     const std::uint64_t n = row / pixels, oh = row % pixels / w.out_w, ow = row % w.out_w;
     for (std::uint64_t col = offset[1]; col < offset[1] + shape[1]; ++col) {
       const std::uint64_t c = col / taps, r = col % taps / w.s, s = col % w.s;
-      fn(row - offset[0], n, image_at(oh, r, w.stride_h, w.dilation_h, w.pad_top),
-         image_at(ow, s, w.stride_w, w.dilation_w, w.pad_left), col - offset[1], c);
+      const std::int64_t h = image_at(oh, r, w.stride_h, w.dilation_h, w.pad_top);
+      const std::int64_t x = image_at(ow, s, w.stride_w, w.dilation_w, w.pad_left);
+      const bool inside = h >= 0 && x >= 0 && h < H && x < W;
+      fn(row - offset[0], col - offset[1],
+         inside
+             ? static_cast<std::int64_t>(
+                   ((n * t[1] + static_cast<std::uint64_t>(h)) * t[2] + static_cast<std::uint64_t>(x)) * C +
+                   w.c0 + c)
+             : std::int64_t{-1});
     }
   }
 }
@@ -71,19 +80,13 @@ std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint
                                     const std::vector<std::uint64_t>& shape) {
   std::vector<ElementRun> runs;
   if (shape[0] == 0 || shape[1] == 0) return runs;
-  const std::uint64_t H = t[1], W = t[2], C = t[3], image = H * W * C;
   // The elements lie in the images of the block's first and last rows.
-  const std::uint64_t pixels = w.out_h * w.out_w;
+  const std::uint64_t image = t[1] * t[2] * t[3], pixels = w.out_h * w.out_w;
   const std::uint64_t lo = offset[0] / pixels * image, hi = ((offset[0] + shape[0] - 1) / pixels + 1) * image;
   std::vector<std::uint8_t> touched(hi - lo, 0);
-  for_each_element(
-      w, offset, shape,
-      [&](std::uint64_t, std::uint64_t n, std::int64_t h, std::int64_t x, std::uint64_t, std::uint64_t c) {
-        if (h < 0 || x < 0 || static_cast<std::uint64_t>(h) >= H || static_cast<std::uint64_t>(x) >= W)
-          return;
-        touched[n * image + (static_cast<std::uint64_t>(h) * W + static_cast<std::uint64_t>(x)) * C + w.c0 +
-                c - lo] = 1;
-      });
+  for_each_element(w, t, offset, shape, [&](std::uint64_t, std::uint64_t, std::int64_t e) {
+    if (e >= 0) touched[static_cast<std::uint64_t>(e) - lo] = 1;
+  });
   for (std::uint64_t i = 0; i < touched.size();) {
     if (!touched[i]) {
       ++i;
@@ -101,23 +104,14 @@ void expand_window(const Window& w, const std::vector<std::uint64_t>& t,
                    const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
                    const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::int32_t pad,
                    std::uint8_t* dst) {
-  const std::uint64_t H = t[1], W = t[2], C = t[3], image = H * W * C, cols = shape[1];
+  const std::uint64_t cols = shape[1];
   std::uint8_t pad_bytes[4];
   for (int i = 0; i < 4; ++i)
     pad_bytes[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(pad) >> (8 * i));
-  for_each_element(
-      w, offset, shape,
-      [&](std::uint64_t row, std::uint64_t n, std::int64_t h, std::int64_t x, std::uint64_t col,
-          std::uint64_t c) {
-        std::uint8_t* out = dst + (row * cols + col) * eb;
-        if (h < 0 || x < 0 || static_cast<std::uint64_t>(h) >= H || static_cast<std::uint64_t>(x) >= W) {
-          std::memcpy(out, pad_bytes, eb);
-          return;
-        }
-        const std::uint64_t e =
-            n * image + (static_cast<std::uint64_t>(h) * W + static_cast<std::uint64_t>(x)) * C + w.c0 + c;
-        std::memcpy(out, src + (e - base) * eb, eb);
-      });
+  for_each_element(w, t, offset, shape, [&](std::uint64_t row, std::uint64_t col, std::int64_t e) {
+    std::memcpy(dst + (row * cols + col) * eb,
+                e < 0 ? pad_bytes : src + (static_cast<std::uint64_t>(e) - base) * eb, eb);
+  });
 }
 
 std::string window_text(const Window& w) {
