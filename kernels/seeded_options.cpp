@@ -1,8 +1,30 @@
 #include "kernels/seeded_options.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace treesim::kernels {
+
+OptionSpec size_option(const char* name, const char* help, std::optional<std::uint64_t> fallback) {
+  return {
+      name, OptionKind::kUnsigned, help, fallback ? std::optional<OptionValue>(*fallback) : std::nullopt, {},
+      1,    std::nullopt};
+}
+
+OptionSpec dtype_option(const char* name, const char* help) {
+  return {name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, {"u8", "s8", "uint8", "int8"}, {},
+          {}};
+}
+
+OptionSpec zero_option(const char* name, const char* help) {
+  return {name,
+          OptionKind::kSigned,
+          help,
+          std::nullopt,
+          {},
+          std::numeric_limits<std::int32_t>::min(),
+          std::numeric_limits<std::int32_t>::max()};
+}
 
 core::DType option_dtype(const std::string& text) {
   // The short spellings of oneDNN (u8, s8) and the canonical names.

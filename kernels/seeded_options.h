@@ -4,12 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kernels/kernel.h"
 #include "sim/numeric/requant.h"
 
 namespace treesim::kernels {
+
+// The specs of those options: a size (unsigned, at least 1; a default or none), an operand type
+// (u8/s8, also uint8/int8; default s8) and a zero point (any int32; none by default).
+OptionSpec size_option(const char* name, const char* help,
+                       std::optional<std::uint64_t> fallback = std::nullopt);
+OptionSpec dtype_option(const char* name, const char* help);
+OptionSpec zero_option(const char* name, const char* help);
 
 // "u8"/"uint8" → uint8, anything else (the choices allow only "s8"/"int8") → int8.
 core::DType option_dtype(const std::string& text);

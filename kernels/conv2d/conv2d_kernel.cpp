@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "kernels/conv2d/conv2d.h"
 #include "kernels/operand_bytes.h"
@@ -18,32 +17,16 @@
 namespace treesim::kernels {
 namespace {
 
-constexpr std::int64_t kConvInt32Min = std::numeric_limits<std::int32_t>::min();
-constexpr std::int64_t kConvInt32Max = std::numeric_limits<std::int32_t>::max();
-
 std::vector<OptionSpec> conv2d_options() {
-  auto size = [](const char* name, const char* help, std::optional<std::uint64_t> def = std::nullopt) {
-    return OptionSpec{
-        name, OptionKind::kUnsigned, help, def ? std::optional<OptionValue>(*def) : std::nullopt, {},
-        1,    std::nullopt};
-  };
-  auto zero = [](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kConvInt32Min, kConvInt32Max};
-  };
-  auto dtype = [](const char* name, const char* help) {
-    return OptionSpec{
-        name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, {"u8", "s8", "uint8", "int8"}, {},
-        {}};
-  };
   return {
-      size("n", "Images in the batch", 1),
-      size("h", "Input rows"),
-      size("w", "Input columns"),
-      size("c", "Input channels"),
-      size("k", "Output channels"),
-      size("r", "Kernel rows", 3),
-      size("s", "Kernel columns", 3),
-      size("stride", "Stride (rows and columns)", 1),
+      size_option("n", "Images in the batch", 1),
+      size_option("h", "Input rows"),
+      size_option("w", "Input columns"),
+      size_option("c", "Input channels"),
+      size_option("k", "Output channels"),
+      size_option("r", "Kernel rows", 3),
+      size_option("s", "Kernel columns", 3),
+      size_option("stride", "Stride (rows and columns)", 1),
       {"pad",
        OptionKind::kText,
        "Padding: a number of pixels on every side, or same (ONNX SAME_UPPER: the output is ceil(size / "
@@ -52,14 +35,15 @@ std::vector<OptionSpec> conv2d_options() {
        {},
        {},
        {}},
-      size("dilation", "Dilation (rows and columns)", 1),
-      size("groups", "Groups: 1 (dense), C (depthwise, with K = C·multiplier), or any divisor of C and K", 1),
-      dtype("dtype-x", "The input's type: u8 or s8"),
-      dtype("dtype-w", "The weights' type: u8 or s8"),
-      dtype("dtype-out", "The output's type: u8 or s8"),
-      zero("x-zero", "The input's zero point (also its padding value; default 128 for u8, 0 for s8)"),
-      zero("w-zero", "The weights' zero point (default 128 for u8, 0 for s8)"),
-      zero("out-zero", "The output's zero point (default 128 for u8, 0 for s8)"),
+      size_option("dilation", "Dilation (rows and columns)", 1),
+      size_option("groups",
+                  "Groups: 1 (dense), C (depthwise, with K = C·multiplier), or any divisor of C and K", 1),
+      dtype_option("dtype-x", "The input's type: u8 or s8"),
+      dtype_option("dtype-w", "The weights' type: u8 or s8"),
+      dtype_option("dtype-out", "The output's type: u8 or s8"),
+      zero_option("x-zero", "The input's zero point (also its padding value; default 128 for u8, 0 for s8)"),
+      zero_option("w-zero", "The weights' zero point (default 128 for u8, 0 for s8)"),
+      zero_option("out-zero", "The output's zero point (default 128 for u8, 0 for s8)"),
       {"per-channel",
        OptionKind::kFlag,
        "One requant multiplier per output channel",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "kernels/every_pe.h"
 #include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/diagnostic.h"
@@ -16,15 +17,15 @@ namespace {
 using timing::ceil_div;
 
 struct PoolPlan {
-  std::string levels;  // "2_L1B, 4_MAB, 4_PE, ": every level with more than one unit
-  std::uint64_t units = 1, tile = 0, passes = 0;
+  EveryPe pes;  // the levels that spread the elements (or rows) over every PE
+  std::uint64_t tile = 0, passes = 0;
   std::uint64_t in_bytes = 0;  // a tile's input bytes per PE (tile rows of C·R·S)
 };
 
 // `rows` of a block whose full tiles are units·tile rows, `cols` wide, each PE a run of tile rows.
 std::string tile_layout(const PoolPlan& p, std::uint64_t rows, std::uint64_t cols) {
-  const std::string pad = rows == p.units * p.tile ? "" : fmt::format("({},{})/", rows, cols);
-  return pad + fmt::format("(({}{}:{}), ({}:1))", p.levels, p.tile, cols, cols);
+  const std::string pad = rows == p.pes.units * p.tile ? "" : fmt::format("({},{})/", rows, cols);
+  return pad + fmt::format("(({}{}:{}), ({}:1))", p.pes.levels, p.tile, cols, cols);
 }
 
 class MaxPool : public Problem {
@@ -51,19 +52,15 @@ class MaxPool : public Problem {
 
   Result<Plan> plan(const machine::MachineConfig& m) const override {
     PoolPlan p;
-    for (const auto& l : m.levels) {
-      if (l.fanout == 1) continue;
-      p.levels += fmt::format("{}_{}, ", l.fanout, l.name);
-      p.units *= l.fanout;
-    }
+    p.pes = every_pe(m);
     const std::uint64_t taps = s_.r * s_.s, rows = s_.gemm_m();
     // Two buffers each of a tile's windows (C·R·S bytes a row) and maxima (C bytes a row).
     const std::uint64_t per_row = 2 * s_.c * (taps + 1);
-    p.tile = std::min(ceil_div(rows, p.units), m.lm_bytes() / per_row);
+    p.tile = std::min(ceil_div(rows, p.pes.units), m.lm_bytes() / per_row);
     if (p.tile == 0)
       return core::Error{"--c", fmt::format("a row's windows ({} bytes, twice) do not fit the {}-byte LM",
                                             per_row, m.lm_bytes())};
-    p.passes = ceil_div(rows, p.units * p.tile);
+    p.passes = ceil_div(rows, p.pes.units * p.tile);
     p.in_bytes = p.tile * s_.c * taps;
     // Estimate: two buffers overlap a pass's load with the one before's pool and store; the
     // busiest of the three sets the pace, the first load and the last pool and store add theirs.
@@ -71,7 +68,7 @@ class MaxPool : public Problem {
     const timing::CostModel cost(m);
     timing::TransferTime load, store;
     try {
-      const std::uint64_t block = p.units * p.tile;
+      const std::uint64_t block = p.pes.units * p.tile;
       load = cost.load(layout::plan_load(layout::bind_or_throw(
           layout::parse_layout_or_throw(tile_layout(p, block, s_.c * taps), m), {block, s_.c * taps}, m, 1)));
       store = cost.store(layout::plan_gather(layout::bind_or_throw(
@@ -87,7 +84,7 @@ class MaxPool : public Problem {
     out.description = fmt::format(
         "plan: {} output rows per PE in {} passes over {} PEs, {} windows of {} taps a row; LM {} of {} "
         "bytes",
-        p.tile, p.passes, p.units, s_.c, taps, per_row * p.tile, m.lm_bytes());
+        p.tile, p.passes, p.pes.units, s_.c, taps, per_row * p.tile, m.lm_bytes());
     out.mapping = p;
     return out;
   }
@@ -96,7 +93,7 @@ class MaxPool : public Problem {
     const auto* mapping = std::any_cast<PoolPlan>(&plan.mapping);
     if (!mapping) return core::Error{"", "maxpool: the plan was not made by maxpool"};
     const PoolPlan& p = *mapping;
-    const std::uint64_t taps = s_.r * s_.s, rows = s_.gemm_m(), block = p.units * p.tile;
+    const std::uint64_t taps = s_.r * s_.s, rows = s_.gemm_m(), block = p.pes.units * p.tile;
     program::Program prog;
     prog.tensors = {{"X", {s_.n, s_.h, s_.w, s_.c}, dtype_}, {"Y", {rows, s_.c}, dtype_}};
     // Buffers: two of windows, then two of maxima.
@@ -184,19 +181,14 @@ class MaxPool : public Problem {
 };
 
 std::vector<OptionSpec> maxpool_options() {
-  auto size = [](const char* name, const char* help, std::optional<std::uint64_t> def = std::nullopt) {
-    return OptionSpec{
-        name, OptionKind::kUnsigned, help, def ? std::optional<OptionValue>(*def) : std::nullopt, {},
-        1,    std::nullopt};
-  };
   return {
-      size("n", "Images in the batch", 1),
-      size("h", "Input rows"),
-      size("w", "Input columns"),
-      size("c", "Channels"),
-      size("r", "Window rows", 2),
-      size("s", "Window columns", 2),
-      size("stride", "Stride (rows and columns)", 2),
+      size_option("n", "Images in the batch", 1),
+      size_option("h", "Input rows"),
+      size_option("w", "Input columns"),
+      size_option("c", "Channels"),
+      size_option("r", "Window rows", 2),
+      size_option("s", "Window columns", 2),
+      size_option("stride", "Stride (rows and columns)", 2),
       {"pad",
        OptionKind::kText,
        "Padding: a number of pixels on every side, or same (ONNX SAME_UPPER)",
@@ -204,14 +196,8 @@ std::vector<OptionSpec> maxpool_options() {
        {},
        {},
        {}},
-      size("dilation", "Dilation (rows and columns)", 1),
-      {"dtype",
-       OptionKind::kChoice,
-       "The tensor's type: u8 or s8",
-       OptionValue{std::string("s8")},
-       {"u8", "s8", "uint8", "int8"},
-       {},
-       {}},
+      size_option("dilation", "Dilation (rows and columns)", 1),
+      dtype_option("dtype", "The tensor's type: u8 or s8"),
       {"seed", OptionKind::kUnsigned, "Seed of the random input", OptionValue{std::uint64_t{1}}, {}, {}, {}},
   };
 }

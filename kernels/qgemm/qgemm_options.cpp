@@ -16,29 +16,16 @@
 namespace treesim::kernels {
 namespace {
 
-constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-
 std::vector<OptionSpec> qgemm_options() {
-  const std::vector<std::string> dtypes{"u8", "s8", "uint8", "int8"};
-  auto size = [](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kUnsigned, help, std::nullopt, {}, 1, std::nullopt};
-  };
-  auto dtype = [&](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, dtypes, {}, {}};
-  };
-  auto zero = [](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kInt32Min, kInt32Max};
-  };
   auto plain = [](const char* name, OptionKind kind, const char* help) {
     return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
   };
   return {
-      size("m", "Rows of A and C"),
-      size("n", "Columns of B and C"),
-      size("k", "Columns of A, rows of B"),
-      dtype("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
-      dtype("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
+      size_option("m", "Rows of A and C"),
+      size_option("n", "Columns of B and C"),
+      size_option("k", "Columns of A, rows of B"),
+      dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
+      dtype_option("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
       {"dtype-out",
        OptionKind::kChoice,
        "C's type with --seed: u8, s8, or s32 (the int32 accumulators: no bias, no requant)",
@@ -46,9 +33,9 @@ std::vector<OptionSpec> qgemm_options() {
        {"u8", "s8", "s32", "uint8", "int8", "int32"},
        {},
        {}},
-      zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
-      zero("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
-      zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero_option("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
       {"rounding",
        OptionKind::kChoice,

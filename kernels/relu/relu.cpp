@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/every_pe.h"
 #include "kernels/kernel.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/bound_layout.h"
@@ -22,8 +23,8 @@ using timing::ceil_div;
 
 // X's elements per PE and pass, and the passes.
 struct ReluPlan {
-  std::string levels;  // "2_L1B, 4_MAB, 4_PE, ": every level with more than one unit
-  std::uint64_t units = 1, tile = 0, passes = 0;
+  EveryPe pes;  // the levels that spread the elements (or rows) over every PE
+  std::uint64_t tile = 0, passes = 0;
   std::uint64_t words = 1;  // elements per LM address: tile is a multiple of it
 };
 
@@ -31,9 +32,9 @@ struct ReluPlan {
 // several elements per LM address the tile fills its addresses lane by lane, so that its bytes are
 // contiguous, as the requant unit reads them.
 std::string tile_layout(const ReluPlan& p, std::uint64_t count) {
-  const std::string pad = count == p.units * p.tile ? "" : fmt::format("({})/", count);
-  if (p.words == 1) return pad + fmt::format("(({}{}:1))", p.levels, p.tile);
-  return pad + fmt::format("(({}{}:1, {}_W))", p.levels, p.tile / p.words, p.words);
+  const std::string pad = count == p.pes.units * p.tile ? "" : fmt::format("({})/", count);
+  if (p.words == 1) return pad + fmt::format("(({}{}:1))", p.pes.levels, p.tile);
+  return pad + fmt::format("(({}{}:1, {}_W))", p.pes.levels, p.tile / p.words, p.words);
 }
 
 std::uint64_t words_per_address(const machine::MachineConfig& m) {
@@ -60,15 +61,11 @@ class Relu : public Problem {
 
   Result<Plan> plan(const machine::MachineConfig& m) const override {
     ReluPlan p;
-    for (const auto& l : m.levels) {
-      if (l.fanout == 1) continue;
-      p.levels += fmt::format("{}_{}, ", l.fanout, l.name);
-      p.units *= l.fanout;
-    }
+    p.pes = every_pe(m);
     // Two buffers of X (int32) and Y (int8): 10 bytes per element, whole words of them.
     p.words = words_per_address(m);
-    p.tile = std::min(ceil_div(ceil_div(n_, p.units), p.words), m.lm_bytes() / 10 / p.words) * p.words;
-    p.passes = ceil_div(n_, p.units * p.tile);
+    p.tile = std::min(ceil_div(ceil_div(n_, p.pes.units), p.words), m.lm_bytes() / 10 / p.words) * p.words;
+    p.passes = ceil_div(n_, p.pes.units * p.tile);
     // Estimate (the cost model's closed forms): two buffers let a pass's load overlap the previous
     // pass's requant and store, so the busiest of the three sets the pace; the first load and the
     // last requant and store add their full durations.
@@ -76,9 +73,9 @@ class Relu : public Problem {
     const timing::CostModel cost(m);
     timing::TransferTime load, store;
     try {
-      const layout::TensorLayout l = layout::parse_layout_or_throw(tile_layout(p, p.units * p.tile), m);
-      load = cost.load(layout::plan_load(layout::bind_or_throw(l, {p.units * p.tile}, m, 4)));
-      store = cost.store(layout::plan_gather(layout::bind_or_throw(l, {p.units * p.tile}, m, 1)));
+      const layout::TensorLayout l = layout::parse_layout_or_throw(tile_layout(p, p.pes.units * p.tile), m);
+      load = cost.load(layout::plan_load(layout::bind_or_throw(l, {p.pes.units * p.tile}, m, 4)));
+      store = cost.store(layout::plan_gather(layout::bind_or_throw(l, {p.pes.units * p.tile}, m, 1)));
     } catch (const layout::LayoutError& e) {
       return core::Error{"", e.what()};
     }
@@ -88,7 +85,7 @@ class Relu : public Problem {
     out.estimated_cycles =
         static_cast<double>(load.duration() + (p.passes - 1) * pace + requant.duration() + store.duration());
     out.description = fmt::format("plan: {} elements per PE in {} passes over {} PEs; LM {} of {} bytes",
-                                  p.tile, p.passes, p.units, 10 * p.tile, m.lm_bytes());
+                                  p.tile, p.passes, p.pes.units, 10 * p.tile, m.lm_bytes());
     out.mapping = p;
     return out;
   }
@@ -100,7 +97,7 @@ class Relu : public Problem {
     program::Program prog;
     prog.tensors = {{"X", {n_}, core::DType::kInt32}, {"Y", {n_}, core::DType::kInt8}};
     const numeric::OutputStage stage = relu_stage();
-    const std::uint64_t block = p.units * p.tile;
+    const std::uint64_t block = p.pes.units * p.tile;
     for (std::uint64_t pass = 0; pass < p.passes; ++pass) {
       const std::uint64_t at = pass * block, count = std::min(block, n_ - at);
       const std::uint64_t buf = pass % 2, x = buf * 4 * p.tile, y = 8 * p.tile + buf * p.tile;

@@ -17,27 +17,14 @@
 namespace treesim::kernels {
 namespace {
 
-constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-
 std::vector<OptionSpec> tgemm_options() {
-  const std::vector<std::string> dtypes{"u8", "s8", "uint8", "int8"};
-  auto size = [](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kUnsigned, help, std::nullopt, {}, 1, std::nullopt};
-  };
-  auto dtype = [&](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, dtypes, {}, {}};
-  };
-  auto zero = [](const char* name, const char* help) {
-    return OptionSpec{name, OptionKind::kSigned, help, std::nullopt, {}, kInt32Min, kInt32Max};
-  };
   auto plain = [](const char* name, OptionKind kind, const char* help) {
     return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
   };
   return {
-      size("m", "Rows of A and C"),
-      size("n", "Columns of W and C"),
-      size("k", "Columns of A, rows of W"),
+      size_option("m", "Rows of A and C"),
+      size_option("n", "Columns of W and C"),
+      size_option("k", "Columns of A, rows of W"),
       {"weight-encoding",
        OptionKind::kChoice,
        "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
@@ -46,10 +33,10 @@ std::vector<OptionSpec> tgemm_options() {
        {"dpt", "bct", "base3", "int8", "all"},
        {},
        {}},
-      dtype("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
-      dtype("dtype-out", "C's type with --seed: u8 or s8"),
-      zero("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
-      zero("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+      dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
+      dtype_option("dtype-out", "C's type with --seed: u8 or s8"),
+      zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
+      zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
       {"seed",
