@@ -1,14 +1,17 @@
 #include "graph/conv_ops.h"
 
+#include <cmath>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "graph/machine_ops.h"
 #include "graph/onnx_file.h"
 #include "kernels/conv2d/conv2d.h"
-#include "kernels/pool/maxpool.h"
+#include "kernels/pool/pool.h"
 #include "session/run_problem.h"
+#include "sim/numeric/fixed_point.h"
 
 namespace treesim::graph {
 namespace {
@@ -192,39 +195,116 @@ kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const mac
   return permuted(n, y, {0, 3, 1, 2});
 }
 
+namespace {
+
+// A per-tensor quantization of 8-bit codes: inputs `at` (scale, float32, one positive value) and
+// `at + 1` (zero point, of the codes' type; absent: 0 of `type`).
+struct TensorQuant {
+  double scale = 1;
+  std::int32_t zero = 0;
+  ElemType type = ElemType::kUInt8;
+};
+kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::size_t at, const char* what,
+                                          std::optional<ElemType> type) {
+  auto scale = required(n, in, at, fmt::format("{}_scale", what).c_str());
+  if (!scale) return scale.errors();
+  const Tensor& s = *scale.value();
+  if (s.type != ElemType::kFloat32 || s.count() != 1 || !(s.real(0) > 0) || !std::isfinite(s.real(0)))
+    return node_error(
+        n, fmt::format("{}_scale must be one positive float32 (per tensor), got {}", what, describe(s)));
+  TensorQuant q;
+  q.scale = s.real(0);
+  const Tensor* z = at + 1 < in.size() ? in[at + 1] : nullptr;
+  q.type = z ? z->type : type.value_or(ElemType::kUInt8);
+  if (type && q.type != *type)
+    return node_error(n,
+                      fmt::format("{}_zero_point is {}, its codes {}", what, describe(*z), elem_name(*type)));
+  if (q.type != ElemType::kUInt8 && q.type != ElemType::kInt8)
+    return node_error(n, fmt::format("{} must be uint8 or int8 codes", what));
+  if (z && z->count() != 1)
+    return node_error(
+        n, fmt::format("{}_zero_point must have one element (per tensor), got {}", what, describe(*z)));
+  q.zero = z ? static_cast<std::int32_t>(z->integer(0)) : 0;
+  return q;
+}
+
+}  // namespace
+
+bool is_pool(const Node& n) {
+  return n.op_type == "MaxPool" ||
+         (n.domain == "treesim" &&
+          (n.op_type == "QMaxPool" || n.op_type == "QAveragePool" || n.op_type == "QGlobalAveragePool"));
+}
+
 kernels::Result<Tensor> run_pool_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
                                       models::Simulation& sim, const GraphRunOptions& options,
                                       NodeRun& record) {
+  const bool fused = n.domain == "treesim", global = n.op_type == "QGlobalAveragePool";
+  const bool average = global || n.op_type == "QAveragePool";
   auto x = required(n, in, 0, "x");
   if (!x) return x.errors();
   const Tensor& t = *x.value();
   if (t.type != ElemType::kUInt8 && t.type != ElemType::kInt8)
     return node_error(
-        n, fmt::format("x is {}: the machine takes the max of int8 or uint8 codes (a float MaxPool "
-                       "between DequantizeLinear and QuantizeLinear is not fused yet)",
+        n, fmt::format("x is {}: the machine pools int8 or uint8 codes (a float pool runs only between "
+                       "DequantizeLinear and QuantizeLinear)",
                        describe(t)));
   if (t.shape.size() != 4)
     return node_error(n, fmt::format("only 2-D pooling runs (x {} must have rank 4)", describe(t)));
+  TensorQuant xq, yq;
+  if (fused) {
+    auto xr = tensor_quant(n, in, 1, "x", t.type);
+    if (!xr) return xr.errors();
+    auto yr = tensor_quant(n, in, 3, "y", std::nullopt);
+    if (!yr) return yr.errors();
+    xq = xr.value(), yq = yr.value();
+    if (!average && (xq.scale != yq.scale || xq.zero != yq.zero || xq.type != yq.type))
+      return node_error(n, "y's quantization differs from x's: a requantizing max is not supported");
+  }
   if (int_attribute(n, "ceil_mode").value_or(0) != 0) return node_error(n, "ceil_mode 1 is not supported");
   if (int_attribute(n, "storage_order").value_or(0) != 0)
     return node_error(n, "storage_order 1 is not supported");
-  auto ks = ints_attribute(n, "kernel_shape");
-  if (!ks || ks->size() != 2 || (*ks)[0] < 1 || (*ks)[1] < 1 || (*ks)[0] > (1 << 24) || (*ks)[1] > (1 << 24))
-    return node_error(n, "kernel_shape must be two positive numbers");
-  kernels::Result<kernels::ConvShape> shape = window_shape(
-      n, t, t.shape[1], static_cast<std::uint64_t>((*ks)[0]), static_cast<std::uint64_t>((*ks)[1]), 1);
+  std::uint64_t r = t.shape[2], s_cols = t.shape[3];  // GlobalAveragePool: the whole image
+  if (!global) {
+    auto ks = ints_attribute(n, "kernel_shape");
+    if (!ks || ks->size() != 2 || (*ks)[0] < 1 || (*ks)[1] < 1 || (*ks)[0] > (1 << 24) ||
+        (*ks)[1] > (1 << 24))
+      return node_error(n, "kernel_shape must be two positive numbers");
+    r = static_cast<std::uint64_t>((*ks)[0]), s_cols = static_cast<std::uint64_t>((*ks)[1]);
+  }
+  kernels::Result<kernels::ConvShape> shape = window_shape(n, t, t.shape[1], r, s_cols, 1);
   if (!shape) return shape.errors();
   const kernels::ConvShape& s = shape.value();
+  const bool padded = s.pad_top + s.pad_left + s.pad_bottom + s.pad_right > 0;
+  if (average && padded && int_attribute(n, "count_include_pad").value_or(0) == 0)
+    return node_error(n,
+                      "count_include_pad 0 with padding is not supported (the divisor would change at the "
+                      "border); only whole windows, or count_include_pad 1");
   if (s.n * s.out_h() * s.out_w() * s.c > kMaxTensorBytes)
     return node_error(
         n, fmt::format("its output of {}×{}×{}×{} is more than 1 GiB", s.n, s.c, s.out_h(), s.out_w()));
   kernels::Result<Tensor> nhwc = permuted(n, t, {0, 2, 3, 1});
   if (!nhwc) return nhwc.errors();
-  kernels::Result<Tensor> out =
-      run_window_problem(n, kernels::maxpool_problem(s, *machine_dtype(t.type), std::move(nhwc->bytes)),
-                         "maxpool", machine, sim, options, record, "Y");
+  kernels::Result<std::unique_ptr<kernels::Problem>> problem = core::Error{"", ""};
+  ElemType out_type = t.type;
+  if (average) {
+    // ONNX Runtime's float requant of the window sum: m = fl32(x_scale / (y_scale · taps)).
+    kernels::AvgPoolQuant q;
+    q.x_dtype = *machine_dtype(t.type), q.x_zero = xq.zero;
+    q.out.rounding = numeric::Rounding::kFloat;
+    q.out.multipliers = {numeric::quantize_multiplier(xq.scale / (yq.scale * static_cast<double>(s.r * s.s)),
+                                                      numeric::Rounding::kFloat)};
+    q.out.out_dtype = *machine_dtype(yq.type), q.out.out_zero_point = yq.zero;
+    q.out.act_min = yq.type == ElemType::kUInt8 ? 0 : -128, q.out.act_max = q.out.act_min + 255;
+    problem = kernels::avgpool_problem(s, q, std::move(nhwc->bytes));
+    out_type = yq.type;
+  } else {
+    problem = kernels::maxpool_problem(s, *machine_dtype(t.type), std::move(nhwc->bytes));
+  }
+  kernels::Result<Tensor> out = run_window_problem(n, std::move(problem), average ? "avgpool" : "maxpool",
+                                                   machine, sim, options, record, "Y");
   if (!out) return out.errors();
-  Tensor y = make_tensor(t.type, {s.n, s.out_h(), s.out_w(), s.c});
+  Tensor y = make_tensor(out_type, {s.n, s.out_h(), s.out_w(), s.c});
   y.bytes = std::move(out->bytes);
   return permuted(n, y, {0, 3, 1, 2});
 }

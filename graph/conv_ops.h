@@ -10,10 +10,13 @@
 namespace treesim::graph {
 
 bool is_conv(const Node& node);
+// MaxPool, and the fused Q/DQ pools (graph/fuse.h): QMaxPool, QAveragePool, QGlobalAveragePool.
+bool is_pool(const Node& node);
 
 // Its output (errors name the node and what it cannot take: a rank other than 4, an attribute value,
 // per-channel zero points); the program's figures go to `record`.
-// MaxPool of int8 or uint8 codes as one maxpool problem (a float input is refused: it needs Q/DQ).
+// MaxPool of int8 or uint8 codes as one maxpool problem (a float input is refused: it needs Q/DQ);
+// the fused pools as one maxpool (x and y quantized alike) or avgpool problem (float requant).
 kernels::Result<Tensor> run_pool_node(const Node& node, const Inputs& in,
                                       const machine::MachineConfig& machine, models::Simulation& sim,
                                       const GraphRunOptions& options, NodeRun& record);

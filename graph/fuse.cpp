@@ -27,7 +27,11 @@ class Fuser {
   Fusion run() {
     std::map<std::size_t, Node> fused_at;  // the MatMul's / Gemm's index → the fused node
     for (std::size_t i = 0; i < m_.nodes.size(); ++i)
-      if (auto node = try_fuse(i)) fused_at[i] = std::move(*node);
+      if (removed_.count(i) == 0) {
+        std::optional<Node> node = try_fuse(i);
+        if (!node) node = try_fuse_pool(i);
+        if (node) fused_at[i] = std::move(*node);
+      }
     // Dequantize nodes whose every consumer went.
     for (std::size_t i = 0; i < m_.nodes.size(); ++i) {
       const Node& n = m_.nodes[i];
@@ -178,6 +182,35 @@ class Fuser {
     for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);
     f.attributes["fused"] = labels;
     removed_.insert(gone.begin(), gone.end());
+    return f;
+  }
+
+  // DequantizeLinear → MaxPool | AveragePool | GlobalAveragePool → QuantizeLinear, per-tensor: the pool
+  // of the codes (QMaxPool, QAveragePool, QGlobalAveragePool; inputs x, x_scale, x_zero_point,
+  // y_scale, y_zero_point; the pool's attributes).
+  std::optional<Node> try_fuse_pool(std::size_t i) {
+    const Node& pool = m_.nodes[i];
+    if (pool.op_type != "MaxPool" && pool.op_type != "AveragePool" && pool.op_type != "GlobalAveragePool")
+      return std::nullopt;
+    if (!pool.domain.empty() && pool.domain != "ai.onnx") return std::nullopt;
+    if (pool.outputs.size() != 1 || pool.outputs[0].empty()) return std::nullopt;
+    const Node* dq = made_by(input(pool, 0), "DequantizeLinear");
+    if (!dq) return std::nullopt;
+    auto q = sole_consumer(pool.outputs[0], "QuantizeLinear");
+    if (!q) return std::nullopt;
+    const Node& qn = m_.nodes[*q];
+    Node f;
+    f.name = pool.name;
+    f.op_type = "Q" + pool.op_type;
+    f.domain = "treesim";
+    f.inputs = {input(*dq, 0), input(*dq, 1), input(*dq, 2), input(qn, 1), input(qn, 2)};
+    f.outputs = {qn.outputs[0]};
+    f.attributes = pool.attributes;
+    Attribute labels;
+    labels.kind = Attribute::Kind::kString;
+    labels.s = node_label(pool) + ", " + node_label(qn);
+    f.attributes["fused"] = labels;
+    removed_.insert({i, *q});
     return f;
   }
 

@@ -30,6 +30,42 @@ struct OpInfo {
 const std::vector<const char*> kConvAttributes = {"auto_pad",     "dilations", "group",
                                                   "kernel_shape", "pads",      "strides"};
 
+const std::vector<const char*> kPoolAttributes = {"auto_pad", "ceil_mode",     "dilations", "kernel_shape",
+                                                  "pads",     "storage_order", "strides"};
+const std::vector<const char*> kAveragePoolAttributes = {
+    "auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"};
+
+// treesim's fused operators (graph/fuse.h), each with what it runs as and the attributes it takes
+// besides `fused`.
+const std::map<std::string, OpInfo>& fused_table() {
+  static const std::map<std::string, OpInfo> ops = {
+      {"QGemm",
+       {Placement::Where::kMachine, "qgemm (float requant)", {"relu", "transB", "clip_min", "clip_max"}}},
+      {"QConv",
+       {Placement::Where::kMachine,
+        "conv2d (float requant)",
+        {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "relu", "clip_min",
+         "clip_max"}}},
+      {"QMaxPool", {Placement::Where::kMachine, "maxpool (x and y quantized alike)", kPoolAttributes}},
+      {"QAveragePool", {Placement::Where::kMachine, "avgpool (float requant)", kAveragePoolAttributes}},
+      {"QGlobalAveragePool",
+       {Placement::Where::kMachine, "avgpool over the whole image (float requant)", {}}},
+  };
+  return ops;
+}
+
+// Attributes the operator does not take, as an unsupported placement; nullopt when all are known.
+std::optional<Placement> unknown_attribute(const Node& node, const OpInfo& info) {
+  for (const auto& [name, attr] : node.attributes) {
+    bool known = node.domain == "treesim" && name == "fused";
+    for (const char* a : info.attributes) known = known || name == a;
+    if (!known)
+      return Placement{Placement::Where::kUnsupported, fmt::format("attribute '{}' is not supported", name),
+                       ""};
+  }
+  return std::nullopt;
+}
+
 const std::map<std::string, OpInfo>& table() {
   static const std::map<std::string, OpInfo> ops = {
       {"QLinearMatMul", {Placement::Where::kMachine, "qgemm (float requant)", {}}},
@@ -37,9 +73,7 @@ const std::map<std::string, OpInfo>& table() {
       {"QLinearConv", {Placement::Where::kMachine, "conv2d (float requant)", kConvAttributes}},
       {"ConvInteger", {Placement::Where::kMachine, "conv2d (int32 accumulators out)", kConvAttributes}},
       {"MaxPool",
-       {Placement::Where::kMachine,
-        "maxpool (int8/uint8 codes)",
-        {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}}},
+       {Placement::Where::kMachine, "maxpool (int8/uint8 codes; float between Q/DQ)", kPoolAttributes}},
       {"QuantizeLinear", {Placement::Where::kHost, "quantizes a float input (the loader's work)", {"axis"}}},
       {"DequantizeLinear", {Placement::Where::kHost, "dequantizes an output (the loader's work)", {"axis"}}},
       {"Reshape", {Placement::Where::kHost, "shape only: no byte moves", {"allowzero"}}},
@@ -61,8 +95,9 @@ const std::map<std::string, const char*>& pending() {
       {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
       {"Clip", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
       {"Add", "a residual Add of quantized tensors needs a requantizing add on the PEs (not yet)"},
-      {"AveragePool", "needs a pooling kernel (a window sum and requant on the PEs; not yet)"},
-      {"GlobalAveragePool", "needs a pooling kernel (a window sum and requant on the PEs; not yet)"},
+      {"AveragePool", "float: runs only fused between DequantizeLinear and QuantizeLinear (as avgpool)"},
+      {"GlobalAveragePool",
+       "float: runs only fused between DequantizeLinear and QuantizeLinear (as avgpool)"},
   };
   return ops;
 }
@@ -72,10 +107,13 @@ Placement unsupported(std::string why) { return {Placement::Where::kUnsupported,
 }  // namespace
 
 Placement place_node(const Node& node, std::int64_t opset) {
-  if (node.domain == "treesim" && (node.op_type == "QGemm" || node.op_type == "QConv")) {
+  if (node.domain == "treesim") {
+    auto op = fused_table().find(node.op_type);
+    if (op == fused_table().end())
+      return unsupported(fmt::format("'{}' is no treesim operator", node.op_type));
+    if (auto bad = unknown_attribute(node, op->second)) return *bad;
     auto it = node.attributes.find("fused");
-    return {Placement::Where::kMachine,
-            node.op_type == "QGemm" ? "qgemm (float requant)" : "conv2d (float requant)",
+    return {Placement::Where::kMachine, op->second.what,
             "fused from " + (it != node.attributes.end() ? it->second.s : std::string("Q/DQ"))};
   }
   if (!node.domain.empty() && node.domain != "ai.onnx")
@@ -85,11 +123,7 @@ Placement place_node(const Node& node, std::int64_t opset) {
     auto p = pending().find(node.op_type);
     return unsupported(p != pending().end() ? p->second : "not an operator treesim supports");
   }
-  for (const auto& [name, attr] : node.attributes) {
-    bool known = false;
-    for (const char* a : it->second.attributes) known = known || name == a;
-    if (!known) return unsupported(fmt::format("attribute '{}' is not supported", name));
-  }
+  if (auto bad = unknown_attribute(node, it->second)) return *bad;
   if (opset > 0 && opset < 10)
     return unsupported(fmt::format("opset {} is older than 10 (QLinearMatMul's)", opset));
   return {it->second.where, it->second.what, ""};

@@ -76,8 +76,8 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
     NodeRun record;
     record.label = node_label(n);
     record.placement = place_node(n, model.opset);
-    if (record.placement.where == Placement::Where::kMachine && (is_conv(n) || n.op_type == "MaxPool")) {
-      kernels::Result<Tensor> out = n.op_type == "MaxPool"
+    if (record.placement.where == Placement::Where::kMachine && (is_conv(n) || is_pool(n))) {
+      kernels::Result<Tensor> out = is_pool(n)
                                         ? run_pool_node(n, in.value(), machine, sim, options, record)
                                         : run_conv_node(n, in.value(), machine, sim, options, record);
       if (!out) return out.errors();

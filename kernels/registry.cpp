@@ -12,6 +12,7 @@
   X(spmm)                  \
   X(conv2d)                \
   X(maxpool)               \
+  X(avgpool)               \
   /* one line per kernel, above this one */
 // clang-format on
 

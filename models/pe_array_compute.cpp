@@ -257,6 +257,23 @@ void PeArray::pool_max(const program::PoolMax& op) {
   });
 }
 
+void PeArray::pool_sum(const program::PoolSum& op) {
+  const bool is_signed = op.dtype == core::DType::kInt8;
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+    for (std::uint64_t p = first; p < last; ++p) {
+      const std::uint8_t* src = lm(p) + op.src;
+      std::uint8_t* dst = lm(p) + op.dst;
+      for (std::uint64_t v = 0; v < op.rows * op.channels; ++v) {
+        const std::uint8_t* taps = src + v * op.taps;
+        std::int32_t sum = 0;
+        for (std::uint64_t t = 0; t < op.taps; ++t)
+          sum += (is_signed ? static_cast<std::int8_t>(taps[t]) : taps[t]) - op.zero;
+        std::memcpy(dst + v * 4, &sum, 4);
+      }
+    }
+  });
+}
+
 std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
   FirstError error;
   on_lanes(count_, 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {

@@ -72,6 +72,12 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           step = pes->step(unit, bytes, ready);
           r.work.copy_bytes = bytes * n;
           if (functional) pes->pool_max(op);
+        } else if constexpr (std::is_same_v<T, program::PoolSum>) {
+          unit = timing::Unit::kCopy;  // as pool_max: every tap's byte read once
+          const std::uint64_t bytes = op.rows * op.channels * op.taps;
+          step = pes->step(unit, bytes, ready);
+          r.work.copy_bytes = bytes * n;
+          if (functional) pes->pool_sum(op);
         } else if constexpr (std::is_same_v<T, program::Copy>) {
           unit = timing::Unit::kCopy;
           step = pes->step(unit, op.bytes, ready);

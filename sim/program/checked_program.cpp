@@ -381,6 +381,18 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               c.disjoint(op.src, op.rows * op.channels * op.taps, op.dst, op.rows * op.channels,
                          "the window maxima must not overwrite the windows");
             },
+            [&](const PoolSum& op) {
+              if (!core::is_8bit(op.dtype)) return c.fail("dtype must be int8 or uint8");
+              if (op.taps == 0) return c.fail("taps must be at least 1");
+              if (op.taps > (std::uint64_t{1} << 23))
+                return c.fail("taps must be at most 2^23 (the int32 sums must not overflow)");
+              if (!zero_point_fits(op.zero, op.dtype, "zero", c)) return;
+              c.lm(pi.reads, op.src, {op.rows, op.channels, op.taps});
+              c.lm(pi.writes, op.dst, {op.rows, op.channels, 4});
+              if (c.failed()) return;
+              c.disjoint(op.src, op.rows * op.channels * op.taps, op.dst, op.rows * op.channels * 4,
+                         "the window sums must not overwrite the windows");
+            },
             [&](const Copy& op) {
               c.lm(pi.reads, op.src, {op.bytes});
               c.lm(pi.writes, op.dst, {op.bytes});

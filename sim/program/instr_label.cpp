@@ -41,7 +41,7 @@ std::string instr_label(const Program& program, std::size_t index,
                         return fmt::format("{}x{}x{}", op.m, op.n, op.k);
                       else if constexpr (std::is_same_v<T, SparseMac>)
                         return fmt::format("{}x{}", op.c_rows, op.n);
-                      else if constexpr (std::is_same_v<T, PoolMax>)
+                      else if constexpr (std::is_same_v<T, PoolMax> || std::is_same_v<T, PoolSum>)
                         return fmt::format("{}x{}x{}", op.rows, op.channels, op.taps);
                       else if constexpr (std::is_same_v<T, Requant>)
                         return fmt::format("{}x{}", op.rows, op.cols);

@@ -192,6 +192,16 @@ struct PoolMax {
   auto tie() const { return std::tie(src, dst, rows, channels, taps, dtype); }
 };
 
+// Window sum in every PE (average pooling's numerator), on the copy unit: `rows`×`channels` int32 at
+// dst, each Σ (x − zero) over `taps` consecutive int8/uint8 values at src, laid out as PoolMax's.
+// A requant then divides (its multiplier holds scale / count).
+struct PoolSum {
+  std::uint64_t src = 0, dst = 0, rows = 0, channels = 0, taps = 0;
+  DType dtype = DType::kInt8;
+  std::int32_t zero = 0;
+  auto tie() const { return std::tie(src, dst, rows, channels, taps, dtype, zero); }
+};
+
 // Tree collectives at a level L: every unit U of level L works on the PEs of its subtree.
 // Broadcast: the subtree's first PE sends `bytes` at src to dst of every PE of the subtree.
 struct Broadcast {
@@ -232,7 +242,7 @@ bool operator!=(const T& a, const T& b) {
 }
 
 using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
-                           Reduce, SparseMac, Convert, PoolMax>;
+                           Reduce, SparseMac, Convert, PoolMax, PoolSum>;
 
 // The tree collectives: they work per subtree of a level, not on every PE alike.
 template <typename T>

@@ -81,6 +81,10 @@ struct Printer {
     return fmt::format("pool_max src={} dst={} rows={} channels={} taps={} dtype={}", p.src, p.dst, p.rows,
                        p.channels, p.taps, core::dtype_name(p.dtype));
   }
+  std::string operator()(const PoolSum& p) const {
+    return fmt::format("pool_sum src={} dst={} rows={} channels={} taps={} dtype={} zero={}", p.src, p.dst,
+                       p.rows, p.channels, p.taps, core::dtype_name(p.dtype), p.zero);
+  }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
   }

@@ -311,6 +311,10 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
   if (kind == "pool_max")
     return PoolMax{f.u64("src"),      f.u64("dst"),  f.u64("rows"),
                    f.u64("channels"), f.u64("taps"), f.dtype_or("dtype", DType::kInt8)};
+  if (kind == "pool_sum")
+    return PoolSum{f.u64("src"),       f.u64("dst"),  f.u64("rows"),
+                   f.u64("channels"),  f.u64("taps"), f.dtype_or("dtype", DType::kInt8),
+                   f.i32_or("zero", 0)};
   if (kind == "broadcast")
     return Broadcast{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
   if (kind == "scatter") return Scatter{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};

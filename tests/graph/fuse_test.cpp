@@ -158,5 +158,51 @@ TEST(Fuse, AConvWhoseWeightScalesRunAlongInputChannelsIsNotFused) {
   EXPECT_EQ(fuse_qdq(m).fused, 0u);
 }
 
+// x → DQ → POOL → Q → y
+Model pool_layer(const std::string& op) {
+  Model m;
+  m.inputs = {{"x", ElemType::kUInt8, "uint8", {1, 3, 8, 8}}};
+  m.outputs = {{"y", ElemType::kInt8, "int8", {1, 3, 4, 4}}};
+  Node pool = node(op, {"xd"}, "p", "pool");
+  if (op != "GlobalAveragePool") {
+    pool.attributes["kernel_shape"].kind = Attribute::Kind::kInts;
+    pool.attributes["kernel_shape"].ints = {2, 2};
+  }
+  m.nodes = {node("DequantizeLinear", {"x", "sx", "zx"}, "xd", "dq_x"), pool,
+             node("QuantizeLinear", {"p", "sy", "zy"}, "y", "q")};
+  return m;
+}
+
+TEST(Fuse, PoolsBetweenDequantizeAndQuantizeBecomeTreesimPoolsKeepingTheirAttributes) {
+  for (const char* op : {"MaxPool", "AveragePool", "GlobalAveragePool"}) {
+    SCOPED_TRACE(op);
+    const Fusion f = fuse_qdq(pool_layer(op));
+    ASSERT_EQ(f.fused, 1u);
+    ASSERT_EQ(f.model.nodes.size(), 1u);
+    const Node& g = f.model.nodes[0];
+    EXPECT_EQ(g.op_type, std::string("Q") + op);
+    EXPECT_EQ(g.domain, "treesim");
+    EXPECT_EQ(g.inputs, (std::vector<std::string>{"x", "sx", "zx", "sy", "zy"}));
+    EXPECT_EQ(g.attributes.count("kernel_shape"), std::string(op) == "GlobalAveragePool" ? 0u : 1u);
+    EXPECT_EQ(place_node(g, 13).where, Placement::Where::kMachine);
+  }
+}
+
+TEST(Fuse, APoolWhoseOutputHasASecondReaderIsNotFused) {
+  Model m = pool_layer("AveragePool");
+  m.nodes.push_back(node("Relu", {"p"}, "r", "relu"));
+  EXPECT_EQ(fuse_qdq(m).fused, 0u);
+}
+
+TEST(Fuse, AFusedPoolWithAnAttributeItDoesNotTakeIsUnsupported) {
+  Model m = pool_layer("AveragePool");
+  m.nodes[1].attributes["storage_order"].kind = Attribute::Kind::kInt;  // MaxPool's, not AveragePool's
+  const Fusion f = fuse_qdq(m);
+  ASSERT_EQ(f.fused, 1u);
+  const Placement p = place_node(f.model.nodes[0], 13);
+  EXPECT_EQ(p.where, Placement::Where::kUnsupported);
+  EXPECT_EQ(p.what, "attribute 'storage_order' is not supported");
+}
+
 }  // namespace
 }  // namespace treesim::graph

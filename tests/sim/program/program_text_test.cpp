@@ -25,6 +25,7 @@ sparse_mac encoding="#sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : c
 convert tensor=A from="((4_PE, 3:8), (8:1))" src=0 to="((3:8, 4_PE), (8:1))" dst=16384 pad=-1
 store tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
 pool_max src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8
+pool_sum src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8 zero=128
 )P";
 
 TEST(ProgramText, ParsesEveryInstructionKind) {
@@ -32,12 +33,12 @@ TEST(ProgramText, ParsesEveryInstructionKind) {
   ASSERT_EQ(p.tensors.size(), 2u);
   EXPECT_EQ(p.tensors[1].dtype, DType::kUInt8);
   EXPECT_EQ(p.tensors[0].shape, (std::vector<std::uint64_t>{12, 8}));
-  ASSERT_EQ(p.instrs.size(), 15u);
+  ASSERT_EQ(p.instrs.size(), 16u);
   std::vector<std::string> kinds;
   for (const auto& i : p.instrs) kinds.push_back(kind_name(i));
   EXPECT_EQ(kinds, (std::vector<std::string>{"load", "load", "mac", "dpt_decode", "ternary_mac", "requant",
                                              "copy", "broadcast", "scatter", "gather", "reduce", "sparse_mac",
-                                             "convert", "store", "pool_max"}));
+                                             "convert", "store", "pool_max", "pool_sum"}));
   const auto& convert = std::get<Convert>(p.instrs[12]);
   EXPECT_EQ(layout::to_string(convert.to), "((3:8, 4_PE), (8:1))");
   EXPECT_EQ(convert.dst, 16384u);
