@@ -99,29 +99,6 @@ kernels::Result<kernels::ConvShape> conv_shape(const Node& n, const Tensor& x, c
   return window_shape(n, x, w.shape[0], w.shape[2], w.shape[3], groups);
 }
 
-// Runs a window kernel's problem as the node's one program; the output's bytes.
-kernels::Result<Tensor> run_window_problem(const Node& n,
-                                           kernels::Result<std::unique_ptr<kernels::Problem>> problem,
-                                           const char* kernel, const machine::MachineConfig& machine,
-                                           models::Simulation& sim, const GraphRunOptions& options,
-                                           NodeRun& record, const std::string& output) {
-  if (!problem) return node_error(n, problem.errors().front().message());
-  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
-  if (!plan) return node_error(n, plan.errors().front().message());
-  kernels::Result<session::Outcome> outcome =
-      session::run_problem(*problem.value(), plan.value(), sim, program_options(kernel, n, options));
-  if (!outcome) return node_error(n, outcome.errors().front().message());
-  record.programs += 1;
-  record.cycles += outcome->stats.cycles;
-  record.macs += outcome->stats.work.macs;
-  record.dram_read += outcome->stats.work.dram_read_bytes;
-  record.dram_written += outcome->stats.work.dram_write_bytes;
-  if (outcome->stats.verify) record.verify = *outcome->stats.verify;
-  Tensor y;
-  y.bytes = outcome->dram.at(output);
-  return y;
-}
-
 }  // namespace
 
 bool is_conv(const Node& n) {
@@ -187,48 +164,13 @@ kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const mac
   ops.bias.resize(bias.size() / 4);
   if (!bias.empty()) std::memcpy(ops.bias.data(), bias.data(), bias.size());
 
-  kernels::Result<Tensor> out = run_window_problem(n, kernels::conv2d_problem(s, q, std::move(ops)), "conv2d",
-                                                   machine, sim, options, record, "C");
+  kernels::Result<Tensor> out = run_node_problem(n, kernels::conv2d_problem(s, q, std::move(ops)), "conv2d",
+                                                 machine, sim, options, record, "C");
   if (!out) return out.errors();
   Tensor y = make_tensor(g->out_type, {s.n, s.out_h(), s.out_w(), s.k});
   y.bytes = std::move(out->bytes);
   return permuted(n, y, {0, 3, 1, 2});
 }
-
-namespace {
-
-// A per-tensor quantization of 8-bit codes: inputs `at` (scale, float32, one positive value) and
-// `at + 1` (zero point, of the codes' type; absent: 0 of `type`).
-struct TensorQuant {
-  double scale = 1;
-  std::int32_t zero = 0;
-  ElemType type = ElemType::kUInt8;
-};
-kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::size_t at, const char* what,
-                                          std::optional<ElemType> type) {
-  auto scale = required(n, in, at, fmt::format("{}_scale", what).c_str());
-  if (!scale) return scale.errors();
-  const Tensor& s = *scale.value();
-  if (s.type != ElemType::kFloat32 || s.count() != 1 || !(s.real(0) > 0) || !std::isfinite(s.real(0)))
-    return node_error(
-        n, fmt::format("{}_scale must be one positive float32 (per tensor), got {}", what, describe(s)));
-  TensorQuant q;
-  q.scale = s.real(0);
-  const Tensor* z = at + 1 < in.size() ? in[at + 1] : nullptr;
-  q.type = z ? z->type : type.value_or(ElemType::kUInt8);
-  if (type && q.type != *type)
-    return node_error(n,
-                      fmt::format("{}_zero_point is {}, its codes {}", what, describe(*z), elem_name(*type)));
-  if (q.type != ElemType::kUInt8 && q.type != ElemType::kInt8)
-    return node_error(n, fmt::format("{} must be uint8 or int8 codes", what));
-  if (z && z->count() != 1)
-    return node_error(
-        n, fmt::format("{}_zero_point must have one element (per tensor), got {}", what, describe(*z)));
-  q.zero = z ? static_cast<std::int32_t>(z->integer(0)) : 0;
-  return q;
-}
-
-}  // namespace
 
 bool is_pool(const Node& n) {
   return n.op_type == "MaxPool" ||
@@ -301,8 +243,8 @@ kernels::Result<Tensor> run_pool_node(const Node& n, const Inputs& in, const mac
   } else {
     problem = kernels::maxpool_problem(s, *machine_dtype(t.type), std::move(nhwc->bytes));
   }
-  kernels::Result<Tensor> out = run_window_problem(n, std::move(problem), average ? "avgpool" : "maxpool",
-                                                   machine, sim, options, record, "Y");
+  kernels::Result<Tensor> out = run_node_problem(n, std::move(problem), average ? "avgpool" : "maxpool",
+                                                 machine, sim, options, record, "Y");
   if (!out) return out.errors();
   Tensor y = make_tensor(out_type, {s.n, s.out_h(), s.out_w(), s.c});
   y.bytes = std::move(out->bytes);

@@ -30,6 +30,7 @@ class Fuser {
       if (removed_.count(i) == 0) {
         std::optional<Node> node = try_fuse(i);
         if (!node) node = try_fuse_pool(i);
+        if (!node) node = try_fuse_add(i);
         if (node) fused_at[i] = std::move(*node);
       }
     // Dequantize nodes whose every consumer went.
@@ -211,6 +212,44 @@ class Fuser {
     labels.s = node_label(pool) + ", " + node_label(qn);
     f.attributes["fused"] = labels;
     removed_.insert({i, *q});
+    return f;
+  }
+
+  // DequantizeLinear(a), DequantizeLinear(b) → Add [→ Relu] → QuantizeLinear: QAdd (inputs a, a_scale,
+  // a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point; `relu`). A GEMM's bias Add went
+  // with its GEMM before this is asked.
+  std::optional<Node> try_fuse_add(std::size_t i) {
+    const Node& add = m_.nodes[i];
+    if (add.op_type != "Add" || (!add.domain.empty() && add.domain != "ai.onnx")) return std::nullopt;
+    if (add.outputs.size() != 1 || add.outputs[0].empty()) return std::nullopt;
+    const Node* dq_a = made_by(input(add, 0), "DequantizeLinear");
+    const Node* dq_b = made_by(input(add, 1), "DequantizeLinear");
+    if (!dq_a || !dq_b) return std::nullopt;
+    std::vector<std::size_t> gone{i};
+    std::string out = add.outputs[0];
+    bool relu = false;
+    if (auto r = sole_consumer(out, "Relu")) {
+      relu = true;
+      gone.push_back(*r);
+      out = m_.nodes[*r].outputs[0];
+    }
+    auto q = sole_consumer(out, "QuantizeLinear");
+    if (!q) return std::nullopt;
+    gone.push_back(*q);
+    const Node& qn = m_.nodes[*q];
+    Node f;
+    f.name = add.name;
+    f.op_type = "QAdd";
+    f.domain = "treesim";
+    f.inputs = {input(*dq_a, 0), input(*dq_a, 1), input(*dq_a, 2), input(*dq_b, 0),
+                input(*dq_b, 1), input(*dq_b, 2), input(qn, 1),    input(qn, 2)};
+    f.outputs = {qn.outputs[0]};
+    f.attributes["relu"] = int_value(relu ? 1 : 0);
+    Attribute labels;
+    labels.kind = Attribute::Kind::kString;
+    for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);
+    f.attributes["fused"] = labels;
+    removed_.insert(gone.begin(), gone.end());
     return f;
   }
 

@@ -230,6 +230,52 @@ void add_verify(NodeRun& record, const report::VerifyResult& v, const std::strin
 
 }  // namespace
 
+kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::size_t at, const char* what,
+                                          std::optional<ElemType> type) {
+  auto scale = required(n, in, at, fmt::format("{}_scale", what).c_str());
+  if (!scale) return scale.errors();
+  const Tensor& s = *scale.value();
+  if (s.type != ElemType::kFloat32 || s.count() != 1 || !(s.real(0) > 0) || !std::isfinite(s.real(0)))
+    return node_error(
+        n, fmt::format("{}_scale must be one positive float32 (per tensor), got {}", what, describe(s)));
+  TensorQuant q;
+  q.scale = s.real(0);
+  const Tensor* z = at + 1 < in.size() ? in[at + 1] : nullptr;
+  q.type = z ? z->type : type.value_or(ElemType::kUInt8);
+  if (type && q.type != *type)
+    return node_error(n,
+                      fmt::format("{}_zero_point is {}, its codes {}", what, describe(*z), elem_name(*type)));
+  if (q.type != ElemType::kUInt8 && q.type != ElemType::kInt8)
+    return node_error(n, fmt::format("{} must be uint8 or int8 codes", what));
+  if (z && z->count() != 1)
+    return node_error(
+        n, fmt::format("{}_zero_point must have one element (per tensor), got {}", what, describe(*z)));
+  q.zero = z ? static_cast<std::int32_t>(z->integer(0)) : 0;
+  return q;
+}
+
+kernels::Result<Tensor> run_node_problem(const Node& n,
+                                         kernels::Result<std::unique_ptr<kernels::Problem>> problem,
+                                         const char* kernel, const machine::MachineConfig& machine,
+                                         models::Simulation& sim, const GraphRunOptions& options,
+                                         NodeRun& record, const std::string& output) {
+  if (!problem) return node_error(n, problem.errors().front().message());
+  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
+  if (!plan) return node_error(n, plan.errors().front().message());
+  kernels::Result<session::Outcome> outcome =
+      session::run_problem(*problem.value(), plan.value(), sim, program_options(kernel, n, options));
+  if (!outcome) return node_error(n, outcome.errors().front().message());
+  record.programs += 1;
+  record.cycles += outcome->stats.cycles;
+  record.macs += outcome->stats.work.macs;
+  record.dram_read += outcome->stats.work.dram_read_bytes;
+  record.dram_written += outcome->stats.work.dram_write_bytes;
+  if (outcome->stats.verify) record.verify = *outcome->stats.verify;
+  Tensor y;
+  y.bytes = outcome->dram.at(output);
+  return y;
+}
+
 session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options) {
   session::RunOptions run;
   run.kernel = kernel;

@@ -1,6 +1,8 @@
 // The operators the machine runs, as kernel problems through the run session.
 #pragma once
 
+#include <optional>
+
 #include "graph/host_ops.h"
 #include "graph/run.h"
 #include "kernels/qgemm/qgemm.h"
@@ -27,6 +29,24 @@ bool chains(const PreparedGemm& g);
 // The run session's options for a machine node's program: its kernel, verify, read back only what
 // it stores, and its trace file when options.trace_path is set.
 session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options);
+
+// A per-tensor quantization of 8-bit codes: inputs `at` (scale, float32, one positive value) and
+// `at + 1` (zero point, of the codes' type; absent: 0 of `type`).
+struct TensorQuant {
+  double scale = 1;
+  std::int32_t zero = 0;
+  ElemType type = ElemType::kUInt8;
+};
+kernels::Result<TensorQuant> tensor_quant(const Node& node, const Inputs& in, std::size_t at,
+                                          const char* what, std::optional<ElemType> type);
+
+// Runs a kernel's problem as the node's one program (errors name the node), adds its figures to
+// `record`, and returns DRAM tensor `output`'s bytes (shape and type for the caller to set).
+kernels::Result<Tensor> run_node_problem(const Node& node,
+                                         kernels::Result<std::unique_ptr<kernels::Problem>> problem,
+                                         const char* kernel, const machine::MachineConfig& machine,
+                                         models::Simulation& sim, const GraphRunOptions& options,
+                                         NodeRun& record, const std::string& output);
 
 // One qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B). Adds its programs'
 // figures to `record`.

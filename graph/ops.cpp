@@ -50,6 +50,7 @@ const std::map<std::string, OpInfo>& fused_table() {
       {"QAveragePool", {Placement::Where::kMachine, "avgpool (float requant)", kAveragePoolAttributes}},
       {"QGlobalAveragePool",
        {Placement::Where::kMachine, "avgpool over the whole image (float requant)", {}}},
+      {"QAdd", {Placement::Where::kMachine, "qadd (ONNX Runtime's QLinearAdd)", {"relu"}}},
   };
   return ops;
 }
@@ -94,7 +95,8 @@ const std::map<std::string, const char*>& pending() {
       {"Gemm", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
       {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
       {"Clip", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
-      {"Add", "a residual Add of quantized tensors needs a requantizing add on the PEs (not yet)"},
+      {"Add",
+       "float: runs only fused between DequantizeLinear and QuantizeLinear (as qadd), or as a GEMM's bias"},
       {"AveragePool", "float: runs only fused between DequantizeLinear and QuantizeLinear (as avgpool)"},
       {"GlobalAveragePool",
        "float: runs only fused between DequantizeLinear and QuantizeLinear (as avgpool)"},

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/add_ops.h"
 #include "graph/conv_ops.h"
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
@@ -76,10 +77,10 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
     NodeRun record;
     record.label = node_label(n);
     record.placement = place_node(n, model.opset);
-    if (record.placement.where == Placement::Where::kMachine && (is_conv(n) || is_pool(n))) {
-      kernels::Result<Tensor> out = is_pool(n)
-                                        ? run_pool_node(n, in.value(), machine, sim, options, record)
-                                        : run_conv_node(n, in.value(), machine, sim, options, record);
+    if (record.placement.where == Placement::Where::kMachine && (is_conv(n) || is_pool(n) || is_add(n))) {
+      kernels::Result<Tensor> out = is_pool(n)  ? run_pool_node(n, in.value(), machine, sim, options, record)
+                                    : is_add(n) ? run_add_node(n, in.value(), machine, sim, options, record)
+                                                : run_conv_node(n, in.value(), machine, sim, options, record);
       if (!out) return out.errors();
       run.cycles += record.cycles;
       run.nodes.push_back(std::move(record));

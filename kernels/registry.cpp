@@ -13,6 +13,7 @@
   X(conv2d)                \
   X(maxpool)               \
   X(avgpool)               \
+  X(qadd)                  \
   /* one line per kernel, above this one */
 // clang-format on
 

@@ -75,6 +75,7 @@ class PeArrayIf : public virtual sc_core::sc_interface {
   virtual void copy(const program::Copy& op) = 0;
   virtual void pool_max(const program::PoolMax& op) = 0;
   virtual void pool_sum(const program::PoolSum& op) = 0;
+  virtual void quant_add(const program::QuantAdd& op) = 0;
   // Walks every PE's sparse block; an error when a block is malformed or its walk differs from the
   // work the instruction declares.
   virtual std::optional<LaneError> sparse_mac(const program::SparseMac& op) = 0;
@@ -124,6 +125,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void copy(const program::Copy& op) override;
   void pool_max(const program::PoolMax& op) override;
   void pool_sum(const program::PoolSum& op) override;
+  void quant_add(const program::QuantAdd& op) override;
   std::optional<LaneError> sparse_mac(const program::SparseMac& op) override;
   void scatter(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm, std::int32_t pad,
                const program::Block* tensor) override;

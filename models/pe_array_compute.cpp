@@ -274,6 +274,22 @@ void PeArray::pool_sum(const program::PoolSum& op) {
   });
 }
 
+void PeArray::quant_add(const program::QuantAdd& op) {
+  const numeric::AddStage& s = op.stage;
+  const bool a_signed = s.a_dtype == core::DType::kInt8, b_signed = s.b_dtype == core::DType::kInt8;
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+    for (std::uint64_t p = first; p < last; ++p) {
+      const std::uint8_t *a = lm(p) + op.a, *b = lm(p) + op.b;
+      std::uint8_t* dst = lm(p) + op.dst;
+      for (std::uint64_t i = 0; i < op.count; ++i) {
+        const std::int32_t x = a_signed ? static_cast<std::int8_t>(a[i]) : a[i];
+        const std::int32_t y = b_signed ? static_cast<std::int8_t>(b[i]) : b[i];
+        dst[i] = static_cast<std::uint8_t>(numeric::quantized_add(x, y, s));
+      }
+    }
+  });
+}
+
 std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
   FirstError error;
   on_lanes(count_, 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {

@@ -78,6 +78,11 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           step = pes->step(unit, bytes, ready);
           r.work.copy_bytes = bytes * n;
           if (functional) pes->pool_sum(op);
+        } else if constexpr (std::is_same_v<T, program::QuantAdd>) {
+          unit = timing::Unit::kRequant;  // one value a lane, as a requant
+          step = pes->step(unit, op.count, ready);
+          r.work.requant_values = op.count * n;
+          if (functional) pes->quant_add(op);
         } else if constexpr (std::is_same_v<T, program::Copy>) {
           unit = timing::Unit::kCopy;
           step = pes->step(unit, op.bytes, ready);

@@ -393,6 +393,18 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               c.disjoint(op.src, op.rows * op.channels * op.taps, op.dst, op.rows * op.channels * 4,
                          "the window sums must not overwrite the windows");
             },
+            [&](const QuantAdd& op) {
+              if (std::string e = numeric::add_stage_error(op.stage); !e.empty()) return c.fail(e);
+              c.lm(pi.reads, op.a, {op.count});
+              c.lm(pi.reads, op.b, {op.count});
+              c.lm(pi.writes, op.dst, {op.count});
+              if (c.failed()) return;
+              // In place is fine (each element reads its a and b before writing); a partial overlap is not.
+              for (std::uint64_t in : {op.a, op.b})
+                if (in != op.dst)
+                  c.disjoint(in, op.count, op.dst, op.count,
+                             "the sums must be in place or apart from a and b");
+            },
             [&](const Copy& op) {
               c.lm(pi.reads, op.src, {op.bytes});
               c.lm(pi.writes, op.dst, {op.bytes});

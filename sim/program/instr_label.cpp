@@ -43,6 +43,8 @@ std::string instr_label(const Program& program, std::size_t index,
                         return fmt::format("{}x{}", op.c_rows, op.n);
                       else if constexpr (std::is_same_v<T, PoolMax> || std::is_same_v<T, PoolSum>)
                         return fmt::format("{}x{}x{}", op.rows, op.channels, op.taps);
+                      else if constexpr (std::is_same_v<T, QuantAdd>)
+                        return fmt::format("{}", op.count);
                       else if constexpr (std::is_same_v<T, Requant>)
                         return fmt::format("{}x{}", op.rows, op.cols);
                       else if constexpr (std::is_same_v<T, DptDecode> || std::is_same_v<T, Copy>)

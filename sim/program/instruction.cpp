@@ -20,8 +20,8 @@ std::uint64_t TensorDecl::bytes() const {
 
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> kNames = {
-      "load",    "store",  "mac",    "dpt_decode", "ternary_mac", "requant",  "copy",    "broadcast",
-      "scatter", "gather", "reduce", "sparse_mac", "convert",     "pool_max", "pool_sum"};
+      "load",    "store",  "mac",    "dpt_decode", "ternary_mac", "requant",  "copy",     "broadcast",
+      "scatter", "gather", "reduce", "sparse_mac", "convert",     "pool_max", "pool_sum", "add"};
   return kNames;
 }
 

@@ -18,6 +18,7 @@
 #include "sim/core/dtype.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/numeric/fixed_point.h"
+#include "sim/numeric/quantized_add.h"
 #include "sim/numeric/ternary_codec.h"
 #include "sim/sparse/encoding.h"
 
@@ -202,6 +203,15 @@ struct PoolSum {
   auto tie() const { return std::tie(src, dst, rows, channels, taps, dtype, zero); }
 };
 
+// Quantized element-wise add in every PE, on the requant unit: `count` codes at a and at b (their
+// types and zero points in `stage`) → `count` out_dtype codes at dst, each
+// numeric::quantized_add (ONNX Runtime's QLinearAdd in float32). dst may be a or b (in place).
+struct QuantAdd {
+  std::uint64_t a = 0, b = 0, dst = 0, count = 0;
+  numeric::AddStage stage;
+  auto tie() const { return std::tie(a, b, dst, count, stage); }
+};
+
 // Tree collectives at a level L: every unit U of level L works on the PEs of its subtree.
 // Broadcast: the subtree's first PE sends `bytes` at src to dst of every PE of the subtree.
 struct Broadcast {
@@ -242,7 +252,7 @@ bool operator!=(const T& a, const T& b) {
 }
 
 using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
-                           Reduce, SparseMac, Convert, PoolMax, PoolSum>;
+                           Reduce, SparseMac, Convert, PoolMax, PoolSum, QuantAdd>;
 
 // The tree collectives: they work per subtree of a level, not on every PE alike.
 template <typename T>

@@ -85,6 +85,14 @@ struct Printer {
     return fmt::format("pool_sum src={} dst={} rows={} channels={} taps={} dtype={} zero={}", p.src, p.dst,
                        p.rows, p.channels, p.taps, core::dtype_name(p.dtype), p.zero);
   }
+  std::string operator()(const QuantAdd& q) const {
+    const numeric::AddStage& s = q.stage;
+    return fmt::format(
+        "add a={} b={} dst={} count={} a_dtype={} b_dtype={} a_zero={} b_zero={} a_scale={} b_scale={} "
+        "out_dtype={} out_zero={} act_min={} act_max={}",
+        q.a, q.b, q.dst, q.count, core::dtype_name(s.a_dtype), core::dtype_name(s.b_dtype), s.a_zero,
+        s.b_zero, s.a_scale, s.b_scale, core::dtype_name(s.out_dtype), s.out_zero, s.act_min, s.act_max);
+  }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
   }

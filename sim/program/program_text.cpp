@@ -1,6 +1,8 @@
 #include "sim/program/program_text.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -97,6 +99,17 @@ class Fields {
     }
     if (out.empty()) fail(fmt::format("field '{}': expected positive sizes like 12,8", key));
     return out;
+  }
+
+  // A finite float32, as fmt prints one (its shortest text that reads back exactly).
+  float f32_or(const std::string& key, float fallback) {
+    if (!has(key)) return fallback;
+    const std::string& s = raw(key);
+    char* end = nullptr;
+    const float v = s.empty() ? 0.0f : std::strtof(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !std::isfinite(v))
+      fail(fmt::format("field '{}': expected a number, got '{}'", key, core::echo(s)));
+    return v;
   }
 
   bool boolean_or(const std::string& key, bool fallback) {
@@ -315,6 +328,17 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     return PoolSum{f.u64("src"),       f.u64("dst"),  f.u64("rows"),
                    f.u64("channels"),  f.u64("taps"), f.dtype_or("dtype", DType::kInt8),
                    f.i32_or("zero", 0)};
+  if (kind == "add") {
+    QuantAdd q{f.u64("a"), f.u64("b"), f.u64("dst"), f.u64("count"), {}};
+    numeric::AddStage& st = q.stage;
+    st.a_dtype = f.dtype_or("a_dtype", DType::kInt8), st.b_dtype = f.dtype_or("b_dtype", DType::kInt8);
+    st.a_zero = f.i32_or("a_zero", 0), st.b_zero = f.i32_or("b_zero", 0);
+    st.a_scale = f.f32_or("a_scale", 1), st.b_scale = f.f32_or("b_scale", 1);
+    st.out_dtype = f.dtype_or("out_dtype", DType::kInt8), st.out_zero = f.i32_or("out_zero", 0);
+    st.act_min = f.i32_or("act_min", static_cast<std::int32_t>(core::dtype_min(st.out_dtype)));
+    st.act_max = f.i32_or("act_max", static_cast<std::int32_t>(core::dtype_max(st.out_dtype)));
+    return q;
+  }
   if (kind == "broadcast")
     return Broadcast{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
   if (kind == "scatter") return Scatter{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};

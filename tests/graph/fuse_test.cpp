@@ -204,5 +204,40 @@ TEST(Fuse, AFusedPoolWithAnAttributeItDoesNotTakeIsUnsupported) {
   EXPECT_EQ(p.what, "attribute 'storage_order' is not supported");
 }
 
+// a, b → DQ each → Add → Relu → Q → y
+Model add_layer() {
+  Model m;
+  m.inputs = {{"a", ElemType::kUInt8, "uint8", {2, 8}}, {"b", ElemType::kInt8, "int8", {2, 8}}};
+  m.outputs = {{"y", ElemType::kInt8, "int8", {2, 8}}};
+  m.nodes = {node("DequantizeLinear", {"a", "sa", "za"}, "ad", "dq_a"),
+             node("DequantizeLinear", {"b", "sb", "zb"}, "bd", "dq_b"), node("Add", {"ad", "bd"}, "s", "add"),
+             node("Relu", {"s"}, "r", "relu"), node("QuantizeLinear", {"r", "sy", "zy"}, "y", "q")};
+  return m;
+}
+
+TEST(Fuse, AnAddOfTwoDequantizedTensorsWithReluBecomesOneQAdd) {
+  const Fusion f = fuse_qdq(add_layer());
+  ASSERT_EQ(f.fused, 1u);
+  ASSERT_EQ(f.model.nodes.size(), 1u);
+  const Node& g = f.model.nodes[0];
+  EXPECT_EQ(g.op_type, "QAdd");
+  EXPECT_EQ(g.inputs, (std::vector<std::string>{"a", "sa", "za", "b", "sb", "zb", "sy", "zy"}));
+  EXPECT_EQ(g.attributes.at("relu").i, 1);
+  EXPECT_EQ(place_node(g, 13).what, "qadd (ONNX Runtime's QLinearAdd)");
+}
+
+TEST(Fuse, AMatMulsBiasAddGoesWithTheMatMulNotIntoAQAdd) {
+  const Fusion f = fuse_qdq(mlp_layer());
+  ASSERT_EQ(f.fused, 1u);
+  EXPECT_EQ(f.model.nodes[0].op_type, "QGemm");
+}
+
+TEST(Fuse, AnAddOfAFloatTensorIsNotFused) {
+  Model m = add_layer();
+  m.nodes[2].inputs = {"ad", "b"};  // b is no DequantizeLinear's output
+  m.nodes.erase(m.nodes.begin() + 1);
+  EXPECT_EQ(fuse_qdq(m).fused, 0u);
+}
+
 }  // namespace
 }  // namespace treesim::graph

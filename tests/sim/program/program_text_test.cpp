@@ -26,6 +26,7 @@ convert tensor=A from="((4_PE, 3:8), (8:1))" src=0 to="((3:8, 4_PE), (8:1))" dst
 store tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
 pool_max src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8
 pool_sum src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8 zero=128
+add a=0 b=64 dst=0 count=64 a_dtype=uint8 b_zero=-3 a_zero=7 a_scale=0.1 b_scale=1.25 out_zero=2 act_min=2
 )P";
 
 TEST(ProgramText, ParsesEveryInstructionKind) {
@@ -33,12 +34,16 @@ TEST(ProgramText, ParsesEveryInstructionKind) {
   ASSERT_EQ(p.tensors.size(), 2u);
   EXPECT_EQ(p.tensors[1].dtype, DType::kUInt8);
   EXPECT_EQ(p.tensors[0].shape, (std::vector<std::uint64_t>{12, 8}));
-  ASSERT_EQ(p.instrs.size(), 16u);
+  ASSERT_EQ(p.instrs.size(), 17u);
   std::vector<std::string> kinds;
   for (const auto& i : p.instrs) kinds.push_back(kind_name(i));
   EXPECT_EQ(kinds, (std::vector<std::string>{"load", "load", "mac", "dpt_decode", "ternary_mac", "requant",
                                              "copy", "broadcast", "scatter", "gather", "reduce", "sparse_mac",
-                                             "convert", "store", "pool_max", "pool_sum"}));
+                                             "convert", "store", "pool_max", "pool_sum", "add"}));
+  const auto& add = std::get<QuantAdd>(p.instrs[16]);
+  EXPECT_EQ(add.stage.a_scale, 0.1f);
+  EXPECT_EQ(add.stage.a_dtype, DType::kUInt8);
+  EXPECT_EQ(add.stage.act_max, 127);
   const auto& convert = std::get<Convert>(p.instrs[12]);
   EXPECT_EQ(layout::to_string(convert.to), "((3:8, 4_PE), (8:1))");
   EXPECT_EQ(convert.dst, 16384u);
