@@ -26,6 +26,15 @@ kernels::Result<double> scalar(const Node& n, const Tensor& t, const char* what)
 
 bool is_8bit(ElemType t) { return t == ElemType::kUInt8 || t == ElemType::kInt8; }
 
+// One more program of the node: its figures, and its plan when it is the first.
+void add_program(NodeRun& record, const std::string& plan, const report::RunStats& stats) {
+  if (record.programs++ == 0) record.plan = plan;
+  record.cycles += stats.cycles;
+  record.macs += stats.work.macs;
+  record.dram_read += stats.work.dram_read_bytes;
+  record.dram_written += stats.work.dram_write_bytes;
+}
+
 }  // namespace
 
 kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
@@ -265,11 +274,7 @@ kernels::Result<Tensor> run_node_problem(const Node& n,
   kernels::Result<session::Outcome> outcome =
       session::run_problem(*problem.value(), plan.value(), sim, program_options(kernel, n, options));
   if (!outcome) return node_error(n, outcome.errors().front().message());
-  record.programs += 1;
-  record.cycles += outcome->stats.cycles;
-  record.macs += outcome->stats.work.macs;
-  record.dram_read += outcome->stats.work.dram_read_bytes;
-  record.dram_written += outcome->stats.work.dram_write_bytes;
+  add_program(record, plan->description, outcome->stats);
   if (outcome->stats.verify) record.verify = *outcome->stats.verify;
   Tensor y;
   y.bytes = outcome->dram.at(output);
@@ -313,11 +318,7 @@ kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
     const std::vector<std::uint8_t>& c = outcome->dram.at("C");
     std::copy(c.begin(), c.end(),
               y.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * n_cols * elem_bytes(y.type)));
-    record.programs += 1;
-    record.cycles += outcome->stats.cycles;
-    record.macs += outcome->stats.work.macs;
-    record.dram_read += outcome->stats.work.dram_read_bytes;
-    record.dram_written += outcome->stats.work.dram_write_bytes;
+    add_program(record, plan->description, outcome->stats);
     if (outcome->stats.verify) add_verify(record, *outcome->stats.verify, fmt::format("matrix {}: ", i));
   }
   return y;
@@ -361,6 +362,7 @@ kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
       r.dram_written += it->second.work.dram_write_bytes;
     }
   }
+  records[0].plan = plan->description;
   auto info = stats.extra.find("activations_in_lm");
   if (info != stats.extra.end()) records[0].activations_in_lm = info->second;
   if (stats.verify) add_verify(records.back(), *stats.verify, "");

@@ -26,6 +26,7 @@ struct NodeRun {
   std::uint64_t cycles = 0;    // summed over its programs
   std::uint64_t macs = 0, dram_read = 0, dram_written = 0;
   std::optional<report::VerifyResult> verify;  // machine nodes with verify
+  std::string plan;  // machine nodes: its (first) program's plan, as the kernel's planner describes it
   // In a one-program chain of GEMM nodes: the first node's label and the chain's length.
   std::string chain_first;
   std::size_t chain_length = 0;

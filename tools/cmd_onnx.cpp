@@ -37,10 +37,33 @@ std::string value_text(const graph::ValueInfo& v) {
   return fmt::format("{} {}[{}]", v.name, v.type_name, dims);
 }
 
-void show(const std::string& path) {
-  const graph::Fusion fusion = read_model_or_throw(path);
+struct ShowConfig {
+  std::string model, machine;
+  std::uint64_t batch = 1;
+};
+
+// The model run once on the machine with zero inputs (a dimension without a size is `batch`): each
+// node's record, for the plan its programs take. Zero inputs suffice: no plan depends on values.
+graph::GraphRun plan_run(const graph::Model& model, const ShowConfig& c,
+                         const machine::MachineConfig& machine) {
+  std::map<std::string, graph::Tensor> inputs;
+  for (const graph::ValueInfo& v : model.inputs) {
+    if (!v.type)
+      throw CliError(fmt::format("input '{}' is {}, which treesim does not take", v.name, v.type_name));
+    std::vector<std::uint64_t> dims;
+    for (std::int64_t d : v.shape) dims.push_back(d < 0 ? c.batch : static_cast<std::uint64_t>(d));
+    inputs[v.name] = graph::make_tensor(*v.type, dims);
+  }
+  models::Simulation sim(machine);
+  kernels::Result<graph::GraphRun> r = graph::run_graph(model, std::move(inputs), machine, sim);
+  if (!r) throw CliError(first_error(r.errors()));
+  return std::move(r.value());
+}
+
+void show(const ShowConfig& c) {
+  const graph::Fusion fusion = read_model_or_throw(c.model);
   const graph::Model& model = fusion.model;
-  std::string out = fmt::format("{}: opset {}, {} node{}{}\n", path, model.opset, model.nodes.size(),
+  std::string out = fmt::format("{}: opset {}, {} node{}{}\n", c.model, model.opset, model.nodes.size(),
                                 model.nodes.size() == 1 ? "" : "s",
                                 fusion.fused ? fmt::format(" after fusing {} Q/DQ pattern{}", fusion.fused,
                                                            fusion.fused == 1 ? "" : "s")
@@ -48,15 +71,50 @@ void show(const std::string& path) {
   for (const auto& v : model.inputs) out += "  input  " + value_text(v) + "\n";
   for (const auto& v : model.outputs) out += "  output " + value_text(v) + "\n";
   std::size_t unsupported = 0;
-  for (const graph::Node& n : model.nodes) {
+  for (const graph::Node& n : model.nodes)
+    unsupported += graph::place_node(n, model.opset).where == graph::Placement::Where::kUnsupported;
+  // With a machine (and every node able to run): the plan of each machine node's programs.
+  std::optional<graph::GraphRun> run;
+  std::optional<machine::MachineConfig> machine;
+  if (!c.machine.empty() && unsupported == 0) {
+    machine = load_machine_or_throw(c.machine);
+    run = plan_run(model, c, *machine);
+  }
+  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+    const graph::Node& n = model.nodes[i];
     const graph::Placement p = graph::place_node(n, model.opset);
-    unsupported += p.where == graph::Placement::Where::kUnsupported;
     out += fmt::format("  {:<36} {:<12} {}{}\n", graph::node_label(n), graph::where_name(p.where), p.what,
                        p.detail.empty() ? "" : ", " + p.detail);
+    if (!run || p.where != graph::Placement::Where::kMachine) continue;
+    const graph::NodeRun& r = run->nodes[i];
+    if (r.chain_length > 0 && r.chain_first != r.label) {
+      out += fmt::format("      in the program of the chain from {}: its phases {} cycles\n", r.chain_first,
+                         r.cycles);
+      continue;
+    }
+    if (r.chain_length > 0) {
+      const std::uint64_t kept = r.activations_in_lm.value_or(0);
+      out += fmt::format(
+          "      one program for the next {} nodes, {} of the {} activations between them kept in the LMs\n",
+          r.chain_length, kept, r.chain_length - 1);
+    }
+    std::string plan = r.plan;  // planners describe in lines: indent each
+    for (std::size_t at = plan.find('\n'); at != std::string::npos; at = plan.find('\n', at + 7))
+      plan.replace(at, 1, "\n      ");
+    out += fmt::format("      {}\n", plan);
+    out +=
+        fmt::format("      {}: {} cycles, DRAM read {} B, written {} B\n",
+                    r.chain_length > 0 ? std::string("its phases")
+                                       : fmt::format("{} program{}", r.programs, r.programs == 1 ? "" : "s"),
+                    r.cycles, r.dram_read, r.dram_written);
   }
-  out += unsupported == 0 ? "every node can run\n"
-                          : fmt::format("{} node{} cannot run\n", unsupported, unsupported == 1 ? "" : "s");
-  emit(out);
+  out += unsupported == 0 ? "every node can run"
+                          : fmt::format("{} node{} cannot run", unsupported, unsupported == 1 ? "" : "s");
+  if (run)
+    out += fmt::format("; on {} (batch {}): {} cycles", machine->name, c.batch, run->cycles);
+  else if (!c.machine.empty())
+    out += ", so there is no plan";
+  emit(out + "\n");
 }
 
 // ONNX's backend test runner compares floats with rtol 1e-3, atol 1e-7 unless a test says otherwise.
@@ -350,9 +408,13 @@ void add_onnx_command(CLI::App& app) {
 
   auto* show_cmd =
       onnx->add_subcommand("show", "The graph's inputs, outputs and nodes, and where each node runs");
-  auto model = std::make_shared<std::string>();
-  show_cmd->add_option("MODEL", *model, "An .onnx file")->required();
-  show_cmd->callback([model] { show(*model); });
+  auto sc = std::make_shared<ShowConfig>();
+  show_cmd->add_option("MODEL", sc->model, "An .onnx file")->required();
+  show_cmd->add_option("--machine", sc->machine,
+                       "Machine file (YAML): also plan every machine node (a run with zero inputs)");
+  show_cmd->add_option("--batch", sc->batch, "The size of every input dimension without one (default 1)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  show_cmd->callback([sc] { show(*sc); });
 
   auto* run_cmd = onnx->add_subcommand("run", "Run a model on a machine with inputs from .npy files");
   auto rc = std::make_shared<RunCommand>();

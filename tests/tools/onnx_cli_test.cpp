@@ -53,6 +53,46 @@ TEST(OnnxCli, ShowListsANodeThatCannotRunWithWhyAndExitsZero) {
   EXPECT_NE(r.out.find("1 node cannot run"), std::string::npos) << r.out;
 }
 
+// The number before " cycles" at the end of the first line that contains `marker`.
+std::uint64_t cycles_after(const std::string& text, const std::string& marker) {
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos) return 0;
+  const std::size_t end = text.find(" cycles", at);
+  const std::size_t start = text.rfind(' ', end - 1) + 1;
+  return std::stoull(text.substr(start, end - start));
+}
+
+TEST(OnnxCli, ShowWithAMachinePlansEveryMachineNodeAndItsCyclesAreTheRunsOfThatBatch) {
+  const std::string model = testing::data_path("onnx/fashion_cnn/model.onnx");
+  const CliResult show = run_treesim(
+      {"onnx", "show", model, "--machine", testing::source_path("configs/mini.yaml"), "--batch", "2"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  std::size_t plans = 0;
+  for (std::size_t at = show.out.find("      plan: "); at != std::string::npos;
+       at = show.out.find("      plan: ", at + 1))
+    ++plans;
+  EXPECT_EQ(plans, 3u) << show.out;  // two convolutions and the dense layer
+  const std::string x = testing::temp_path("zeros-x.npy");
+  io::NpyArray images;
+  images.dtype = core::DType::kUInt8;
+  images.shape = {2, 784};
+  images.bytes.assign(2 * 784, 0);
+  io::write_npy(x, images);
+  const CliResult run = run_treesim(
+      {"onnx", "run", model, "--machine", testing::source_path("configs/mini.yaml"), "--input", "x=" + x});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::uint64_t shown = cycles_after(show.out, "on mini (batch 2): ");
+  EXPECT_GT(shown, 0u) << show.out;
+  EXPECT_EQ(shown, cycles_after(run.out, "on the machine), ")) << run.out;
+}
+
+TEST(OnnxCli, ShowWithAMachineButANodeThatCannotRunSaysThereIsNoPlan) {
+  const CliResult r = run_treesim({"onnx", "show", kNode + "test_averagepool_2d_default/model.onnx",
+                                   "--machine", testing::source_path("configs/mini.yaml")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 node cannot run, so there is no plan"), std::string::npos) << r.out;
+}
+
 TEST(OnnxCli, TestPassesQLinearMatMulOnTheBoard) {
   const CliResult r = run_treesim({"onnx", "test", kNode + "test_qlinearmatmul_2D", "--machine",
                                    source_path("configs/mncore-board.yaml")});
