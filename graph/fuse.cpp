@@ -92,6 +92,13 @@ class Fuser {
     return a == 0 || a == -4;
   }
   static std::string input(const Node& n, std::size_t i) { return i < n.inputs.size() ? n.inputs[i] : ""; }
+  // A fused node's `fused` attribute: the labels of the nodes it replaces.
+  Attribute fused_from(const std::vector<std::size_t>& gone) const {
+    Attribute labels;
+    labels.kind = Attribute::Kind::kString;
+    for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);
+    return labels;
+  }
 
   std::optional<Node> try_fuse(std::size_t i) {
     const Node& mm = m_.nodes[i];
@@ -178,10 +185,7 @@ class Fuser {
     } else {
       f.attributes["transB"] = int_value(gemm ? int_attribute(mm, "transB").value_or(0) : 0);
     }
-    Attribute labels;
-    labels.kind = Attribute::Kind::kString;
-    for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);
-    f.attributes["fused"] = labels;
+    f.attributes["fused"] = fused_from(gone);
     removed_.insert(gone.begin(), gone.end());
     return f;
   }
@@ -207,10 +211,7 @@ class Fuser {
     f.inputs = {input(*dq, 0), input(*dq, 1), input(*dq, 2), input(qn, 1), input(qn, 2)};
     f.outputs = {qn.outputs[0]};
     f.attributes = pool.attributes;
-    Attribute labels;
-    labels.kind = Attribute::Kind::kString;
-    labels.s = node_label(pool) + ", " + node_label(qn);
-    f.attributes["fused"] = labels;
+    f.attributes["fused"] = fused_from({i, *q});
     removed_.insert({i, *q});
     return f;
   }
@@ -245,10 +246,7 @@ class Fuser {
                 input(*dq_b, 1), input(*dq_b, 2), input(qn, 1),    input(qn, 2)};
     f.outputs = {qn.outputs[0]};
     f.attributes["relu"] = int_value(relu ? 1 : 0);
-    Attribute labels;
-    labels.kind = Attribute::Kind::kString;
-    for (std::size_t g : gone) labels.s += (labels.s.empty() ? "" : ", ") + node_label(m_.nodes[g]);
-    f.attributes["fused"] = labels;
+    f.attributes["fused"] = fused_from(gone);
     removed_.insert(gone.begin(), gone.end());
     return f;
   }

@@ -26,6 +26,21 @@ OptionSpec zero_option(const char* name, const char* help) {
           std::numeric_limits<std::int32_t>::max()};
 }
 
+OptionSpec act_option(const char* help) {
+  return {"act", OptionKind::kChoice, help, OptionValue{std::string("none")}, {"none", "relu", "relu6"}, {},
+          {}};
+}
+
+OptionSpec rounding_option(const char* help) {
+  return {"rounding",
+          OptionKind::kChoice,
+          help,
+          OptionValue{std::string("double")},
+          {"double", "single", "double_upward", "float"},
+          {},
+          {}};
+}
+
 core::DType option_dtype(const std::string& text) {
   // The short spellings of oneDNN (u8, s8) and the canonical names.
   return text == "u8" || text == "uint8" ? core::DType::kUInt8 : core::DType::kInt8;

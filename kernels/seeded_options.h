@@ -18,6 +18,12 @@ OptionSpec size_option(const char* name, const char* help,
                        std::optional<std::uint64_t> fallback = std::nullopt);
 OptionSpec dtype_option(const char* name, const char* help);
 OptionSpec zero_option(const char* name, const char* help);
+// --act (none, relu, relu6; default none) and --rounding (double, single, double_upward, float;
+// default double), with their usual help unless given.
+OptionSpec act_option(const char* help = "none, relu or relu6 (output scale 1/20)");
+OptionSpec rounding_option(const char* help =
+                               "The requant arithmetic: double (TFLite reference), single, "
+                               "double_upward or float (ONNX Runtime's)");
 
 // "u8"/"uint8" → uint8, anything else (the choices allow only "s8"/"int8") → int8.
 core::DType option_dtype(const std::string& text);

@@ -153,6 +153,9 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
                 const std::function<void(std::uint64_t, std::uint64_t, unsigned)>& body) {
     keep(pool_->run(count, grain, body));
   }
+  // pool_max's and pool_sum's walk over every PE's windows (pe_array_compute.cpp).
+  template <typename Op, typename Reduce>
+  void reduce_windows(const Op& op, std::size_t width, Reduce reduce);
   void keep(std::exception_ptr e) {
     if (e && !host_error_) host_error_ = e;
   }

@@ -240,37 +240,37 @@ void PeArray::copy(const program::Copy& op) {
   });
 }
 
-void PeArray::pool_max(const program::PoolMax& op) {
+// Every PE's rows×channels windows of `taps` consecutive int8/uint8 values at src (a windowed load's
+// channel-major columns), each reduced by `reduce(codes, out)` into `width` bytes at dst.
+template <typename Op, typename Reduce>
+void PeArray::reduce_windows(const Op& op, std::size_t width, Reduce reduce) {
   const bool is_signed = op.dtype == core::DType::kInt8;
   on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+    std::vector<int> codes(op.taps);
     for (std::uint64_t p = first; p < last; ++p) {
       const std::uint8_t* src = lm(p) + op.src;
       std::uint8_t* dst = lm(p) + op.dst;
       for (std::uint64_t v = 0; v < op.rows * op.channels; ++v) {
         const std::uint8_t* taps = src + v * op.taps;
-        int best = is_signed ? static_cast<std::int8_t>(taps[0]) : taps[0];
-        for (std::uint64_t t = 1; t < op.taps; ++t)
-          best = std::max(best, is_signed ? static_cast<int>(static_cast<std::int8_t>(taps[t])) : taps[t]);
-        dst[v] = static_cast<std::uint8_t>(best);
+        for (std::uint64_t t = 0; t < op.taps; ++t)
+          codes[t] = is_signed ? static_cast<std::int8_t>(taps[t]) : taps[t];
+        reduce(codes, dst + v * width);
       }
     }
   });
 }
 
+void PeArray::pool_max(const program::PoolMax& op) {
+  reduce_windows(op, 1, [](const std::vector<int>& codes, std::uint8_t* out) {
+    *out = static_cast<std::uint8_t>(*std::max_element(codes.begin(), codes.end()));
+  });
+}
+
 void PeArray::pool_sum(const program::PoolSum& op) {
-  const bool is_signed = op.dtype == core::DType::kInt8;
-  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
-    for (std::uint64_t p = first; p < last; ++p) {
-      const std::uint8_t* src = lm(p) + op.src;
-      std::uint8_t* dst = lm(p) + op.dst;
-      for (std::uint64_t v = 0; v < op.rows * op.channels; ++v) {
-        const std::uint8_t* taps = src + v * op.taps;
-        std::int32_t sum = 0;
-        for (std::uint64_t t = 0; t < op.taps; ++t)
-          sum += (is_signed ? static_cast<std::int8_t>(taps[t]) : taps[t]) - op.zero;
-        std::memcpy(dst + v * 4, &sum, 4);
-      }
-    }
+  reduce_windows(op, 4, [&op](const std::vector<int>& codes, std::uint8_t* out) {
+    std::int32_t sum = 0;
+    for (int c : codes) sum += c - op.zero;
+    std::memcpy(out, &sum, 4);
   });
 }
 

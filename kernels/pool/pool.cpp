@@ -255,21 +255,8 @@ std::vector<OptionSpec> avgpool_options() {
                {},
                {},
                {}});
-  o.push_back(
-      {"rounding",
-       OptionKind::kChoice,
-       "The requant arithmetic: double (TFLite reference), single, double_upward or float (ONNX Runtime's)",
-       OptionValue{std::string("double")},
-       {"double", "single", "double_upward", "float"},
-       {},
-       {}});
-  o.push_back({"act",
-               OptionKind::kChoice,
-               "none, relu or relu6 (output scale 1/20)",
-               OptionValue{std::string("none")},
-               {"none", "relu", "relu6"},
-               {},
-               {}});
+  o.push_back(rounding_option());
+  o.push_back(act_option());
   o.push_back(seed_option());
   return o;
 }
