@@ -135,8 +135,8 @@ Result<float> scale_option(const Options& o, const char* name) {
   const std::string text = o.text(name);
   char* end = nullptr;
   const float v = text.empty() ? 0.0f : std::strtof(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v))
-    return core::Error{option_flag(name), fmt::format("'{}' is not a positive number", text)};
+  if (text.empty() || *end != '\0' || !(v > 0) || !(v <= 16777216.0f))
+    return core::Error{option_flag(name), fmt::format("'{}' is not a positive number of at most 2^24", text)};
   return v;
 }
 

@@ -12,7 +12,9 @@ std::string add_stage_error(const AddStage& s) {
       return fmt::format("{}_zero {} is outside {}", name, zero, core::dtype_name(type));
   }
   for (auto [name, scale] : {std::pair{"a_scale", s.a_scale}, std::pair{"b_scale", s.b_scale}})
-    if (!(scale > 0) || !std::isfinite(scale)) return fmt::format("{} must be a positive number", name);
+    // At most 2^24, so that every product and sum is far inside int64 (and finite).
+    if (!(scale > 0) || !(scale <= 16777216.0f))
+      return fmt::format("{} must be a positive number of at most 2^24, got {}", name, scale);
   if (s.act_min > s.act_max || s.act_min < core::dtype_min(s.out_dtype) ||
       s.act_max > core::dtype_max(s.out_dtype))
     return fmt::format("act_min {} and act_max {} must be an ordered range inside {}", s.act_min, s.act_max,

@@ -30,8 +30,8 @@ struct AddStage {
 
 inline bool operator==(const AddStage& x, const AddStage& y) { return x.tie() == y.tie(); }
 
-// What is wrong with the stage ("" when nothing): 8-bit types, zero points inside them, finite
-// positive scales, act_min <= act_max inside out_dtype.
+// What is wrong with the stage ("" when nothing): 8-bit types, zero points inside them, positive
+// scales of at most 2^24, act_min <= act_max inside out_dtype.
 std::string add_stage_error(const AddStage& s);
 
 // One output code of the stage for codes a and b (as their types read them).

@@ -58,7 +58,7 @@ TEST(QaddCli, MoreElementsThanTheLmsHoldRunInSeveralPassesAndVerify) {
 }
 
 TEST(QaddCli, AScaleThatIsNotAPositiveNumberIsRefusedNamingTheOption) {
-  for (const char* scale : {"0", "-1", "x", "inf"}) {
+  for (const char* scale : {"0", "-1", "x", "inf", "3e38"}) {
     const auto r = run_treesim(
         {"run", "qadd", "--machine", source_path("configs/mini.yaml"), "--n", "4", "--b-scale", scale});
     EXPECT_EQ(r.exit_code, 2) << scale;

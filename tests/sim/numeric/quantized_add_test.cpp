@@ -45,7 +45,9 @@ TEST(QuantizedAdd, AStageOutsideItsTypesIsNamed) {
   EXPECT_EQ(add_stage_error(s), "a_zero 200 is outside int8");
   s = AddStage{};
   s.b_scale = 0;
-  EXPECT_EQ(add_stage_error(s), "b_scale must be a positive number");
+  EXPECT_EQ(add_stage_error(s), "b_scale must be a positive number of at most 2^24, got 0");
+  s.b_scale = 3e38f;  // its products would overflow int64 on the way to a code
+  EXPECT_EQ(add_stage_error(s), "b_scale must be a positive number of at most 2^24, got 3e+38");
   s = AddStage{};
   s.act_min = 10, s.act_max = 5;
   EXPECT_EQ(add_stage_error(s), "act_min 10 and act_max 5 must be an ordered range inside int8");
