@@ -4,8 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
+
+#include <fmt/format.h>
 
 #include "kernels/kernel.h"
 #include "sim/numeric/requant.h"
@@ -24,6 +29,27 @@ OptionSpec act_option(const char* help = "none, relu or relu6 (output scale 1/20
 OptionSpec rounding_option(const char* help =
                                "The requant arithmetic: double (TFLite reference), single, "
                                "double_upward or float (ONNX Runtime's)");
+
+// A text option holding a positive number (float32 or double, read as strtof/strtod read it), finite,
+// and at most `most` (written `most_text`) when given; else an error naming the option: "'X' is not a
+// positive number[ of at most MOST]".
+template <typename T>
+Result<T> positive_number_option(const Options& o, const char* name, T most = std::numeric_limits<T>::max(),
+                                 const char* most_text = nullptr) {
+  const std::string text = o.text(name);
+  char* end = nullptr;
+  T v = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    if (!text.empty()) v = std::strtof(text.c_str(), &end);
+  } else {
+    if (!text.empty()) v = std::strtod(text.c_str(), &end);
+  }
+  if (text.empty() || *end != '\0' || !(v > 0) || !(v <= most))
+    return core::Error{option_flag(name),
+                       fmt::format("'{}' is not a positive number{}", text,
+                                   most_text ? fmt::format(" of at most {}", most_text) : "")};
+  return v;
+}
 
 // "u8"/"uint8" → uint8, anything else (the choices allow only "s8"/"int8") → int8.
 core::DType option_dtype(const std::string& text);

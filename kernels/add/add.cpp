@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 
 #include "kernels/every_pe.h"
 #include "kernels/seeded_options.h"
@@ -131,15 +129,6 @@ class QuantizedAdd : public Problem {
   std::vector<std::uint8_t> a_, b_;
 };
 
-Result<float> scale_option(const Options& o, const char* name) {
-  const std::string text = o.text(name);
-  char* end = nullptr;
-  const float v = text.empty() ? 0.0f : std::strtof(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v > 0) || !(v <= 16777216.0f))
-    return core::Error{option_flag(name), fmt::format("'{}' is not a positive number of at most 2^24", text)};
-  return v;
-}
-
 Result<std::unique_ptr<Problem>> make_qadd(const Options& o, const machine::MachineConfig& m) {
   const std::uint64_t n = *o.unsigned_int("n");
   if (n > m.dram.bytes / 3)
@@ -152,7 +141,8 @@ Result<std::unique_ptr<Problem>> make_qadd(const Options& o, const machine::Mach
   const numeric::OutputStage out = seeded_output_stage(o);
   s.out_dtype = out.out_dtype, s.out_zero = out.out_zero_point;
   s.act_min = out.act_min, s.act_max = out.act_max;
-  Result<float> a_scale = scale_option(o, "a-scale"), b_scale = scale_option(o, "b-scale");
+  Result<float> a_scale = positive_number_option<float>(o, "a-scale", 16777216.0f, "2^24");
+  Result<float> b_scale = positive_number_option<float>(o, "b-scale", 16777216.0f, "2^24");
   if (!a_scale) return a_scale.errors();
   if (!b_scale) return b_scale.errors();
   s.a_scale = a_scale.value(), s.b_scale = b_scale.value();

@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 
 #include "kernels/every_pe.h"
+#include "kernels/requant_of_stage.h"
 #include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/diagnostic.h"
@@ -139,14 +138,7 @@ class Pool : public Problem {
       if (avg_) {
         prog.instrs.push_back(
             program::PoolSum{in[pass % 2], sums[pass % 2], p.tile, s_.c, taps, dtype_, avg_->x_zero});
-        program::Requant rq;
-        rq.src = sums[pass % 2], rq.dst = out[pass % 2], rq.rows = p.tile, rq.cols = s_.c;
-        rq.multiplier = {avg_->out.multipliers[0].multiplier};
-        rq.shift = {avg_->out.multipliers[0].shift};
-        rq.out_zero = avg_->out.out_zero_point, rq.out_dtype = avg_->out.out_dtype;
-        rq.act_min = avg_->out.act_min, rq.act_max = avg_->out.act_max;
-        rq.rounding = avg_->out.rounding;
-        prog.instrs.push_back(std::move(rq));
+        prog.instrs.push_back(requant_of_stage(avg_->out, sums[pass % 2], out[pass % 2], p.tile, s_.c));
       } else {
         prog.instrs.push_back(program::PoolMax{in[pass % 2], out[pass % 2], p.tile, s_.c, taps, dtype_});
       }
@@ -285,40 +277,44 @@ Result<std::unique_ptr<Problem>> make_maxpool(const Options& o, const machine::M
 Result<std::unique_ptr<Problem>> make_avgpool(const Options& o, const machine::MachineConfig&) {
   Result<ConvShape> s = window_of(o);
   if (!s) return s.errors();
-  const std::string text = o.text("scale");
-  char* end = nullptr;
-  const double scale = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(scale > 0) || !std::isfinite(scale))
-    return core::Error{"--scale", fmt::format("'{}' is not a positive number", text)};
+  Result<double> scale = positive_number_option<double>(o, "scale");
+  if (!scale) return scale.errors();
   AvgPoolQuant q;
   q.x_dtype = option_dtype(o.text("dtype"));
   q.x_zero = option_zero(o, "x-zero", q.x_dtype);
   q.out = seeded_output_stage(o);
   const double taps = static_cast<double>(s->r * s->s);
-  q.out.multipliers = {numeric::quantize_multiplier(scale / taps, q.out.rounding)};
+  q.out.multipliers = {numeric::quantize_multiplier(scale.value() / taps, q.out.rounding)};
   return std::unique_ptr<Problem>(
       new Pool(s.value(), q.x_dtype, q, std::nullopt, o.unsigned_int("seed").value_or(1)));
 }
 
 }  // namespace
 
+namespace {
+
+// What makes a pooling's shape or input unusable (errors start with the kernel's name).
+core::Errors pool_input_errors(const char* kernel, const ConvShape& shape, std::size_t x_bytes) {
+  if (core::Errors e = conv_shape_errors(shape); !e.empty()) return e;
+  if (shape.k != shape.c || shape.groups != 1)
+    return {{"", fmt::format("{}: k must be c, in one group", kernel)}};
+  if (x_bytes != shape.n * shape.h * shape.w * shape.c)
+    return {{"", fmt::format("{}: {} input bytes, expected {}", kernel, x_bytes,
+                             shape.n * shape.h * shape.w * shape.c)}};
+  return {};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Problem>> maxpool_problem(const ConvShape& shape, core::DType dtype,
                                                  std::vector<std::uint8_t> x) {
-  if (core::Errors e = conv_shape_errors(shape); !e.empty()) return e;
-  if (shape.k != shape.c || shape.groups != 1) return core::Error{"", "maxpool: k must be c, in one group"};
-  if (x.size() != shape.n * shape.h * shape.w * shape.c)
-    return core::Error{"", fmt::format("maxpool: {} input bytes, expected {}", x.size(),
-                                       shape.n * shape.h * shape.w * shape.c)};
+  if (core::Errors e = pool_input_errors("maxpool", shape, x.size()); !e.empty()) return e;
   return std::unique_ptr<Problem>(new Pool(shape, dtype, std::nullopt, std::move(x), 1));
 }
 
 Result<std::unique_ptr<Problem>> avgpool_problem(const ConvShape& shape, const AvgPoolQuant& quant,
                                                  std::vector<std::uint8_t> x) {
-  if (core::Errors e = conv_shape_errors(shape); !e.empty()) return e;
-  if (shape.k != shape.c || shape.groups != 1) return core::Error{"", "avgpool: k must be c, in one group"};
-  if (x.size() != shape.n * shape.h * shape.w * shape.c)
-    return core::Error{"", fmt::format("avgpool: {} input bytes, expected {}", x.size(),
-                                       shape.n * shape.h * shape.w * shape.c)};
+  if (core::Errors e = pool_input_errors("avgpool", shape, x.size()); !e.empty()) return e;
   if (quant.out.multipliers.size() != 1)
     return core::Error{"", "avgpool: the output stage needs one multiplier"};
   return std::unique_ptr<Problem>(new Pool(shape, quant.x_dtype, quant, std::move(x), 1));

@@ -8,6 +8,7 @@
 
 #include "kernels/every_pe.h"
 #include "kernels/kernel.h"
+#include "kernels/requant_of_stage.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/diagnostic.h"
@@ -109,11 +110,7 @@ class Relu : public Problem {
       }
       program::Load load;
       load.tensor = "X", load.layout = layout, load.lm = x, load.offset = {at}, load.shape = {count};
-      program::Requant rq;
-      rq.src = x, rq.dst = y, rq.rows = 1, rq.cols = p.tile;
-      rq.multiplier = {stage.multipliers[0].multiplier}, rq.shift = {stage.multipliers[0].shift};
-      rq.out_zero = stage.out_zero_point, rq.out_dtype = stage.out_dtype;
-      rq.act_min = stage.act_min, rq.act_max = stage.act_max, rq.rounding = stage.rounding;
+      const program::Requant rq = requant_of_stage(stage, x, y, 1, p.tile);
       program::Store store;
       store.tensor = "Y", store.layout = layout, store.lm = y, store.offset = {at}, store.shape = {count};
       prog.instrs.insert(prog.instrs.end(), {load, rq, store});

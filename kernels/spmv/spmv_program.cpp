@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "kernels/requant_of_stage.h"
 #include "kernels/spmv/spmv.h"
 #include "sim/layout/parse.h"
 #include "sim/numeric/requant.h"
@@ -53,15 +54,9 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   prog.instrs.push_back(std::move(mac));
   if (s.reduce_level >= 0)
     prog.instrs.push_back(program::Reduce{{s.reduce_level}, s.lm_c, s.lm_sum, y_per_pe});
-  program::Requant rq;
-  rq.src = s.lm_sum, rq.dst = s.lm_y;
-  rq.rows = p.spmm ? s.c_rows : 1;
-  rq.cols = p.spmm ? p.n : s.c_rows;
+  program::Requant rq =
+      requant_of_stage(p.out, s.lm_sum, s.lm_y, p.spmm ? s.c_rows : 1, p.spmm ? p.n : s.c_rows);
   if (!p.bias.empty()) rq.has_bias = true, rq.bias = s.lm_bias;
-  for (const numeric::QuantizedMultiplier& q : p.out.multipliers)
-    rq.multiplier.push_back(q.multiplier), rq.shift.push_back(q.shift);
-  rq.out_zero = p.out.out_zero_point, rq.out_dtype = p.out.out_dtype;
-  rq.act_min = p.out.act_min, rq.act_max = p.out.act_max, rq.rounding = p.out.rounding;
   prog.instrs.push_back(rq);
   program::Store st;
   st.tensor = "Y_pe", st.layout = per_pe_layout(y_per_pe, m), st.lm = s.lm_y;
