@@ -168,7 +168,15 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     const std::size_t eb = t.bound.element_bytes();
     if (staged) window_source_.resize(w.span() * eb);
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
-    if (failed() || !options_.functional) return;
+    if (failed()) return;
+    if (w.halo_patch_bytes) {
+      // Each PE's copy unit makes its slots from its patch once the patch has landed.
+      const StepTime s = pes->step(timing::Unit::kCopy, t.footprint_bytes, r.timing.end);
+      if (s.busy > 0) r.busy.push_back({Resource::unit(timing::Unit::kCopy), s.busy});
+      r.work.copy_bytes = t.footprint_bytes * t.bound.pes_used();
+      r.timing.end = std::max(r.timing.end, s.end);
+    }
+    if (!options_.functional) return;
     staging_.resize(t.block.elements() * eb);
     if (dmi)
       program::expand_window(w.window, w.tensor_shape, t.block.offset, t.block.shape, dmi, 0, eb, op.pad,

@@ -81,4 +81,29 @@ std::vector<std::int32_t> reference_conv2d(const ConvShape& shape, const std::ve
                                            std::int32_t w_zero, const std::vector<std::int32_t>& bias,
                                            const numeric::OutputStage* out);
 
+// How a convolution's windowed A loads travel (program::Load::halo): the loader's im2col (every
+// window slot down the tree), halo patches expanded by the PEs' copy units (each unit's distinct
+// input elements once, in an LM patch beside the A buffers), or whichever the planner prices
+// faster.
+enum class WindowLoads { kAuto, kIm2col, kHalo };
+// "auto", "im2col" or "halo"; an error naming --windows otherwise.
+Result<WindowLoads> parse_window_loads(const std::string& text);
+
+// The planner's price of one plan's A tile loads each way (its first tile, through the cost
+// model: the loads' stages, and with halos the copy unit's expansion), and the whole plan's
+// estimate with each.
+struct WindowPricing {
+  double im2col_cycles = 0, halo_cycles = 0;                 // the plan's estimate with each
+  std::uint64_t im2col_link_bytes = 0, halo_link_bytes = 0;  // the first A tile's bytes on the first level
+  std::uint64_t patch_bytes = 0;                             // LM bytes per PE the patch reserves
+  std::string halo_refusal;  // why halos cannot be used ("" when they can): the patch's LM
+};
+WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
+                                 const machine::MachineConfig& machine);
+
+// Sets the plan's window loads by `mode` (auto: the cheaper estimate, im2col on a tie) and its
+// estimate; an error naming --windows when halos are asked for and the patch does not fit.
+core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gemm, WindowLoads mode,
+                                 QgemmPlan& plan, const machine::MachineConfig& machine);
+
 }  // namespace treesim::kernels

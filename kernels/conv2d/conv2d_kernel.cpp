@@ -36,6 +36,15 @@ std::vector<OptionSpec> conv2d_options() {
        {},
        {}},
       size_option("dilation", "Dilation (rows and columns)", 1),
+      {"windows",
+       OptionKind::kChoice,
+       "How the input's windows travel: im2col (the loader expands them; the links carry every window "
+       "slot), halo (each PE receives its distinct input elements and its copy unit expands them), or "
+       "auto (whichever the planner prices faster)",
+       OptionValue{std::string("auto")},
+       {"auto", "im2col", "halo"},
+       {},
+       {}},
       size_option("groups",
                   "Groups: 1 (dense), C (depthwise, with K = C·multiplier), or any divisor of C and K", 1),
       dtype_option("dtype-x", "The input's type: u8 or s8"),
@@ -87,13 +96,14 @@ class Conv2dInstance : public Problem {
  public:
   // Operands given, or (without them) drawn from `seed` when first needed: X, then W.
   Conv2dInstance(ConvShape shape, ConvQuant quant, std::vector<std::int32_t> bias,
-                 std::optional<ConvOperands> given, std::uint64_t seed)
+                 std::optional<ConvOperands> given, std::uint64_t seed, WindowLoads windows)
       : shape_(shape),
         quant_(std::move(quant)),
         gemm_(group_gemm(shape_, quant_)),
         bias_(std::move(bias)),
         given_(std::move(given)),
-        seed_(seed) {
+        seed_(seed),
+        windows_(windows) {
     gemm_.has_bias = !bias_.empty();
   }
 
@@ -124,7 +134,9 @@ class Conv2dInstance : public Problem {
 
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
     try {
-      return to_plan(default_plan(gemm_, machine), machine);
+      QgemmPlan p = default_plan(gemm_, machine);
+      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, machine); !e.empty()) return e;
+      return to_plan(p, machine);
     } catch (const QgemmError& e) {
       return core::Error{"", e.what()};
     } catch (const layout::LayoutError& e) {
@@ -133,8 +145,13 @@ class Conv2dInstance : public Problem {
   }
 
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override {
-    Candidates c =
-        gemm_candidates(gemm_, machine, {}, [&](const QgemmPlan& p) { return to_plan(p, machine); });
+    // Each candidate with its windows priced both ways (the forced way under --windows).
+    Candidates c = gemm_candidates(gemm_, machine, {}, [&](const QgemmPlan& p) {
+      QgemmPlan q = p;
+      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, q, machine); !e.empty())
+        choose_window_loads(shape_, gemm_, WindowLoads::kIm2col, q, machine);
+      return to_plan(q, machine);
+    });
     if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
     return c;
   }
@@ -201,6 +218,7 @@ class Conv2dInstance : public Problem {
     const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
     if (!p) return;
     stats.info["plan"] = describe(*p, machine);
+    stats.info["windows"] = p->lm_halo ? "halo" : "im2col";
     stats.info["gemm"] = gemm_text();
     for (auto [key, value] : {std::pair{"n", shape_.n},
                               {"h", shape_.h},
@@ -228,15 +246,22 @@ class Conv2dInstance : public Problem {
 
  private:
   std::string gemm_text() const {
-    return fmt::format("{} group{} of M={} N={} K={} (im2col windows of the {}×{}×{}×{} input)",
-                       shape_.groups, shape_.groups == 1 ? "" : "s", gemm_.m, gemm_.n, gemm_.k, shape_.n,
-                       shape_.h, shape_.w, shape_.c);
+    return fmt::format("{} group{} of M={} N={} K={} (the windows of the {}×{}×{}×{} input)", shape_.groups,
+                       shape_.groups == 1 ? "" : "s", gemm_.m, gemm_.n, gemm_.k, shape_.n, shape_.h, shape_.w,
+                       shape_.c);
   }
 
   Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
     Plan out;
     out.estimated_cycles = plan.estimated_cycles;  // of every group's passes
-    out.description = describe(plan, machine) + "\nconv: " + gemm_text();
+    const WindowPricing price = price_window_loads(shape_, gemm_, plan, machine);
+    const std::string halo_price =
+        price.halo_refusal.empty() ? fmt::format("{:.0f}", price.halo_cycles) : "none: " + price.halo_refusal;
+    out.description =
+        describe(plan, machine) + "\nconv: " + gemm_text() + "\nwindows: " +
+        (plan.lm_halo ? fmt::format("halo patches at LM offset {}, expanded by the copy unit", *plan.lm_halo)
+                      : std::string("im2col by the loader")) +
+        fmt::format(" (estimates: im2col {:.0f} cycles, halo {})", price.im2col_cycles, halo_price);
     out.mapping = plan;
     return out;
   }
@@ -261,6 +286,7 @@ class Conv2dInstance : public Problem {
   std::vector<std::int32_t> bias_;
   std::optional<ConvOperands> given_;
   std::uint64_t seed_ = 1;
+  WindowLoads windows_ = WindowLoads::kAuto;
 };
 
 Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::MachineConfig&) {
@@ -274,6 +300,8 @@ Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::Ma
   p.dilation_h = p.dilation_w = *o.unsigned_int("dilation");
   p.groups = *o.unsigned_int("groups");
   if (core::Errors e = apply_pad_option(o.text("pad"), p); !e.empty()) return e;
+  Result<WindowLoads> windows = parse_window_loads(o.text("windows"));
+  if (!windows) return windows.errors();
   if (core::Errors e = conv_shape_errors(p); !e.empty()) return e;
 
   ConvQuant q;
@@ -297,7 +325,8 @@ Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::Ma
   std::vector<std::int32_t> bias;
   if (!o.flag("no-bias"))
     for (std::uint64_t c = 0; c < p.k; ++c) bias.push_back(static_cast<std::int32_t>(gen() % 65536) - 32768);
-  return std::unique_ptr<Problem>(new Conv2dInstance(p, std::move(q), std::move(bias), std::nullopt, seed));
+  return std::unique_ptr<Problem>(
+      new Conv2dInstance(p, std::move(q), std::move(bias), std::nullopt, seed, windows.value()));
 }
 
 }  // namespace
@@ -317,7 +346,8 @@ Result<std::unique_ptr<Problem>> conv2d_problem(const ConvShape& shape, const Co
     return core::Error{"", fmt::format("conv2d: {} multipliers for {} output channels",
                                        quant.out.multipliers.size(), shape.k)};
   std::vector<std::int32_t> bias = std::move(operands.bias);
-  return std::unique_ptr<Problem>(new Conv2dInstance(shape, quant, std::move(bias), std::move(operands), 1));
+  return std::unique_ptr<Problem>(
+      new Conv2dInstance(shape, quant, std::move(bias), std::move(operands), 1, WindowLoads::kAuto));
 }
 
 Kernel conv2d_kernel() {

@@ -95,6 +95,11 @@ struct QgemmPlan {
   // place at that LM offset (resident_layout_a) and nothing loads it; with c_resident, the requant
   // leaves C at that offset (resident_layout_c) and nothing stores it.
   std::optional<std::uint64_t> a_resident, c_resident;
+  // A convolution's windowed A loads expanded at the PEs (program::Load::halo): each PE's halo
+  // patches in two buffers of halo_patch bytes from this LM offset (alternating as the A buffers, so
+  // that a load need not wait for the one before to be expanded). None: the loader's im2col.
+  std::optional<std::uint64_t> lm_halo;
+  std::uint64_t halo_patch = 0;
 };
 
 // Why a candidate plan cannot work (the planner's cheap checks, before a program is built).

@@ -41,7 +41,7 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 }  // namespace
 
 double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
-                       const timing::TransferTime* before) {
+                       const timing::TransferTime* before, const timing::TransferTime* a_load) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const double steps = static_cast<double>(p.steps) * passes;
@@ -50,7 +50,8 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   // Resident A (a network's activation in the LMs) is read in place: no A loads.
-  const timing::TransferTime load_a = cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
+  const timing::TransferTime load_a =
+      a_load ? *a_load : cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
   if (!p.a_resident) add_transfer(load_a, 1, step);
   const std::uint64_t t = prob.w_trits_per_byte;
   if (t > 0) {  // packed W: kt/t rows of bytes per unit

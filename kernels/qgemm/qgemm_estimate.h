@@ -13,7 +13,10 @@ namespace treesim::kernels {
 // `before`: a transfer issued just before the program (a network's conversion of this layer's input)
 // that shares the ports with its first loads: its stages add to the fill and to every resource's
 // total.
+// `a_load`: the time of one A tile's load when it is not a plain load of the tile layout (a
+// convolution's windowed load: its DRAM reads, and with halos its patches and copy unit).
 double estimate_cycles(const QgemmProblem& problem, const QgemmPlan& plan, const machine::MachineConfig& m,
-                       const timing::TransferTime* before = nullptr);
+                       const timing::TransferTime* before = nullptr,
+                       const timing::TransferTime* a_load = nullptr);
 
 }  // namespace treesim::kernels

@@ -162,6 +162,7 @@ void Builder::loads(std::uint64_t step) {
     if (ops_.a_window) {  // the group's windows of the input (im2col on the way in)
       a.window = *ops_.a_window;
       a.window->c0 = ps.group * ops_.a_window->channels;
+      if (p_.lm_halo) a.halo = *p_.lm_halo + buf * p_.halo_patch;
     }
     prog_.instrs.emplace_back(std::move(a));
   }

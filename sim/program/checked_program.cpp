@@ -131,7 +131,8 @@ class InstrChecker {
     }
     if (window) {
       // DRAM reads each distinct element the windows touch once; the links carry the block.
-      WindowRead read{*window, t.shape, window_runs(*window, t.shape, block.offset, block.shape), 0};
+      WindowRead read{*window, t.shape, window_runs(*window, t.shape, block.offset, block.shape), 0,
+                      std::nullopt};
       for (const ElementRun& r : read.runs) read.elements += r.count;
       x.window = std::move(read);
     }
@@ -144,7 +145,7 @@ class InstrChecker {
       x.footprint_bytes = c.footprint_bytes;
       x.plan = c.plan;
       x.ports = c.ports;
-      return with_window_reads(std::move(x), element_bytes);
+      return with_window_reads(std::move(x), element_bytes, op);
     }
     layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
     if (!bound) {
@@ -165,12 +166,23 @@ class InstrChecker {
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
     bound_cache_.push_back(
         {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
-    return with_window_reads(std::move(x), element_bytes);
+    return with_window_reads(std::move(x), element_bytes, op);
   }
 
-  // A windowed load's DRAM reads are its distinct elements, not the block's (what the links carry).
-  static Transfer with_window_reads(Transfer x, std::size_t element_bytes) {
-    if (x.window) x.plan.dram_read_bytes = x.window->elements * element_bytes;
+  // A windowed load's DRAM reads are its distinct elements, not the block's (what the links carry);
+  // expanded at the PEs, the links carry each unit's distinct elements too (halo.h).
+  template <typename Op>
+  static Transfer with_window_reads(Transfer x, std::size_t element_bytes, const Op& op) {
+    if (!x.window) return x;
+    x.plan.dram_read_bytes = x.window->elements * element_bytes;
+    if constexpr (std::is_same_v<Op, Load>) {
+      if (op.halo) {
+        HaloTraffic h = halo_traffic(x.window->window, x.window->tensor_shape, x.block.offset, x.bound);
+        x.plan = std::move(h.plan);
+        x.ports = std::move(h.ports);
+        x.window->halo_patch_bytes = h.largest_patch * element_bytes;
+      }
+    }
     return x;
   }
 
@@ -320,6 +332,12 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               const TensorDecl& t = p.tensors[pi.transfer->tensor];
               pi.reads.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
               c.lm(pi.writes, op.lm, {pi.transfer->footprint_bytes});
+              if (op.halo) {  // the patches: scratch the slots are made from, apart from them
+                const std::uint64_t patch = *pi.transfer->window->halo_patch_bytes;
+                c.lm(pi.writes, *op.halo, {patch});
+                c.disjoint(*op.halo, patch, op.lm, pi.transfer->footprint_bytes,
+                           "the halo patches must not overlap the window slots");
+              }
             },
             [&](const Store& op) {
               pi.transfer = c.transfer(op, false);

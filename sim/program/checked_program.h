@@ -17,6 +17,7 @@
 #include "sim/layout/port_traffic.h"
 #include "sim/machine/machine_config.h"
 #include "sim/numeric/requant.h"
+#include "sim/program/halo.h"
 #include "sim/program/instruction.h"
 #include "sim/program/window.h"
 #include "sim/timing/scoreboard.h"
@@ -46,6 +47,8 @@ struct WindowRead {
   // The tensor elements from the first run's to the last's end: what a staging buffer holds.
   std::uint64_t first() const { return runs.empty() ? 0 : runs.front().first; }
   std::uint64_t span() const { return runs.empty() ? 0 : runs.back().first + runs.back().count - first(); }
+  // Expanded at the PEs (Load::halo): the largest PE's patch, in bytes from the halo offset.
+  std::optional<std::uint64_t> halo_patch_bytes;
 };
 
 // A load or store: its layout bound to the block, and what it moves.

@@ -77,7 +77,11 @@ struct Load {
   std::vector<std::uint64_t> shape;   // the block's shape; empty: the whole tensor
   std::int32_t pad = 0;
   std::optional<Window> window;
-  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window); }
+  // A windowed load expanded at the PEs (halo.h): each PE receives the distinct elements its slots
+  // read (its halo patch), kept from this LM offset, and its copy unit makes the slots from them.
+  // None: the loader expands the windows (im2col) and the links carry every slot.
+  std::optional<std::uint64_t> halo;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window, halo); }
 };
 
 // LMs → DRAM: gathers tensor `tensor` (or its block of `shape` at `offset`), one replica of each

@@ -32,6 +32,7 @@ struct Printer {
   std::string operator()(const Load& l) const {
     std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
     std::string window = l.window ? " window=" + window_text(*l.window) : "";
+    if (l.halo) window += fmt::format(" halo={}", *l.halo);
     return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}{}", l.tensor, layout::to_string(l.layout),
                        l.lm, block(l.offset, l.shape), pad, window);
   }

@@ -231,7 +231,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     if (!offset.empty() && offset.size() != shape.size())
       f.fail(fmt::format("'offset' has {} entries but 'shape' has {}", offset.size(), shape.size()));
     if (kind == "load") {
-      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt};
+      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt, std::nullopt};
       if (f.has("window")) {
         const std::vector<std::uint64_t> v = f.indices("window");
         if (v.size() != 12)
@@ -241,6 +241,10 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
                           "channels), got {}",
                           v.size()));
         l.window = Window{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
+      }
+      if (f.has("halo")) {
+        if (!l.window) f.fail("field 'halo' needs a 'window' (it expands the windows at the PEs)");
+        l.halo = f.u64("halo");
       }
       return l;
     }

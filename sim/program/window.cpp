@@ -100,6 +100,14 @@ std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint
   return runs;
 }
 
+void window_elements(const Window& w, const std::vector<std::uint64_t>& t,
+                     const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
+                     std::vector<std::uint64_t>& out) {
+  for_each_element(w, t, offset, shape, [&](std::uint64_t, std::uint64_t, std::int64_t e) {
+    if (e >= 0) out.push_back(static_cast<std::uint64_t>(e));
+  });
+}
+
 void expand_window(const Window& w, const std::vector<std::uint64_t>& t,
                    const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
                    const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::int32_t pad,

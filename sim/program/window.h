@@ -34,6 +34,12 @@ std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint
                                     const std::vector<std::uint64_t>& offset,
                                     const std::vector<std::uint64_t>& shape);
 
+// The tensor elements the block reads, one per slot inside the image (repeats included, padding
+// left out), in the block's row-major order, appended to `out`.
+void window_elements(const Window& w, const std::vector<std::uint64_t>& tensor,
+                     const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
+                     std::vector<std::uint64_t>& out);
+
 // The block's elements, row-major, into `dst` (shape[0]·shape[1]·element_bytes bytes): each from
 // `src`, where src holds the tensor's element e at (e − base)·element_bytes, or `pad` (its low
 // element_bytes bytes, little-endian) where the window falls outside the image.

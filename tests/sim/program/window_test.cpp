@@ -173,6 +173,47 @@ TEST(WindowCheck, DramReadsTheDistinctElementsAndTheBlockMustLieInTheMatrix) {
       << outside.errors[0].message();
 }
 
+TEST(WindowCheck, AHaloLoadCarriesTheDistinctElementsAndItsPatchesMustNotOverlapTheSlots) {
+  const machine::MachineConfig m = testing::mini();
+  Program p = windowed_load({30, 36});
+  std::get<Load>(p.instrs[0]).halo = 30 * 36;  // right after the slots
+  const CheckedProgram halo = check_program(p, m);
+  ASSERT_TRUE(halo.ok()) << halo.errors.front().message();
+  const Transfer& t = *halo.instrs[0].transfer;
+  EXPECT_EQ(t.plan.dram_read_bytes, 120u);
+  // Every one of mini's 32 PEs holds the whole block (no level is named): each receives the tensor,
+  // once, where the im2col load delivers every slot.
+  EXPECT_EQ(t.plan.levels.back().down_delivered_bytes, 32u * 120);
+  EXPECT_EQ(
+      check_program(windowed_load({30, 36}), m).instrs[0].transfer->plan.levels.back().down_delivered_bytes,
+      32u * 30 * 36);
+  EXPECT_EQ(t.window->halo_patch_bytes, std::optional<std::uint64_t>(120u));
+  ASSERT_EQ(halo.instrs[0].writes.size(), 2u);
+  EXPECT_EQ(halo.instrs[0].writes[1].lo, 30u * 36);
+  EXPECT_EQ(halo.instrs[0].writes[1].hi, 30u * 36 + 120);
+  std::get<Load>(p.instrs[0]).halo = 100;
+  const CheckedProgram overlap = check_program(p, m);
+  ASSERT_FALSE(overlap.ok());
+  EXPECT_NE(overlap.errors[0].message().find("halo patches must not overlap"), std::string::npos)
+      << overlap.errors[0].message();
+}
+
+TEST(WindowCheck, AHaloNeedsAWindowInProgramText) {
+  const std::vector<std::string> levels{"L2B", "L1B", "MAB", "PE"};
+  Program p = windowed_load({30, 36});
+  std::get<Load>(p.instrs[0]).halo = 2048;
+  const std::string text = print_program(p, levels);
+  EXPECT_NE(text.find(" halo=2048"), std::string::npos) << text;
+  EXPECT_EQ(parse_program(text, "h.txt", levels), p);
+  try {
+    parse_program("tensor X shape=30,36 dtype=int8\nload tensor=X layout=\"((30:36), (36:1))\" halo=64\n",
+                  "h.txt", levels);
+    ADD_FAILURE() << "a halo without a window was accepted";
+  } catch (const ProgramError& e) {
+    EXPECT_NE(std::string(e.what()).find("'halo' needs a 'window'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(WindowCheck, AMachineWithSeveralDramChannelsIsRefused) {
   machine::MachineConfig m = testing::mini();
   m.dram.per_level = 1;  // a channel per L1B

@@ -1,0 +1,86 @@
+// The planner's choice between im2col and halo loads for a convolution's windows: both priced by
+// the cost model from the traffic the checker will charge (sim/program/halo.h for the patches).
+#include <fmt/format.h>
+
+#include "kernels/conv2d/conv2d.h"
+#include "kernels/qgemm/qgemm_estimate.h"
+#include "sim/layout/parse.h"
+#include "sim/program/halo.h"
+#include "sim/timing/cost_model.h"
+
+namespace treesim::kernels {
+
+Result<WindowLoads> parse_window_loads(const std::string& text) {
+  if (text == "auto") return WindowLoads::kAuto;
+  if (text == "im2col") return WindowLoads::kIm2col;
+  if (text == "halo") return WindowLoads::kHalo;
+  return core::Error{"--windows", fmt::format("expected auto, im2col or halo, got '{}'", text)};
+}
+
+WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
+                                 const machine::MachineConfig& m) {
+  WindowPricing out;
+  const timing::CostModel cost(m);
+  const std::uint64_t bm = std::min(gemm.m, plan.pm * plan.tm), bk = std::min(gemm.k, plan.pk * plan.kt);
+  const layout::BoundLayout tile =
+      layout::bind_or_throw(layout::parse_layout_or_throw(tile_layout_a(plan, m, bm, bk), m), {bm, bk}, m, 1);
+  const program::Window w = shape.window();
+  const std::vector<std::uint64_t> x{shape.n, shape.h, shape.w, shape.c};
+
+  QgemmPlan im2col = plan;
+  if (im2col.lm_halo) {
+    im2col.lm_bytes -= 2 * plan.halo_patch;
+    im2col.halo_patch = 0;
+    im2col.lm_halo.reset();
+  }
+  layout::TrafficPlan board = layout::plan_load(tile);
+  std::uint64_t distinct = 0;
+  for (const program::ElementRun& r : program::window_runs(w, x, {0, 0}, {bm, bk})) distinct += r.count;
+  board.dram_read_bytes = distinct;
+  const timing::TransferTime board_time = cost.load(board);
+  out.im2col_cycles = estimate_cycles(gemm, im2col, m, nullptr, &board_time);
+  out.im2col_link_bytes = board.levels.front().down_sent_bytes;
+
+  const program::HaloTraffic h = program::halo_traffic(w, x, {0, 0}, tile);
+  out.halo_link_bytes = h.plan.levels.front().down_sent_bytes;
+  // The patch never holds more than the PE's slots: the A tile's footprint bounds every tile's.
+  const std::uint64_t patch = out.patch_bytes = tile.footprint_bytes_per_unit();
+  if (im2col.lm_bytes + 2 * patch > m.lm_bytes()) {
+    out.halo_refusal = fmt::format("the halo patches need {} more LM bytes per PE; the plan leaves {}",
+                                   2 * patch, m.lm_bytes() - std::min(m.lm_bytes(), im2col.lm_bytes));
+    return out;
+  }
+  timing::TransferTime halo_time = cost.load(h.plan);
+  const timing::UnitTime copy = cost.unit(timing::Unit::kCopy, tile.footprint_bytes_per_unit());
+  halo_time.stages.push_back({timing::Resource::unit(timing::Unit::kCopy), 0, copy.busy});
+  halo_time.latency += copy.duration();  // the copy unit starts when the patch has landed
+  QgemmPlan halo = im2col;
+  halo.lm_halo = im2col.lm_bytes;
+  halo.halo_patch = patch;
+  halo.lm_bytes += 2 * patch;
+  out.halo_cycles = estimate_cycles(gemm, halo, m, nullptr, &halo_time);
+  return out;
+}
+
+core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gemm, WindowLoads mode,
+                                 QgemmPlan& plan, const machine::MachineConfig& m) {
+  const WindowPricing price = price_window_loads(shape, gemm, plan, m);
+  const bool halo = mode == WindowLoads::kHalo || (mode == WindowLoads::kAuto && price.halo_refusal.empty() &&
+                                                   price.halo_cycles < price.im2col_cycles);
+  if (mode == WindowLoads::kHalo && !price.halo_refusal.empty())
+    return {{"--windows", "halo: " + price.halo_refusal}};
+  if (plan.lm_halo) {  // priced again: from the plan without its patches
+    plan.lm_bytes -= 2 * plan.halo_patch;
+    plan.lm_halo.reset();
+    plan.halo_patch = 0;
+  }
+  if (halo) {
+    plan.lm_halo = plan.lm_bytes;
+    plan.halo_patch = price.patch_bytes;
+    plan.lm_bytes += 2 * price.patch_bytes;
+  }
+  plan.estimated_cycles = halo ? price.halo_cycles : price.im2col_cycles;
+  return {};
+}
+
+}  // namespace treesim::kernels

@@ -1,0 +1,180 @@
+#include "sim/program/halo.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "sim/layout/unit_view.h"
+
+namespace treesim::program {
+namespace {
+
+using Runs = std::vector<ElementRun>;
+
+std::uint64_t size_of(const Runs& runs) {
+  std::uint64_t n = 0;
+  for (const ElementRun& r : runs) n += r.count;
+  return n;
+}
+
+// Sorted, disjoint, maximal runs of the elements in `e` (reordered): marked in `seen` over their
+// range where that is not much larger than they are, else sorted.
+Runs runs_of(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen) {
+  Runs out;
+  if (e.empty()) return out;
+  const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
+  const std::uint64_t base = *lo, range = *hi - *lo + 1;
+  if (range <= 16 * e.size()) {
+    seen.assign(range, 0);
+    for (std::uint64_t x : e) seen[x - base] = 1;
+    for (std::uint64_t i = 0; i < range;) {
+      if (!seen[i]) {
+        ++i;
+        continue;
+      }
+      std::uint64_t j = i;
+      while (j < range && seen[j]) ++j;
+      out.push_back({base + i, j - i});
+      i = j;
+    }
+    return out;
+  }
+  std::sort(e.begin(), e.end());
+  for (std::uint64_t x : e) {
+    if (!out.empty() && x < out.back().first + out.back().count) continue;  // a repeat
+    if (!out.empty() && x == out.back().first + out.back().count)
+      ++out.back().count;
+    else
+      out.push_back({x, 1});
+  }
+  return out;
+}
+
+// The union of run lists.
+Runs union_of(std::vector<const Runs*> parts) {
+  Runs all;
+  for (const Runs* p : parts) all.insert(all.end(), p->begin(), p->end());
+  std::sort(all.begin(), all.end(),
+            [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
+  Runs out;
+  for (const ElementRun& r : all) {
+    if (!out.empty() && r.first <= out.back().first + out.back().count) {
+      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+struct AxesLess {
+  bool operator()(const std::vector<std::vector<layout::IndexRun>>& a,
+                  const std::vector<std::vector<layout::IndexRun>>& b) const {
+    auto key = [](const layout::IndexRun& r) { return std::tuple(r.start, r.count, r.step); };
+    return std::lexicographical_compare(
+        a.begin(), a.end(), b.begin(), b.end(), [&](const auto& x, const auto& y) {
+          return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
+                                              [&](const auto& p, const auto& q) { return key(p) < key(q); });
+        });
+  }
+};
+
+// Contiguous index intervals [lo, lo + n) of a unit's axis coordinates below `limit` (its padding
+// slots left out).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals(const std::vector<layout::IndexRun>& runs,
+                                                               std::uint64_t limit) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const layout::IndexRun& r : runs) {
+    if (r.step == 1 || r.count == 1) {
+      if (r.start < limit) out.push_back({r.start, std::min(r.count, limit - r.start)});
+      continue;
+    }
+    for (std::uint64_t i = 0; i < r.count; ++i)
+      if (r.start + i * r.step < limit) out.push_back({r.start + i * r.step, 1});
+  }
+  return out;
+}
+
+}  // namespace
+
+HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tensor,
+                         const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
+  const std::size_t levels = b.level_count();
+  const std::uint64_t eb = b.element_bytes();
+  // need[l][u]: level l's unit u (global index, row-major over the coordinates from the root).
+  std::vector<std::vector<Runs>> need(levels);
+  std::uint64_t pes = 1;
+  for (std::size_t l = 0; l < levels; ++l) pes *= b.fanout(l);
+  need[levels - 1].resize(pes);
+  std::vector<std::uint64_t> coords(levels, 0), elements;
+  std::vector<std::uint8_t> seen;
+  // PEs holding the same rows and columns (copies along another dimension) need the same elements.
+  std::map<std::vector<std::vector<layout::IndexRun>>, Runs, AxesLess> by_view;
+  HaloTraffic out;
+  for (std::uint64_t pe = 0; pe < pes; ++pe) {
+    for (std::size_t l = levels, rest = pe; l-- > 0;) {
+      coords[l] = rest % b.fanout(l);
+      rest /= b.fanout(l);
+    }
+    const layout::UnitView v = layout::unit_view(b, coords);
+    if (!v.used) continue;
+    auto [it, fresh] = by_view.try_emplace(v.axes);
+    if (fresh) {
+      elements.clear();
+      for (auto [r0, rn] : intervals(v.axes[0], b.shape()[0]))
+        for (auto [c0, cn] : intervals(v.axes[1], b.shape()[1]))
+          window_elements(w, tensor, {offset[0] + r0, offset[1] + c0}, {rn, cn}, elements);
+      it->second = runs_of(elements, seen);
+    }
+    need[levels - 1][pe] = it->second;
+    const std::uint64_t n = size_of(need[levels - 1][pe]);
+    out.largest_patch = std::max(out.largest_patch, n);
+    if (n > 0) ++out.pes;
+  }
+  // Each level's needs from its children's, up to the board's (everything).
+  for (std::size_t l = levels - 1; l-- > 0;) {
+    const std::uint64_t f = b.fanout(l + 1);
+    need[l].resize(need[l + 1].size() / f);
+    for (std::uint64_t u = 0; u < need[l].size(); ++u) {
+      std::vector<const Runs*> children;
+      for (std::uint64_t c = 0; c < f; ++c) children.push_back(&need[l + 1][u * f + c]);
+      need[l][u] = union_of(children);
+    }
+  }
+  std::vector<const Runs*> top;
+  for (const Runs& r : need[0]) top.push_back(&r);
+  const std::vector<Runs> board{union_of(top)};
+
+  out.plan.dram_read_bytes = size_of(board[0]) * eb;
+  out.plan.levels.resize(levels);
+  out.ports.resize(levels);
+  for (std::size_t x = 0; x < levels; ++x) {
+    layout::LevelTraffic& t = out.plan.levels[x];
+    for (const Runs& r : need[x]) t.down_delivered_bytes += size_of(r) * eb;
+    const std::vector<Runs>& parents = x == 0 ? board : need[x - 1];
+    const std::uint64_t f = b.fanout(x);
+    for (std::uint64_t p = 0; p < parents.size(); ++p) {
+      const std::uint64_t bytes = size_of(parents[p]) * eb;
+      if (bytes == 0) continue;
+      t.down_sent_bytes += bytes;
+      t.busiest_down_port_bytes = std::max(t.busiest_down_port_bytes, bytes);
+      out.ports[x].push_back({p, bytes});
+      std::vector<const Runs*> distinct;
+      for (std::uint64_t c = 0; c < f; ++c) {
+        const Runs& child = need[x][p * f + c];
+        if (child.empty()) continue;
+        const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const Runs* d) {
+          return d->size() == child.size() && std::equal(child.begin(), child.end(), d->begin(),
+                                                         [](const ElementRun& a, const ElementRun& c2) {
+                                                           return a.first == c2.first && a.count == c2.count;
+                                                         });
+        });
+        if (!seen) distinct.push_back(&child);
+      }
+      out.plan.transfers += distinct.size();
+    }
+  }
+  return out;
+}
+
+}  // namespace treesim::program

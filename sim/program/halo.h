@@ -1,0 +1,38 @@
+// A windowed load expanded at the PEs (instruction.h: Load::halo): instead of the loader's im2col,
+// which sends every window slot down the tree (a 3×3 window's input bytes nine times over), each
+// unit receives its halo patch — the distinct input elements the window slots below it read, once —
+// and every PE's copy unit makes its slots from its own patch. Padding is made at the PE.
+//
+//   need(U)                    = the distinct tensor elements the slots stored below unit U read
+//   down_delivered_bytes(X)    = Σ_{U at X} |need(U)| × bytes
+//   down_sent_bytes(X)         = Σ_{parents P} |need(P)| × bytes   (a parent's port carries its need once)
+//   busiest_down_port_bytes(X) = max_P |need(P)| × bytes
+//   dram_read_bytes            = |need(board)| × bytes            (each distinct element once, as im2col)
+//   transfers                  = Σ_X Σ_P (distinct non-empty needs among P's children)
+// The same definitions as loader_plan.h's with need() counted in tensor elements, not slots.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/layout/bound_layout.h"
+#include "sim/layout/loader_plan.h"
+#include "sim/layout/port_traffic.h"
+#include "sim/program/instruction.h"
+#include "sim/program/window.h"
+
+namespace treesim::program {
+
+struct HaloTraffic {
+  layout::TrafficPlan plan;
+  layout::PortTraffic ports;
+  std::uint64_t largest_patch = 0;  // elements of the largest PE patch (the LM its staging needs)
+  std::uint64_t pes = 0;            // PEs with a non-empty patch
+};
+
+// The traffic of the block [offset, offset + bound.shape()) of the window's matrix placed by
+// `bound` with the windows expanded at the PEs.
+HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tensor,
+                         const std::vector<std::uint64_t>& offset, const layout::BoundLayout& bound);
+
+}  // namespace treesim::program
