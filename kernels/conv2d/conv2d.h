@@ -103,7 +103,9 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
 
 // Sets the plan's window loads by `mode` (auto: the cheaper estimate, im2col on a tie) and its
 // estimate; an error naming --windows when halos are asked for and the patch does not fit.
+// `price` (when given) receives the prices it chose by.
 core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gemm, WindowLoads mode,
-                                 QgemmPlan& plan, const machine::MachineConfig& machine);
+                                 QgemmPlan& plan, const machine::MachineConfig& machine,
+                                 WindowPricing* price = nullptr);
 
 }  // namespace treesim::kernels

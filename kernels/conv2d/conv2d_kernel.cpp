@@ -135,8 +135,10 @@ class Conv2dInstance : public Problem {
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
     try {
       QgemmPlan p = default_plan(gemm_, machine);
-      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, machine); !e.empty()) return e;
-      return to_plan(p, machine);
+      WindowPricing price;
+      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, machine, &price); !e.empty())
+        return e;
+      return to_plan(p, price, machine);
     } catch (const QgemmError& e) {
       return core::Error{"", e.what()};
     } catch (const layout::LayoutError& e) {
@@ -148,9 +150,10 @@ class Conv2dInstance : public Problem {
     // Each candidate with its windows priced both ways (the forced way under --windows).
     Candidates c = gemm_candidates(gemm_, machine, {}, [&](const QgemmPlan& p) {
       QgemmPlan q = p;
-      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, q, machine); !e.empty())
-        choose_window_loads(shape_, gemm_, WindowLoads::kIm2col, q, machine);
-      return to_plan(q, machine);
+      WindowPricing price;
+      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, q, machine, &price); !e.empty())
+        choose_window_loads(shape_, gemm_, WindowLoads::kIm2col, q, machine, &price);
+      return to_plan(q, price, machine);
     });
     if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
     return c;
@@ -251,10 +254,10 @@ class Conv2dInstance : public Problem {
                        shape_.c);
   }
 
-  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
+  Plan to_plan(const QgemmPlan& plan, const WindowPricing& price,
+               const machine::MachineConfig& machine) const {
     Plan out;
     out.estimated_cycles = plan.estimated_cycles;  // of every group's passes
-    const WindowPricing price = price_window_loads(shape_, gemm_, plan, machine);
     const std::string halo_price =
         price.halo_refusal.empty() ? fmt::format("{:.0f}", price.halo_cycles) : "none: " + price.halo_refusal;
     out.description =

@@ -63,8 +63,9 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
 }
 
 core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gemm, WindowLoads mode,
-                                 QgemmPlan& plan, const machine::MachineConfig& m) {
+                                 QgemmPlan& plan, const machine::MachineConfig& m, WindowPricing* priced) {
   const WindowPricing price = price_window_loads(shape, gemm, plan, m);
+  if (priced) *priced = price;
   const bool halo = mode == WindowLoads::kHalo || (mode == WindowLoads::kAuto && price.halo_refusal.empty() &&
                                                    price.halo_cycles < price.im2col_cycles);
   if (mode == WindowLoads::kHalo && !price.halo_refusal.empty())

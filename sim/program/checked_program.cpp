@@ -30,12 +30,24 @@ struct BoundTransfer {
   layout::PortTraffic ports;
 };
 
+// A halo load's traffic (halo.h) for a layout, block and window. Blocks that differ by whole images
+// (their first rows equal modulo the pixels of an image) read the same elements shifted by whole
+// images: the same traffic, worked out once.
+struct HaloEntry {
+  layout::TensorLayout layout;
+  std::vector<std::uint64_t> shape, tensor;
+  std::size_t element_bytes = 0;
+  Window window;
+  std::uint64_t first_row_in_image = 0, first_col = 0;
+  HaloTraffic traffic;
+};
+
 // Checks one instruction; records errors through fail() and fills `out`.
 class InstrChecker {
  public:
   InstrChecker(const Program& p, const machine::MachineConfig& m, std::size_t index, core::Errors& errors,
-               std::vector<BoundTransfer>& bound_cache)
-      : p_(p), m_(m), index_(index), errors_(errors), bound_cache_(bound_cache) {}
+               std::vector<BoundTransfer>& bound_cache, std::vector<HaloEntry>& halo_cache)
+      : p_(p), m_(m), index_(index), errors_(errors), bound_cache_(bound_cache), halo_cache_(halo_cache) {}
 
   bool failed() const { return failed_; }
 
@@ -172,18 +184,31 @@ class InstrChecker {
   // A windowed load's DRAM reads are its distinct elements, not the block's (what the links carry);
   // expanded at the PEs, the links carry each unit's distinct elements too (halo.h).
   template <typename Op>
-  static Transfer with_window_reads(Transfer x, std::size_t element_bytes, const Op& op) {
+  Transfer with_window_reads(Transfer x, std::size_t element_bytes, const Op& op) {
     if (!x.window) return x;
     x.plan.dram_read_bytes = x.window->elements * element_bytes;
     if constexpr (std::is_same_v<Op, Load>) {
       if (op.halo) {
-        HaloTraffic h = halo_traffic(x.window->window, x.window->tensor_shape, x.block.offset, x.bound);
-        x.plan = std::move(h.plan);
-        x.ports = std::move(h.ports);
+        const HaloTraffic& h = halo(op.layout, x, element_bytes);
+        x.plan = h.plan;
+        x.ports = h.ports;
         x.window->halo_patch_bytes = h.largest_patch * element_bytes;
       }
     }
     return x;
+  }
+
+  const HaloTraffic& halo(const layout::TensorLayout& layout, const Transfer& x, std::size_t element_bytes) {
+    const WindowRead& w = *x.window;
+    const std::uint64_t row = x.block.offset[0] % (w.window.out_h * w.window.out_w), col = x.block.offset[1];
+    for (const HaloEntry& e : halo_cache_)
+      if (e.first_row_in_image == row && e.first_col == col && e.element_bytes == element_bytes &&
+          e.shape == x.block.shape && e.tensor == w.tensor_shape && e.window == w.window &&
+          e.layout == layout)
+        return e.traffic;
+    halo_cache_.push_back({layout, x.block.shape, w.tensor_shape, element_bytes, w.window, row, col,
+                           halo_traffic(w.window, w.tensor_shape, x.block.offset, x.bound)});
+    return halo_cache_.back().traffic;
   }
 
  private:
@@ -192,6 +217,7 @@ class InstrChecker {
   std::size_t index_;
   core::Errors& errors_;
   std::vector<BoundTransfer>& bound_cache_;
+  std::vector<HaloEntry>& halo_cache_;
   bool failed_ = false;
 };
 
@@ -321,9 +347,10 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
   const std::uint64_t pes = m.pe_count();
   out.instrs.resize(p.instrs.size());
   std::vector<BoundTransfer> bound_cache;
+  std::vector<HaloEntry> halo_cache;
   for (std::size_t i = 0; i < p.instrs.size(); ++i) {
     PreparedInstr& pi = out.instrs[i];
-    InstrChecker c(p, m, i, out.errors, bound_cache);
+    InstrChecker c(p, m, i, out.errors, bound_cache, halo_cache);
     std::visit(
         Overloaded{
             [&](const Load& op) {

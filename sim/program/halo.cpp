@@ -50,19 +50,47 @@ Runs runs_of(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen) {
   return out;
 }
 
-// The union of run lists.
-Runs union_of(std::vector<const Runs*> parts) {
+// The union of run lists: marked over their range where that is not much larger than what they
+// hold, else sorted and merged.
+Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& seen) {
+  std::uint64_t lo = UINT64_MAX, hi = 0, held = 0;
+  std::size_t runs = 0;
+  for (const Runs* p : parts) {
+    if (p->empty()) continue;
+    lo = std::min(lo, p->front().first);
+    hi = std::max(hi, p->back().first + p->back().count);
+    held += size_of(*p);
+    runs += p->size();
+  }
+  Runs out;
+  if (held == 0) return out;
+  if (hi - lo <= 4 * held) {
+    seen.assign(hi - lo, 0);
+    for (const Runs* p : parts)
+      for (const ElementRun& r : *p)
+        std::fill_n(seen.begin() + static_cast<std::ptrdiff_t>(r.first - lo), r.count, 1);
+    for (std::uint64_t i = 0; i < seen.size();) {
+      if (!seen[i]) {
+        ++i;
+        continue;
+      }
+      std::uint64_t k = i;
+      while (k < seen.size() && seen[k]) ++k;
+      out.push_back({lo + i, k - i});
+      i = k;
+    }
+    return out;
+  }
   Runs all;
+  all.reserve(runs);
   for (const Runs* p : parts) all.insert(all.end(), p->begin(), p->end());
   std::sort(all.begin(), all.end(),
             [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
-  Runs out;
   for (const ElementRun& r : all) {
-    if (!out.empty() && r.first <= out.back().first + out.back().count) {
+    if (!out.empty() && r.first <= out.back().first + out.back().count)
       out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
-    } else {
+    else
       out.push_back(r);
-    }
   }
   return out;
 }
@@ -138,12 +166,12 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
     for (std::uint64_t u = 0; u < need[l].size(); ++u) {
       std::vector<const Runs*> children;
       for (std::uint64_t c = 0; c < f; ++c) children.push_back(&need[l + 1][u * f + c]);
-      need[l][u] = union_of(children);
+      need[l][u] = union_of(children, seen);
     }
   }
   std::vector<const Runs*> top;
   for (const Runs& r : need[0]) top.push_back(&r);
-  const std::vector<Runs> board{union_of(top)};
+  const std::vector<Runs> board{union_of(top, seen)};
 
   out.plan.dram_read_bytes = size_of(board[0]) * eb;
   out.plan.levels.resize(levels);
