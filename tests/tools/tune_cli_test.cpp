@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <regex>
+
 #include "tests/test_support.h"
 
 namespace treesim::testing {
@@ -83,6 +85,24 @@ TEST(Tune, DefaultPlannersPlanIsSimulatedAndMatchesItsRun) {
                 run_cycles("qgemm", with(shape("64", "48", "80"), {"--timing-only"}), "default"));
     }
   EXPECT_TRUE(found);
+}
+
+// conv2d ranks its candidates with their windows priced (im2col or halo), which its default search
+// does not: the tuner simulates the default plan wherever the estimate ranks it, reports the cycles
+// its run takes, and its best is never slower.
+TEST(Tune, Conv2dReportsTheDefaultPlansRunAndNeverDoesWorse) {
+  const std::vector<std::string> conv{"--h", "15", "--w", "13", "--c", "5", "--k", "10", "--pad", "same"};
+  CliResult r = run_treesim(with({"tune", "conv2d", "--machine", source_path("configs/mini.yaml")}, conv));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.out, m,
+                        std::regex(R"(best: (\d+) cycles.*the default planner's plan \(estimate rank \d+\) )"
+                                   R"(is rank \d+ at (\d+) cycles)")))
+      << r.out;
+  const std::uint64_t best = std::stoull(m[1]), def = std::stoull(m[2]);
+  EXPECT_LE(best, def);
+  EXPECT_EQ(def, run_cycles("conv2d", with(conv, {"--timing-only"}), "conv-default"));
 }
 
 TEST(Tune, CandidatesAreEstimatedOrCountedAsPruned) {
