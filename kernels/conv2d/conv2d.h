@@ -98,8 +98,9 @@ struct WindowPricing {
   std::uint64_t patch_bytes = 0;                             // LM bytes per PE the patch reserves
   std::string halo_refusal;  // why halos cannot be used ("" when they can): the patch's LM
 };
+// With `halo` false, only im2col is priced (--windows im2col: the halo's traffic is not worked out).
 WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
-                                 const machine::MachineConfig& machine);
+                                 const machine::MachineConfig& machine, bool halo = true);
 
 // Sets the plan's window loads by `mode` (auto: the cheaper estimate, im2col on a tie) and its
 // estimate; an error naming --windows when halos are asked for and the patch does not fit.

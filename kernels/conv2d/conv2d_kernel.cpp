@@ -258,13 +258,16 @@ class Conv2dInstance : public Problem {
                const machine::MachineConfig& machine) const {
     Plan out;
     out.estimated_cycles = plan.estimated_cycles;  // of every group's passes
-    const std::string halo_price =
-        price.halo_refusal.empty() ? fmt::format("{:.0f}", price.halo_cycles) : "none: " + price.halo_refusal;
+    const std::string estimates = price.halo_refusal.empty()
+                                      ? fmt::format("estimates: im2col {:.0f} cycles, halo {:.0f} cycles",
+                                                    price.im2col_cycles, price.halo_cycles)
+                                      : fmt::format("estimates: im2col {:.0f} cycles; halo {}",
+                                                    price.im2col_cycles, price.halo_refusal);
     out.description =
         describe(plan, machine) + "\nconv: " + gemm_text() + "\nwindows: " +
         (plan.lm_halo ? fmt::format("halo patches at LM offset {}, expanded by the copy unit", *plan.lm_halo)
                       : std::string("im2col by the loader")) +
-        fmt::format(" (estimates: im2col {:.0f} cycles, halo {})", price.im2col_cycles, halo_price);
+        " (" + estimates + ")";
     out.mapping = plan;
     return out;
   }

@@ -18,7 +18,7 @@ Result<WindowLoads> parse_window_loads(const std::string& text) {
 }
 
 WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
-                                 const machine::MachineConfig& m) {
+                                 const machine::MachineConfig& m, bool price_halo) {
   WindowPricing out;
   const timing::CostModel cost(m);
   const std::uint64_t bm = std::min(gemm.m, plan.pm * plan.tm), bk = std::min(gemm.k, plan.pk * plan.kt);
@@ -41,15 +41,20 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
   out.im2col_cycles = estimate_cycles(gemm, im2col, m, nullptr, &board_time);
   out.im2col_link_bytes = board.levels.front().down_sent_bytes;
 
-  const program::HaloTraffic h = program::halo_traffic(w, x, {0, 0}, tile);
-  out.halo_link_bytes = h.plan.levels.front().down_sent_bytes;
+  if (!price_halo) {
+    out.halo_refusal = "not priced (--windows im2col)";
+    return out;
+  }
   // The patch never holds more than the PE's slots: the A tile's footprint bounds every tile's.
   const std::uint64_t patch = out.patch_bytes = tile.footprint_bytes_per_unit();
   if (im2col.lm_bytes + 2 * patch > m.lm_bytes()) {
-    out.halo_refusal = fmt::format("the halo patches need {} more LM bytes per PE; the plan leaves {}",
-                                   2 * patch, m.lm_bytes() - std::min(m.lm_bytes(), im2col.lm_bytes));
+    out.halo_refusal =
+        fmt::format("refused: its two patch buffers need {} more LM bytes per PE; the plan leaves {}",
+                    2 * patch, m.lm_bytes() - std::min(m.lm_bytes(), im2col.lm_bytes));
     return out;
   }
+  const program::HaloTraffic h = program::halo_traffic(w, x, {0, 0}, tile);
+  out.halo_link_bytes = h.plan.levels.front().down_sent_bytes;
   timing::TransferTime halo_time = cost.load(h.plan);
   const timing::UnitTime copy = cost.unit(timing::Unit::kCopy, tile.footprint_bytes_per_unit());
   halo_time.stages.push_back({timing::Resource::unit(timing::Unit::kCopy), 0, copy.busy});
@@ -64,12 +69,12 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
 
 core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gemm, WindowLoads mode,
                                  QgemmPlan& plan, const machine::MachineConfig& m, WindowPricing* priced) {
-  const WindowPricing price = price_window_loads(shape, gemm, plan, m);
+  const WindowPricing price = price_window_loads(shape, gemm, plan, m, mode != WindowLoads::kIm2col);
   if (priced) *priced = price;
   const bool halo = mode == WindowLoads::kHalo || (mode == WindowLoads::kAuto && price.halo_refusal.empty() &&
                                                    price.halo_cycles < price.im2col_cycles);
   if (mode == WindowLoads::kHalo && !price.halo_refusal.empty())
-    return {{"--windows", "halo: " + price.halo_refusal}};
+    return {{"--windows", "halo " + price.halo_refusal}};
   if (plan.lm_halo) {  // priced again: from the plan without its patches
     plan.lm_bytes -= 2 * plan.halo_patch;
     plan.lm_halo.reset();

@@ -178,6 +178,16 @@ TEST(Conv2dCli, BadInputsAreOneLineNamingTheOption) {
   }
 }
 
+TEST(Conv2dCli, HaloLoadsWhosePatchesDoNotFitTheLmAreOneLineNamingTheOption) {
+  // The planner's tiles fill the die's LM here: no room for the two patch buffers.
+  const auto r =
+      run_treesim({"run", "conv2d", "--machine", source_path("configs/mncore-die.yaml"), "--h", "14", "--w",
+                   "14", "--c", "512", "--k", "512", "--pad", "same", "--windows", "halo"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--windows: halo refused: its two patch buffers need"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 TEST(Conv2dCli, AMachineWithDramChannelsPerGroupIsRefused) {
   const auto r = run_treesim({"run", "conv2d", "--machine", source_path("configs/mncore2.yaml"), "--h", "8",
                               "--w", "8", "--c", "2", "--k", "2"});
