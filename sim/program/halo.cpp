@@ -27,17 +27,7 @@ Runs runs_of(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen) {
   if (range <= 16 * e.size()) {
     seen.assign(range, 0);
     for (std::uint64_t x : e) seen[x - base] = 1;
-    for (std::uint64_t i = 0; i < range;) {
-      if (!seen[i]) {
-        ++i;
-        continue;
-      }
-      std::uint64_t j = i;
-      while (j < range && seen[j]) ++j;
-      out.push_back({base + i, j - i});
-      i = j;
-    }
-    return out;
+    return marked_runs(seen, base);
   }
   std::sort(e.begin(), e.end());
   for (std::uint64_t x : e) {
@@ -69,17 +59,7 @@ Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& 
     for (const Runs* p : parts)
       for (const ElementRun& r : *p)
         std::fill_n(seen.begin() + static_cast<std::ptrdiff_t>(r.first - lo), r.count, 1);
-    for (std::uint64_t i = 0; i < seen.size();) {
-      if (!seen[i]) {
-        ++i;
-        continue;
-      }
-      std::uint64_t k = i;
-      while (k < seen.size() && seen[k]) ++k;
-      out.push_back({lo + i, k - i});
-      i = k;
-    }
-    return out;
+    return marked_runs(seen, lo);
   }
   Runs all;
   all.reserve(runs);

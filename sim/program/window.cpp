@@ -78,8 +78,7 @@ std::string window_error(const Window& w, const std::vector<std::uint64_t>& t) {
 std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint64_t>& t,
                                     const std::vector<std::uint64_t>& offset,
                                     const std::vector<std::uint64_t>& shape) {
-  std::vector<ElementRun> runs;
-  if (shape[0] == 0 || shape[1] == 0) return runs;
+  if (shape[0] == 0 || shape[1] == 0) return {};
   // The elements lie in the images of the block's first and last rows.
   const std::uint64_t image = t[1] * t[2] * t[3], pixels = w.out_h * w.out_w;
   const std::uint64_t lo = offset[0] / pixels * image, hi = ((offset[0] + shape[0] - 1) / pixels + 1) * image;
@@ -87,14 +86,19 @@ std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint
   for_each_element(w, t, offset, shape, [&](std::uint64_t, std::uint64_t, std::int64_t e) {
     if (e >= 0) touched[static_cast<std::uint64_t>(e) - lo] = 1;
   });
-  for (std::uint64_t i = 0; i < touched.size();) {
-    if (!touched[i]) {
+  return marked_runs(touched, lo);
+}
+
+std::vector<ElementRun> marked_runs(const std::vector<std::uint8_t>& marks, std::uint64_t base) {
+  std::vector<ElementRun> runs;
+  for (std::uint64_t i = 0; i < marks.size();) {
+    if (!marks[i]) {
       ++i;
       continue;
     }
     std::uint64_t j = i;
-    while (j < touched.size() && touched[j]) ++j;
-    runs.push_back({lo + i, j - i});
+    while (j < marks.size() && marks[j]) ++j;
+    runs.push_back({base + i, j - i});
     i = j;
   }
   return runs;

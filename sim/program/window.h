@@ -28,6 +28,9 @@ struct ElementRun {
   std::uint64_t first = 0, count = 0;
 };
 
+// The runs of set marks: element base + i is in a run where marks[i] != 0.
+std::vector<ElementRun> marked_runs(const std::vector<std::uint8_t>& marks, std::uint64_t base);
+
 // The distinct tensor elements that the block [offset, offset + shape) of the window's matrix
 // reads, as sorted, disjoint, maximal runs.
 std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint64_t>& tensor,
