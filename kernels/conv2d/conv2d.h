@@ -3,8 +3,9 @@
 //                              · (W[(c·R + r)·S + s, k] − w_zero) + bias[k]),   g = k / Kg,
 // with X's zero point where the window falls outside the image. It runs as `groups` GEMMs on qgemm's
 // pipeline (kernels/qgemm), one after the other in one program: group g's A is the input's windows
-// over its Cg channels, loaded through a windowed load (the loader's im2col: DRAM reads each input
-// element a tile's windows touch once, and the windows' overlap is duplicate bytes on the links),
+// over its Cg channels, loaded through a windowed load (DRAM reads each input element a tile's
+// windows touch once; by im2col the windows' overlap is duplicate bytes on the links, by halos each
+// unit receives its distinct elements and the PEs expand them: WindowLoads below),
 // its B the group's Kg filters as a (Cg·R·S)×Kg matrix (ONNX's K×Cg×R×S weights, transposed), its C
 // the group's Kg output channels. K is channel-major, so a K step of whole channels reads its input
 // elements once.
@@ -93,12 +94,12 @@ Result<WindowLoads> parse_window_loads(const std::string& text);
 // model: the loads' stages, and with halos the copy unit's expansion), and the whole plan's
 // estimate with each.
 struct WindowPricing {
-  double im2col_cycles = 0, halo_cycles = 0;                 // the plan's estimate with each
-  std::uint64_t im2col_link_bytes = 0, halo_link_bytes = 0;  // the first A tile's bytes on the first level
-  std::uint64_t patch_bytes = 0;                             // LM bytes per PE the patch reserves
-  std::string halo_refusal;  // why halos cannot be used ("" when they can): the patch's LM
+  double im2col_cycles = 0, halo_cycles = 0;  // the plan's estimate with each
+  std::uint64_t patch_bytes = 0;              // LM bytes per PE of each of the two patch buffers
+  std::string halo_refusal;  // why halos were not priced or cannot be used ("" when they can)
 };
 // With `halo` false, only im2col is priced (--windows im2col: the halo's traffic is not worked out).
+// Any halo the plan already has is set aside first.
 WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
                                  const machine::MachineConfig& machine, bool halo = true);
 

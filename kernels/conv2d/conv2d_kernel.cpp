@@ -147,7 +147,8 @@ class Conv2dInstance : public Problem {
   }
 
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override {
-    // Each candidate with its windows priced both ways (the forced way under --windows).
+    // Each candidate with its windows priced both ways (the forced way under --windows; im2col where
+    // forced halos do not fit its LM).
     Candidates c = gemm_candidates(gemm_, machine, {}, [&](const QgemmPlan& p) {
       QgemmPlan q = p;
       WindowPricing price;

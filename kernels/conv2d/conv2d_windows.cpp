@@ -17,6 +17,20 @@ Result<WindowLoads> parse_window_loads(const std::string& text) {
   return core::Error{"--windows", fmt::format("expected auto, im2col or halo, got '{}'", text)};
 }
 
+namespace {
+
+// The plan with im2col windows: its patch buffers, if any, given back to the LM.
+QgemmPlan without_halo(QgemmPlan plan) {
+  if (plan.lm_halo) {
+    plan.lm_bytes -= 2 * plan.halo_patch;
+    plan.lm_halo.reset();
+    plan.halo_patch = 0;
+  }
+  return plan;
+}
+
+}  // namespace
+
 WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
                                  const machine::MachineConfig& m, bool price_halo) {
   WindowPricing out;
@@ -27,19 +41,13 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
   const program::Window w = shape.window();
   const std::vector<std::uint64_t> x{shape.n, shape.h, shape.w, shape.c};
 
-  QgemmPlan im2col = plan;
-  if (im2col.lm_halo) {
-    im2col.lm_bytes -= 2 * plan.halo_patch;
-    im2col.halo_patch = 0;
-    im2col.lm_halo.reset();
-  }
+  const QgemmPlan im2col = without_halo(plan);
   layout::TrafficPlan board = layout::plan_load(tile);
   std::uint64_t distinct = 0;
   for (const program::ElementRun& r : program::window_runs(w, x, {0, 0}, {bm, bk})) distinct += r.count;
   board.dram_read_bytes = distinct;
   const timing::TransferTime board_time = cost.load(board);
   out.im2col_cycles = estimate_cycles(gemm, im2col, m, nullptr, &board_time);
-  out.im2col_link_bytes = board.levels.front().down_sent_bytes;
 
   if (!price_halo) {
     out.halo_refusal = "not priced (--windows im2col)";
@@ -54,9 +62,8 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
     return out;
   }
   const program::HaloTraffic h = program::halo_traffic(w, x, {0, 0}, tile);
-  out.halo_link_bytes = h.plan.levels.front().down_sent_bytes;
   timing::TransferTime halo_time = cost.load(h.plan);
-  const timing::UnitTime copy = cost.unit(timing::Unit::kCopy, tile.footprint_bytes_per_unit());
+  const timing::UnitTime copy = cost.unit(timing::Unit::kCopy, patch);  // every slot of the PE's tile
   halo_time.stages.push_back({timing::Resource::unit(timing::Unit::kCopy), 0, copy.busy});
   halo_time.latency += copy.duration();  // the copy unit starts when the patch has landed
   QgemmPlan halo = im2col;
@@ -75,11 +82,7 @@ core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gem
                                                    price.halo_cycles < price.im2col_cycles);
   if (mode == WindowLoads::kHalo && !price.halo_refusal.empty())
     return {{"--windows", "halo " + price.halo_refusal}};
-  if (plan.lm_halo) {  // priced again: from the plan without its patches
-    plan.lm_bytes -= 2 * plan.halo_patch;
-    plan.lm_halo.reset();
-    plan.halo_patch = 0;
-  }
+  plan = without_halo(std::move(plan));
   if (halo) {
     plan.lm_halo = plan.lm_bytes;
     plan.halo_patch = price.patch_bytes;

@@ -159,7 +159,7 @@ void Builder::loads(std::uint64_t step) {
   if (!p_.a_resident) {
     program::Load a = load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0},
                            {ps.bm, bk}, prob_.a_zero);
-    if (ops_.a_window) {  // the group's windows of the input (im2col on the way in)
+    if (ops_.a_window) {  // the group's windows of the input (im2col on the way in, or halos)
       a.window = *ops_.a_window;
       a.window->c0 = ps.group * ops_.a_window->channels;
       if (p_.lm_halo) a.halo = *p_.lm_halo + buf * p_.halo_patch;

@@ -171,13 +171,8 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
       for (std::uint64_t c = 0; c < f; ++c) {
         const Runs& child = need[x][p * f + c];
         if (child.empty()) continue;
-        const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const Runs* d) {
-          return d->size() == child.size() && std::equal(child.begin(), child.end(), d->begin(),
-                                                         [](const ElementRun& a, const ElementRun& c2) {
-                                                           return a.first == c2.first && a.count == c2.count;
-                                                         });
-        });
-        if (!seen) distinct.push_back(&child);
+        if (std::none_of(distinct.begin(), distinct.end(), [&](const Runs* d) { return *d == child; }))
+          distinct.push_back(&child);
       }
       out.plan.transfers += distinct.size();
     }

@@ -26,6 +26,7 @@ std::string window_error(const Window& w, const std::vector<std::uint64_t>& tens
 // A run of consecutive elements of the tensor (row-major indices).
 struct ElementRun {
   std::uint64_t first = 0, count = 0;
+  bool operator==(const ElementRun& o) const { return first == o.first && count == o.count; }
 };
 
 // The runs of set marks: element base + i is in a run where marks[i] != 0.
