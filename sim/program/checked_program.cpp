@@ -102,9 +102,24 @@ class InstrChecker {
     const TensorDecl& t = p_.tensors[*ti];
     Transfer x{};
     x.tensor = *ti;
-    // What the block and the layout are of: the tensor, or a window's matrix of it.
-    std::vector<std::uint64_t> full = t.shape;
+    // What the block and the layout are of: the tensor (by its shape, or a load's view of it), or a
+    // window's matrix of that.
+    std::vector<std::uint64_t> seen = t.shape;
     const Window* window = nullptr;
+    if constexpr (std::is_same_v<Op, Load>) {
+      if (!op.view.empty()) {
+        std::optional<std::uint64_t> count = 1;
+        for (std::uint64_t d : op.view) count = count ? core::checked_mul(*count, d) : std::nullopt;
+        if (!count || *count != t.elements()) {
+          fail(fmt::format("view {} has {} elements; tensor '{}' of shape {} has {}",
+                           layout::shape_string(op.view), count ? fmt::to_string(*count) : "more than 2^64",
+                           t.name, layout::shape_string(t.shape), t.elements()));
+          return std::nullopt;
+        }
+        seen = op.view;
+      }
+    }
+    std::vector<std::uint64_t> full = seen;
     if constexpr (std::is_same_v<Op, Load>) {
       if (op.window) {
         window = &*op.window;
@@ -113,11 +128,11 @@ class InstrChecker {
                            m_.dram_channels()));
           return std::nullopt;
         }
-        if (std::string e = window_error(*window, t.shape); !e.empty()) {
-          fail(fmt::format("tensor '{}' of shape {}: {}", t.name, layout::shape_string(t.shape), e));
+        if (std::string e = window_error(*window, seen); !e.empty()) {
+          fail(fmt::format("tensor '{}' of shape {}: {}", t.name, layout::shape_string(seen), e));
           return std::nullopt;
         }
-        full = *window_matrix_shape(*window, t.shape);
+        full = *window_matrix_shape(*window, seen);
       }
     }
     const char* what = window ? "the window's matrix" : "tensor";
@@ -143,8 +158,7 @@ class InstrChecker {
     }
     if (window) {
       // DRAM reads each distinct element the windows touch once; the links carry the block.
-      WindowRead read{*window, t.shape, window_runs(*window, t.shape, block.offset, block.shape), 0,
-                      std::nullopt};
+      WindowRead read{*window, seen, window_runs(*window, seen, block.offset, block.shape), 0, std::nullopt};
       for (const ElementRun& r : read.runs) read.elements += r.count;
       x.window = std::move(read);
     }

@@ -81,7 +81,11 @@ struct Load {
   // read (its halo patch), kept from this LM offset, and its copy unit makes the slots from them.
   // None: the loader expands the windows (im2col) and the links carry every slot.
   std::optional<std::uint64_t> halo;
-  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window, halo); }
+  // Set: the tensor read as this shape (the same elements, row-major: a reshape) — `offset`, `shape`
+  // and the window are of it. One program's kernels can then share a DRAM tensor that each sees by
+  // its own shape (a convolution's output matrix as the next one's NHWC input).
+  std::vector<std::uint64_t> view;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window, halo, view); }
 };
 
 // LMs → DRAM: gathers tensor `tensor` (or its block of `shape` at `offset`), one replica of each

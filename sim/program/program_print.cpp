@@ -33,6 +33,7 @@ struct Printer {
     std::string pad = l.pad ? fmt::format(" pad={}", l.pad) : "";
     std::string window = l.window ? " window=" + window_text(*l.window) : "";
     if (l.halo) window += fmt::format(" halo={}", *l.halo);
+    if (!l.view.empty()) window += " view=" + print_list(l.view);
     return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}{}", l.tensor, layout::to_string(l.layout),
                        l.lm, block(l.offset, l.shape), pad, window);
   }

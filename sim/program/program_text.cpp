@@ -246,6 +246,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
         if (!l.window) f.fail("field 'halo' needs a 'window' (it expands the windows at the PEs)");
         l.halo = f.u64("halo");
       }
+      if (f.has("view")) l.view = f.shape("view");
       return l;
     }
     return Store{tensor, layout, lm, offset, shape};
