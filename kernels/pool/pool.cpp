@@ -106,7 +106,8 @@ class Pool : public Problem {
     const PoolPlan& p = *mapping;
     const std::uint64_t taps = s_.r * s_.s, rows = s_.gemm_m(), block = p.pes.units * p.tile;
     program::Program prog;
-    prog.tensors = {{"X", {s_.n, s_.h, s_.w, s_.c}, dtype_}, {"Y", {rows, s_.c}, dtype_}};
+    prog.tensors = {{"X", {s_.n, s_.h, s_.w, s_.c}, dtype_},
+                    {"Y", {rows, s_.c}, avg_ ? avg_->out.out_dtype : dtype_}};
     // Buffers: two of windows, two of results, and for the average two of sums.
     const std::uint64_t in[2] = {0, p.in_bytes}, out[2] = {2 * p.in_bytes, 2 * p.in_bytes + p.tile * s_.c};
     const std::uint64_t sums[2] = {out[1] + p.tile * s_.c, out[1] + p.tile * s_.c * 5};
