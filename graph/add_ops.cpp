@@ -10,9 +10,7 @@ namespace treesim::graph {
 
 bool is_add(const Node& n) { return n.domain == "treesim" && n.op_type == "QAdd"; }
 
-kernels::Result<Tensor> run_add_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
-                                     models::Simulation& sim, const GraphRunOptions& options,
-                                     NodeRun& record) {
+kernels::Result<NodeProblem> add_node_problem(const Node& n, const Inputs& in) {
   auto a = required(n, in, 0, "a");
   auto b = required(n, in, 3, "b");
   if (!a) return a.errors();
@@ -38,12 +36,15 @@ kernels::Result<Tensor> run_add_node(const Node& n, const Inputs& in, const mach
   s.act_min = static_cast<std::int32_t>(core::dtype_min(s.out_dtype));
   s.act_max = static_cast<std::int32_t>(core::dtype_max(s.out_dtype));
   if (int_attribute(n, "relu").value_or(0) != 0) s.act_min = std::max(s.act_min, s.out_zero);
-  kernels::Result<Tensor> out = run_node_problem(n, kernels::add_problem(s, ta.bytes, tb.bytes), "qadd",
-                                                 machine, sim, options, record, "Y");
-  if (!out) return out.errors();
-  Tensor y = make_tensor(yq->type, ta.shape);
-  y.bytes = std::move(out->bytes);
-  return y;
+  kernels::Result<std::unique_ptr<kernels::Problem>> problem = kernels::add_problem(s, ta.bytes, tb.bytes);
+  if (!problem) return node_error(n, problem.errors().front().message());
+  NodeProblem out;
+  out.problem = std::move(problem.value());
+  out.kernel = "qadd";
+  out.reads = {{0, "A"}, {3, "B"}};
+  out.output = "Y";
+  out.out = Tensor{yq->type, ta.shape, {}};
+  return out;
 }
 
 }  // namespace treesim::graph

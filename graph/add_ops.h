@@ -3,15 +3,13 @@
 #pragma once
 
 #include "graph/host_ops.h"
-#include "graph/run.h"
+#include "graph/machine_ops.h"
 
 namespace treesim::graph {
 
 bool is_add(const Node& node);
 
-// Its output; a and b must have one shape (no broadcasting), scales and zero points per tensor.
-kernels::Result<Tensor> run_add_node(const Node& node, const Inputs& in,
-                                     const machine::MachineConfig& machine, models::Simulation& sim,
-                                     const GraphRunOptions& options, NodeRun& record);
+// Its problem; a and b must have one shape (no broadcasting), scales and zero points per tensor.
+kernels::Result<NodeProblem> add_node_problem(const Node& node, const Inputs& in);
 
 }  // namespace treesim::graph

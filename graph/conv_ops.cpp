@@ -106,9 +106,7 @@ bool is_conv(const Node& n) {
          (n.domain == "treesim" && n.op_type == "QConv");
 }
 
-kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
-                                      models::Simulation& sim, const GraphRunOptions& options,
-                                      NodeRun& record) {
+kernels::Result<NodeProblem> conv_node_problem(const Node& n, const Inputs& in) {
   const bool integer = n.op_type == "ConvInteger", fused = n.domain == "treesim";
   const std::size_t w_at = integer ? 1 : 3;
   auto x = required(n, in, 0, "x");
@@ -164,12 +162,16 @@ kernels::Result<Tensor> run_conv_node(const Node& n, const Inputs& in, const mac
   ops.bias.resize(bias.size() / 4);
   if (!bias.empty()) std::memcpy(ops.bias.data(), bias.data(), bias.size());
 
-  kernels::Result<Tensor> out = run_node_problem(n, kernels::conv2d_problem(s, q, std::move(ops)), "conv2d",
-                                                 machine, sim, options, record, "C");
-  if (!out) return out.errors();
-  Tensor y = make_tensor(g->out_type, {s.n, s.out_h(), s.out_w(), s.k});
-  y.bytes = std::move(out->bytes);
-  return permuted(n, y, {0, 3, 1, 2});
+  kernels::Result<std::unique_ptr<kernels::Problem>> problem = kernels::conv2d_problem(s, q, std::move(ops));
+  if (!problem) return node_error(n, problem.errors().front().message());
+  NodeProblem out;
+  out.problem = std::move(problem.value());
+  out.kernel = "conv2d";
+  out.reads = {{0, "A"}};
+  out.output = "C";
+  out.out = Tensor{g->out_type, {s.n, s.k, s.out_h(), s.out_w()}, {}};
+  out.nhwc = true;
+  return out;
 }
 
 bool is_pool(const Node& n) {
@@ -178,9 +180,7 @@ bool is_pool(const Node& n) {
           (n.op_type == "QMaxPool" || n.op_type == "QAveragePool" || n.op_type == "QGlobalAveragePool"));
 }
 
-kernels::Result<Tensor> run_pool_node(const Node& n, const Inputs& in, const machine::MachineConfig& machine,
-                                      models::Simulation& sim, const GraphRunOptions& options,
-                                      NodeRun& record) {
+kernels::Result<NodeProblem> pool_node_problem(const Node& n, const Inputs& in) {
   const bool fused = n.domain == "treesim", global = n.op_type == "QGlobalAveragePool";
   const bool average = global || n.op_type == "QAveragePool";
   auto x = required(n, in, 0, "x");
@@ -243,12 +243,15 @@ kernels::Result<Tensor> run_pool_node(const Node& n, const Inputs& in, const mac
   } else {
     problem = kernels::maxpool_problem(s, *machine_dtype(t.type), std::move(nhwc->bytes));
   }
-  kernels::Result<Tensor> out = run_node_problem(n, std::move(problem), average ? "avgpool" : "maxpool",
-                                                 machine, sim, options, record, "Y");
-  if (!out) return out.errors();
-  Tensor y = make_tensor(out_type, {s.n, s.out_h(), s.out_w(), s.c});
-  y.bytes = std::move(out->bytes);
-  return permuted(n, y, {0, 3, 1, 2});
+  if (!problem) return node_error(n, problem.errors().front().message());
+  NodeProblem out;
+  out.problem = std::move(problem.value());
+  out.kernel = average ? "avgpool" : "maxpool";
+  out.reads = {{0, "X"}};
+  out.output = "Y";
+  out.out = Tensor{out_type, {s.n, s.c, s.out_h(), s.out_w()}, {}};
+  out.nhwc = true;
+  return out;
 }
 
 }  // namespace treesim::graph

@@ -263,24 +263,6 @@ kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::
   return q;
 }
 
-kernels::Result<Tensor> run_node_problem(const Node& n,
-                                         kernels::Result<std::unique_ptr<kernels::Problem>> problem,
-                                         const char* kernel, const machine::MachineConfig& machine,
-                                         models::Simulation& sim, const GraphRunOptions& options,
-                                         NodeRun& record, const std::string& output) {
-  if (!problem) return node_error(n, problem.errors().front().message());
-  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
-  if (!plan) return node_error(n, plan.errors().front().message());
-  kernels::Result<session::Outcome> outcome =
-      session::run_problem(*problem.value(), plan.value(), sim, program_options(kernel, n, options));
-  if (!outcome) return node_error(n, outcome.errors().front().message());
-  add_program(record, plan->description, outcome->stats);
-  if (outcome->stats.verify) record.verify = *outcome->stats.verify;
-  Tensor y;
-  y.bytes = outcome->dram.at(output);
-  return y;
-}
-
 session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options) {
   session::RunOptions run;
   run.kernel = kernel;
@@ -326,11 +308,26 @@ kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
 
 bool chains(const PreparedGemm& g) { return g.batches == 1 && g.batch_dims.empty() && !g.problem.int32_out; }
 
-kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
-                                       std::vector<PreparedGemm> prepared,
-                                       const machine::MachineConfig& machine, models::Simulation& sim,
-                                       const GraphRunOptions& options, std::vector<NodeRun>& records,
-                                       std::uint64_t& cycles) {
+kernels::Result<NodeProblem> gemm_node_problem(const Node& n, PreparedGemm g) {
+  if (g.batches != 1 || !g.batch_dims.empty())
+    return node_error(n, "a batched GEMM runs one program per matrix");
+  const kernels::QgemmProblem& p = g.problem;
+  kernels::QgemmOperands ops;
+  ops.a = std::move(g.a);
+  ops.b = std::move(g.b);
+  if (p.per_channel()) ops.multipliers = p.out.multipliers;
+  ops.bias = std::move(g.bias);
+  NodeProblem out;
+  out.problem = std::make_unique<kernels::QgemmInstance>(p, std::move(ops), "", "", "");
+  out.kernel = "qgemm";
+  out.reads = {{0, "A"}};
+  out.output = "C";
+  out.out = Tensor{g.out_type, {p.m, p.n}, {}};
+  return out;
+}
+
+kernels::Result<NodeProblem> chain_node_problem(const std::vector<const Node*>& nodes,
+                                                std::vector<PreparedGemm> prepared) {
   std::vector<kernels::GemmLayer> layers;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!chains(prepared[i])) return node_error(*nodes[i], "cannot join a chain (batched or int32 output)");
@@ -341,35 +338,24 @@ kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
   kernels::Result<std::unique_ptr<kernels::Problem>> problem =
       kernels::gemm_network_problem(std::move(layers), std::move(input), false);
   if (!problem) return node_error(*nodes[0], problem.errors().front().message());
-  kernels::Result<kernels::Plan> plan = session::plan_problem(*problem.value(), machine);
-  if (!plan) return node_error(*nodes[0], plan.errors().front().message());
-  kernels::Result<session::Outcome> outcome = session::run_problem(
-      *problem.value(), plan.value(), sim, program_options("onnx-chain", *nodes[0], options));
-  if (!outcome) return node_error(*nodes[0], outcome.errors().front().message());
-  const report::RunStats& stats = outcome->stats;
-  cycles += stats.cycles;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    NodeRun& r = records[i];
-    r.programs = i == 0 ? 1 : 0;
-    r.chain_first = records[0].label;
-    r.chain_length = nodes.size();
-    for (const std::string& name : {fmt::format("layer{}", i), fmt::format("layer{}.convert", i)}) {
-      auto it = stats.phases.find(name);
-      if (it == stats.phases.end()) continue;
-      r.cycles += it->second.cycles;
-      r.macs += it->second.work.macs;
-      r.dram_read += it->second.work.dram_read_bytes;
-      r.dram_written += it->second.work.dram_write_bytes;
-    }
-  }
-  records[0].plan = plan->description;
-  auto info = stats.extra.find("activations_in_lm");
-  if (info != stats.extra.end()) records[0].activations_in_lm = info->second;
-  if (stats.verify) add_verify(records.back(), *stats.verify, "");
-  Tensor y = make_tensor(last.out_dtype() == core::DType::kUInt8 ? ElemType::kUInt8 : ElemType::kInt8,
-                         {last.m, last.n});
-  y.bytes = outcome->dram.at(fmt::format("X{}", nodes.size()));
-  return y;
+  NodeProblem out;
+  out.problem = std::move(problem.value());
+  out.kernel = "onnx-chain";
+  out.reads = {{0, "X0"}};
+  out.output = fmt::format("X{}", nodes.size());
+  out.out = Tensor{
+      last.out_dtype() == core::DType::kUInt8 ? ElemType::kUInt8 : ElemType::kInt8, {last.m, last.n}, {}};
+  return out;
+}
+
+void permute_k_for_nhwc(PreparedGemm& g, const std::vector<std::uint64_t>& nchw) {
+  const std::uint64_t c = nchw[1], hw = nchw[2] * nchw[3], n_cols = g.problem.n;
+  std::vector<std::uint8_t> b(g.b.size());
+  for (std::uint64_t ch = 0; ch < c; ++ch)
+    for (std::uint64_t p = 0; p < hw; ++p)
+      std::copy_n(g.b.begin() + static_cast<std::ptrdiff_t>((ch * hw + p) * n_cols), n_cols,
+                  b.begin() + static_cast<std::ptrdiff_t>((p * c + ch) * n_cols));
+  g.b = std::move(b);
 }
 
 }  // namespace treesim::graph

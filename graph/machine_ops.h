@@ -40,13 +40,19 @@ struct TensorQuant {
 kernels::Result<TensorQuant> tensor_quant(const Node& node, const Inputs& in, std::size_t at,
                                           const char* what, std::optional<ElemType> type);
 
-// Runs a kernel's problem as the node's one program (errors name the node), adds its figures to
-// `record`, and returns DRAM tensor `output`'s bytes (shape and type for the caller to set).
-kernels::Result<Tensor> run_node_problem(const Node& node,
-                                         kernels::Result<std::unique_ptr<kernels::Problem>> problem,
-                                         const char* kernel, const machine::MachineConfig& machine,
-                                         models::Simulation& sim, const GraphRunOptions& options,
-                                         NodeRun& record, const std::string& output);
+// A machine node (or a chain of GEMM nodes) as a kernel problem, ready to be a unit of a graph's
+// program (graph/graph_program.h): the problem's tensor that holds each activation input, and its
+// output as the graph's value.
+struct NodeProblem {
+  std::unique_ptr<kernels::Problem> problem;
+  const char* kernel = "";
+  std::vector<std::pair<std::size_t, std::string>> reads;  // (node input index, problem tensor)
+  std::string output;                                      // the problem's output tensor
+  Tensor out;                                              // the value's type and shape (ONNX's; no bytes)
+  // The output's bytes are its NHWC transpose (a 4-D NCHW value), as conv2d and the pools leave it;
+  // the 4-D inputs are read so too.
+  bool nhwc = false;
+};
 
 // One qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B). Adds its programs'
 // figures to `record`.
@@ -54,13 +60,17 @@ kernels::Result<Tensor> run_gemm_node(const Node& node, const PreparedGemm& gemm
                                       const machine::MachineConfig& machine, models::Simulation& sim,
                                       const GraphRunOptions& options, NodeRun& record);
 
+// A 2-D GEMM node (prepare_gemm's, one matrix) as one qgemm problem.
+kernels::Result<NodeProblem> gemm_node_problem(const Node& node, PreparedGemm gemm);
+
 // Consecutive GEMM nodes (`layers`, as prepare_gemm made them), each reading the one before's output,
-// as one program (the chain planner keeps activations in the LMs where they fit): each node's record
-// gets its phases' figures; the last node's output is returned; `cycles` grows by the program's.
-kernels::Result<Tensor> run_gemm_chain(const std::vector<const Node*>& nodes,
-                                       std::vector<PreparedGemm> layers,
-                                       const machine::MachineConfig& machine, models::Simulation& sim,
-                                       const GraphRunOptions& options, std::vector<NodeRun>& records,
-                                       std::uint64_t& cycles);
+// as one network problem (the chain planner keeps activations in the LMs where they fit): input
+// "X0", output "X{L}", its phases "layer{i}" and "layer{i}.convert".
+kernels::Result<NodeProblem> chain_node_problem(const std::vector<const Node*>& nodes,
+                                                std::vector<PreparedGemm> layers);
+
+// B's rows (K×N, 8-bit) reordered for an A whose K axis is a flattened NCHW value's (c, h, w) but
+// whose bytes are its NHWC (h, w, c) order: the same product from the NHWC bytes.
+void permute_k_for_nhwc(PreparedGemm& gemm, const std::vector<std::uint64_t>& nchw);
 
 }  // namespace treesim::graph

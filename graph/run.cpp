@@ -1,11 +1,13 @@
 #include "graph/run.h"
 
+#include <deque>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "graph/add_ops.h"
 #include "graph/conv_ops.h"
+#include "graph/graph_program.h"
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
 #include "sim/core/echo.h"
@@ -21,130 +23,451 @@ core::Errors unsupported_nodes(const Model& model) {
   return errors;
 }
 
-kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Tensor> inputs,
-                                    const machine::MachineConfig& machine, models::Simulation& sim,
-                                    const GraphRunOptions& options) {
-  if (core::Errors e = unsupported_nodes(model); !e.empty()) return e;
-  std::map<std::string, Tensor> values = model.initializers;
-  for (const ValueInfo& in : model.inputs) {
-    auto it = inputs.find(in.name);
-    if (it == inputs.end()) return core::Error{"input '" + core::echo(in.name) + "'", "not given"};
-    if (in.type && it->second.type != *in.type)
-      return core::Error{"input '" + core::echo(in.name) + "'",
-                         fmt::format("expected {}, got {}", elem_name(*in.type), describe(it->second))};
-    values[in.name] = std::move(it->second);
-    inputs.erase(it);
+namespace {
+
+// How a value the program being gathered makes lies in DRAM.
+enum class Form {
+  kPlain,     // row-major, as ONNX shapes it
+  kNhwc,      // a 4-D NCHW value, its bytes in NHWC order (as conv2d and the pools leave it)
+  kFlatNhwc,  // [N, C·H·W] flattened from the NCHW value `nchw`, its bytes in NHWC order
+};
+
+struct Made {
+  std::string tensor;  // the program's tensor
+  Form form = Form::kPlain;
+  Tensor like;                      // type and ONNX shape, no bytes
+  std::vector<std::uint64_t> nchw;  // kNhwc, kFlatNhwc
+};
+
+// NHWC bytes where C or H·W is 1 are the NCHW bytes too.
+Made normal(Made m) {
+  if (m.form != Form::kPlain && (m.nchw[1] == 1 || m.nchw[2] * m.nchw[3] == 1)) m.form = Form::kPlain;
+  return m;
+}
+
+// The NCHW bytes of an NHWC tensor of NCHW shape `nchw`.
+std::vector<std::uint8_t> to_nchw(const std::vector<std::uint8_t>& nhwc,
+                                  const std::vector<std::uint64_t>& nchw, std::size_t eb) {
+  const std::uint64_t n = nchw[0], c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<std::uint8_t> out(nhwc.size());
+  for (std::uint64_t b = 0; b < n; ++b)
+    for (std::uint64_t p = 0; p < hw; ++p)
+      for (std::uint64_t ch = 0; ch < c; ++ch)
+        std::copy_n(nhwc.begin() + static_cast<std::ptrdiff_t>(((b * hw + p) * c + ch) * eb), eb,
+                    out.begin() + static_cast<std::ptrdiff_t>(((b * c + ch) * hw + p) * eb));
+  return out;
+}
+
+Tensor value_of(const Made& m, const std::vector<std::uint8_t>& bytes) {
+  Tensor t = m.like;
+  t.bytes = m.form == Form::kPlain ? bytes : to_nchw(bytes, m.nchw, elem_bytes(t.type));
+  return t;
+}
+
+bool reshapes(const Node& n) {
+  return n.domain.empty() && (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" ||
+                              n.op_type == "Unsqueeze");
+}
+
+bool is_gemm(const Node& n) {
+  return n.op_type == "QLinearMatMul" || n.op_type == "MatMulInteger" ||
+         (n.domain == "treesim" && n.op_type == "QGemm");
+}
+// Inputs that chain a GEMM: only QLinearMatMul and the fused QGemm (int8 codes in and out).
+bool chain_gemm(const Node& n) {
+  return n.op_type == "QLinearMatMul" || (n.domain == "treesim" && n.op_type == "QGemm");
+}
+
+// The node's inputs that are activations (read by the kernel from DRAM); any other input the
+// program makes ends the program before the node.
+std::vector<std::size_t> activation_inputs(const Node& n) {
+  if (is_add(n)) return {0, 3};
+  return {0};
+}
+
+class Runner {
+ public:
+  Runner(const Model& model, const machine::MachineConfig& machine, models::Simulation& sim,
+         const GraphRunOptions& options)
+      : model_(model), machine_(machine), sim_(sim), options_(options) {
+    for (const Node& n : model.nodes)
+      for (const std::string& name : n.inputs)
+        if (!name.empty()) ++readers_[name];
+    for (const ValueInfo& o : model.outputs) ++readers_[o.name];
   }
-  if (!inputs.empty())
-    return core::Error{"input '" + core::echo(inputs.begin()->first) + "'", "the graph has no such input"};
-  // How many nodes read each value, and the graph's outputs: a chain's inner activations must have
-  // no other reader.
-  std::map<std::string, std::size_t> readers;
-  for (const Node& n : model.nodes)
-    for (const std::string& name : n.inputs)
-      if (!name.empty()) ++readers[name];
-  for (const ValueInfo& o : model.outputs) ++readers[o.name];
-  auto inputs_of = [&](const Node& n, const Tensor* first) -> kernels::Result<Inputs> {
+
+  core::Errors set_inputs(std::map<std::string, Tensor> inputs) {
+    values_ = model_.initializers;
+    for (const ValueInfo& in : model_.inputs) {
+      auto it = inputs.find(in.name);
+      if (it == inputs.end()) return {core::Error{"input '" + core::echo(in.name) + "'", "not given"}};
+      if (in.type && it->second.type != *in.type)
+        return {core::Error{"input '" + core::echo(in.name) + "'",
+                            fmt::format("expected {}, got {}", elem_name(*in.type), describe(it->second))}};
+      values_[in.name] = std::move(it->second);
+      inputs.erase(it);
+    }
+    if (!inputs.empty())
+      return {
+          core::Error{"input '" + core::echo(inputs.begin()->first) + "'", "the graph has no such input"}};
+    return {};
+  }
+
+  kernels::Result<GraphRun> run() {
+    for (std::size_t i = 0; i < model_.nodes.size(); ++i) {
+      kernels::Result<std::size_t> done = node(i);
+      if (!done) return done.errors();
+      i += done.value();
+    }
+    if (core::Errors e = flush(); !e.empty()) return e;
+    for (const ValueInfo& o : model_.outputs) {
+      auto it = values_.find(o.name);
+      if (it == values_.end()) return core::Error{"output '" + core::echo(o.name) + "'", "no node makes it"};
+      run_.outputs[o.name] = it->second;
+    }
+    return std::move(run_);
+  }
+
+ private:
+  struct Unit {
+    std::vector<std::size_t> nodes;  // model node indices (a chain's in order)
+    std::vector<std::size_t> records;
+    std::string label;
+    const char* kernel = "";
+  };
+
+  // The node's inputs: values, stand-ins of the values the program makes (kept in `standins`), or
+  // null for an omitted one.
+  kernels::Result<Inputs> inputs_of(const Node& n, std::deque<Tensor>& standins,
+                                    const Tensor* first = nullptr) {
     Inputs in;
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       const std::string& name = n.inputs[k];
       if (k == 0 && first) {
         in.push_back(first);
-        continue;
-      }
-      if (name.empty()) {
+      } else if (name.empty()) {
         in.push_back(nullptr);
-        continue;
-      }
-      auto it = values.find(name);
-      if (it == values.end())
+      } else if (auto m = made_.find(name); m != made_.end()) {
+        standins.push_back(make_tensor(m->second.like.type, m->second.like.shape));
+        in.push_back(&standins.back());
+      } else if (auto it = values_.find(name); it != values_.end()) {
+        in.push_back(&it->second);
+      } else {
         return node_error(n, fmt::format("reads '{}', which no input, initializer or earlier node makes",
                                          core::echo(name)));
-      in.push_back(&it->second);
+      }
     }
     return in;
-  };
-  auto gemm = [](const Node& n) {
-    return n.op_type == "QLinearMatMul" || (n.domain == "treesim" && n.op_type == "QGemm");
-  };
-  GraphRun run;
-  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
-    const Node& n = model.nodes[i];
-    kernels::Result<Inputs> in = inputs_of(n, nullptr);
+  }
+
+  const Made* made(const Node& n, std::size_t k) const {
+    if (k >= n.inputs.size() || n.inputs[k].empty()) return nullptr;
+    auto it = made_.find(n.inputs[k]);
+    return it == made_.end() ? nullptr : &it->second;
+  }
+
+  // Whether the node can read the values the program makes where they lie.
+  bool links(const Node& n) const {
+    const std::vector<std::size_t> act = activation_inputs(n);
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (made(n, k) && std::find(act.begin(), act.end(), k) == act.end()) return false;
+    const Made* a = made(n, 0);
+    if (is_add(n)) {
+      const Made* b = made(n, 3);
+      if (!a && !b) return true;
+      return a && b && a->form == b->form && a->nchw == b->nchw;
+    }
+    if (!a) return true;
+    if (is_conv(n) || is_pool(n))
+      return a->form == Form::kNhwc || (a->form == Form::kPlain && a->like.shape.size() == 4 &&
+                                        (a->like.shape[1] == 1 || a->like.shape[2] * a->like.shape[3] == 1));
+    return a->form == Form::kFlatNhwc || (a->form == Form::kPlain && a->like.shape.size() == 2);
+  }
+
+  // A GEMM node prepared, its B reordered when its A is a flattened NHWC value.
+  kernels::Result<PreparedGemm> gemm_of(const Node& n, const Inputs& in) {
+    kernels::Result<PreparedGemm> g = prepare_gemm(n, in);
+    if (!g) return g;
+    if (const Made* a = made(n, 0); a && a->form == Form::kFlatNhwc) permute_k_for_nhwc(g.value(), a->nchw);
+    return g;
+  }
+
+  // The unit's problem from the current values (stand-ins for those the program makes).
+  kernels::Result<NodeProblem> problem_of(const Unit& u) {
+    std::deque<Tensor> standins;
+    const Node& n = model_.nodes[u.nodes[0]];
+    kernels::Result<Inputs> in = inputs_of(n, standins);
     if (!in) return in.errors();
+    if (is_conv(n)) return conv_node_problem(n, in.value());
+    if (is_pool(n)) return pool_node_problem(n, in.value());
+    if (is_add(n)) return add_node_problem(n, in.value());
+    kernels::Result<PreparedGemm> first = gemm_of(n, in.value());
+    if (!first) return first.errors();
+    if (u.nodes.size() == 1) return gemm_node_problem(n, std::move(first.value()));
+    std::vector<const Node*> nodes{&n};
+    std::vector<PreparedGemm> layers;
+    layers.push_back(std::move(first.value()));
+    for (std::size_t c = 1; c < u.nodes.size(); ++c) {
+      const Node& next = model_.nodes[u.nodes[c]];
+      const PreparedGemm& prev = layers.back();
+      const Tensor link = make_tensor(prev.out_type, {prev.problem.m, prev.problem.n});
+      kernels::Result<Inputs> next_in = inputs_of(next, standins, &link);
+      if (!next_in) return next_in.errors();
+      kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
+      if (!g) return g.errors();
+      nodes.push_back(&next);
+      layers.push_back(std::move(g.value()));
+    }
+    return chain_node_problem(nodes, std::move(layers));
+  }
+
+  // The GEMM nodes after node i that join its chain: each reads only the one before's output, 2-D
+  // int8 codes of the same type and zero point.
+  std::vector<std::size_t> chain_from(std::size_t i, const PreparedGemm& first) {
+    std::vector<std::size_t> chain{i};
+    if (!options_.chain || !chain_gemm(model_.nodes[i]) || !chains(first)) return chain;
+    std::deque<Tensor> standins;
+    const PreparedGemm* prev = &first;
+    std::optional<PreparedGemm> held;
+    while (i + chain.size() < model_.nodes.size()) {
+      const Node& last = model_.nodes[chain.back()];
+      const Node& next = model_.nodes[i + chain.size()];
+      const std::string& link = last.outputs[0];
+      if (!chain_gemm(next) || next.inputs.empty() || next.inputs[0] != link || readers_[link] != 1) break;
+      const Tensor link_value = make_tensor(prev->out_type, {prev->problem.m, prev->problem.n});
+      kernels::Result<Inputs> next_in = inputs_of(next, standins, &link_value);
+      if (!next_in) break;
+      kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
+      if (!g || !chains(g.value())) break;
+      const kernels::QgemmProblem &up = prev->problem, &down = g->problem;
+      if (down.a_dtype != up.out_dtype() || down.a_zero != up.out.out_zero_point || down.k != up.n) break;
+      chain.push_back(i + chain.size());
+      held = std::move(g.value());
+      prev = &*held;
+    }
+    return chain;
+  }
+
+  NodeRun record_of(const Node& n) {
+    NodeRun r;
+    r.label = node_label(n);
+    r.placement = place_node(n, model_.opset);
+    return r;
+  }
+
+  // Node i; returns how many nodes after it it took too (a chain's).
+  kernels::Result<std::size_t> node(std::size_t i) {
+    const Node& n = model_.nodes[i];
     if (n.outputs.size() != 1 || n.outputs[0].empty())
       return node_error(n, fmt::format("has {} outputs (treesim's operators have one)", n.outputs.size()));
-    NodeRun record;
-    record.label = node_label(n);
-    record.placement = place_node(n, model.opset);
-    if (record.placement.where == Placement::Where::kMachine && (is_conv(n) || is_pool(n) || is_add(n))) {
-      kernels::Result<Tensor> out = is_pool(n)  ? run_pool_node(n, in.value(), machine, sim, options, record)
-                                    : is_add(n) ? run_add_node(n, in.value(), machine, sim, options, record)
-                                                : run_conv_node(n, in.value(), machine, sim, options, record);
-      if (!out) return out.errors();
-      run.cycles += record.cycles;
-      run.nodes.push_back(std::move(record));
-      values[n.outputs[0]] = std::move(out.value());
-      continue;
+    const Placement p = place_node(n, model_.opset);
+    if (p.where != Placement::Where::kMachine) return host_node(n);
+    if (!links(n))
+      if (core::Errors e = flush(); !e.empty()) return e;
+    Unit u;
+    u.label = node_label(n);
+    u.nodes = {i};
+    if (is_gemm(n)) {
+      std::deque<Tensor> standins;
+      kernels::Result<Inputs> in = inputs_of(n, standins);
+      if (!in) return in.errors();
+      kernels::Result<PreparedGemm> g = gemm_of(n, in.value());
+      if (!g) return g.errors();
+      if (g->batches != 1 || !g->batch_dims.empty()) return batched_gemm(n);
+      u.nodes = chain_from(i, g.value());
     }
-    if (record.placement.where == Placement::Where::kMachine) {
-      kernels::Result<PreparedGemm> first = prepare_gemm(n, in.value());
-      if (!first) return first.errors();
-      std::vector<const Node*> chain{&n};
-      std::vector<PreparedGemm> layers;
-      layers.push_back(std::move(first.value()));
-      // The longest run of following GEMM nodes that each read only the one before's output.
-      while (options.chain && gemm(n) && chains(layers.back()) && i + chain.size() < model.nodes.size()) {
-        const PreparedGemm& prev = layers.back();
-        const Node& next = model.nodes[i + chain.size()];
-        const std::string& link = chain.back()->outputs[0];
-        if (!gemm(next) || next.inputs.empty() || next.inputs[0] != link || readers[link] != 1) break;
-        // The link's value is made inside the program: a stand-in of its shape and type.
-        const Tensor link_value = make_tensor(prev.out_type, {prev.problem.m, prev.problem.n});
-        kernels::Result<Inputs> next_in = inputs_of(next, &link_value);
-        if (!next_in) break;
-        kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
-        if (!g || !chains(g.value())) break;
-        // The next layer reads the codes as they are: the same type and zero point (a model may
-        // requantize between them; then the nodes run one by one).
-        const kernels::QgemmProblem &up = prev.problem, &down = g->problem;
-        if (down.a_dtype != up.out_dtype() || down.a_zero != up.out.out_zero_point || down.k != up.n) break;
-        chain.push_back(&next);
-        layers.push_back(std::move(g.value()));
-      }
-      if (chain.size() > 1) {
-        std::vector<NodeRun> records(chain.size());
-        for (std::size_t c = 0; c < chain.size(); ++c) {
-          records[c].label = node_label(*chain[c]);
-          records[c].placement = place_node(*chain[c], model.opset);
+    kernels::Result<NodeProblem> np = problem_of(u);
+    if (!np) return np.errors();
+    ProgramUnit pu;
+    pu.name = u.label;
+    pu.problem = std::move(np->problem);
+    kernels::Result<kernels::Plan> plan = session::plan_problem(*pu.problem, machine_);
+    if (!plan) return node_error(n, plan.errors().front().message());
+    pu.plan = std::move(plan.value());
+    for (auto [k, tensor] : np->reads)
+      if (const Made* m = made(n, k)) pu.linked[tensor] = m->tensor;
+    const Node& last = model_.nodes[u.nodes.back()];
+    pu.output = np->output;
+    pu.output_name = fmt::format("v{}.{}", made_count_++, last.outputs[0]);
+    Made out;
+    out.tensor = pu.output_name;
+    out.like = np->out;
+    if (np->nhwc) out.form = Form::kNhwc, out.nchw = np->out.shape;
+    if (is_add(n))
+      if (const Made* a = made(n, 0)) out.form = a->form, out.nchw = a->nchw;
+    for (std::size_t c : u.nodes) {
+      u.records.push_back(run_.nodes.size());
+      run_.nodes.push_back(record_of(model_.nodes[c]));
+    }
+    const std::size_t taken = u.nodes.size() - 1;
+    u.kernel = np->kernel;
+    units_.push_back(std::move(u));
+    program_units_.push_back(std::move(pu));
+    made_[last.outputs[0]] = normal(std::move(out));
+    if (!options_.chain)
+      if (core::Errors e = flush(); !e.empty()) return e;
+    return taken;
+  }
+
+  // A host node: a reshape of a value the program makes stays in the program where its bytes can be
+  // read as they lie; anything else takes its values from the host.
+  kernels::Result<std::size_t> host_node(const Node& n) {
+    NodeRun record = record_of(n);
+    if (reshapes(n) && made(n, 0) && !n.inputs.empty()) {
+      bool others = false;
+      for (std::size_t k = 1; k < n.inputs.size(); ++k) others = others || made(n, k);
+      std::deque<Tensor> standins;
+      kernels::Result<Inputs> in = inputs_of(n, standins);
+      if (!others && in) {
+        kernels::Result<Tensor> shaped = run_host_op(n, in.value());
+        if (!shaped) return shaped.errors();
+        Made m = *made(n, 0);
+        const std::vector<std::uint64_t>& to = shaped->shape;
+        std::optional<Made> out;
+        if (m.form == Form::kPlain) {
+          out = m;
+        } else if (to == m.nchw) {
+          out = m, out->form = Form::kNhwc;
+        } else if (to.size() == 2 && to[0] == m.nchw[0]) {
+          out = m, out->form = Form::kFlatNhwc;
         }
-        kernels::Result<Tensor> out =
-            run_gemm_chain(chain, std::move(layers), machine, sim, options, records, run.cycles);
-        if (!out) return out.errors();
-        for (NodeRun& r : records) run.nodes.push_back(std::move(r));
-        values[chain.back()->outputs[0]] = std::move(out.value());
-        i += chain.size() - 1;
-        continue;
+        if (out) {
+          out->like = Tensor{shaped->type, to, {}};
+          made_[n.outputs[0]] = normal(std::move(*out));
+          run_.nodes.push_back(std::move(record));
+          return std::size_t{0};
+        }
       }
-      kernels::Result<Tensor> out = run_gemm_node(n, layers.front(), machine, sim, options, record);
-      if (!out) return out.errors();
-      run.cycles += record.cycles;
-      run.nodes.push_back(std::move(record));
-      values[n.outputs[0]] = std::move(out.value());
-      continue;
     }
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (made(n, k)) {
+        if (core::Errors e = flush(); !e.empty()) return e;
+        break;
+      }
+    std::deque<Tensor> none;
+    kernels::Result<Inputs> in = inputs_of(n, none);
+    if (!in) return in.errors();
     kernels::Result<Tensor> out = run_host_op(n, in.value());
     if (!out) return out.errors();
-    run.cycles += record.cycles;
-    run.nodes.push_back(std::move(record));
-    values[n.outputs[0]] = std::move(out.value());
+    values_[n.outputs[0]] = std::move(out.value());
+    run_.nodes.push_back(std::move(record));
+    return std::size_t{0};
   }
-  for (const ValueInfo& o : model.outputs) {
-    auto it = values.find(o.name);
-    if (it == values.end()) return core::Error{"output '" + core::echo(o.name) + "'", "no node makes it"};
-    run.outputs[o.name] = it->second;
+
+  // One qgemm program per matrix, on its own.
+  kernels::Result<std::size_t> batched_gemm(const Node& n) {
+    if (made(n, 0) || made(n, 3))
+      if (core::Errors e = flush(); !e.empty()) return e;
+    std::deque<Tensor> none;
+    kernels::Result<Inputs> in = inputs_of(n, none);
+    if (!in) return in.errors();
+    kernels::Result<PreparedGemm> real = prepare_gemm(n, in.value());
+    if (!real) return real.errors();
+    NodeRun record = record_of(n);
+    kernels::Result<Tensor> out = run_gemm_node(n, real.value(), machine_, sim_, options_, record);
+    if (!out) return out.errors();
+    run_.cycles += record.cycles;
+    run_.programs += record.programs;
+    run_.nodes.push_back(std::move(record));
+    values_[n.outputs[0]] = std::move(out.value());
+    return std::size_t{0};
   }
-  return run;
+
+  // Runs the gathered units as one program; the values it makes then come from its DRAM.
+  core::Errors flush() {
+    if (program_units_.empty()) return {};
+    const std::string first = units_.front().label;
+    GraphProgram program(std::move(program_units_));
+    program_units_.clear();
+    kernels::Result<kernels::Plan> plan = program.plan(machine_);
+    if (!plan) return plan.errors();
+    const Node& first_node = model_.nodes[units_.front().nodes.front()];
+    session::RunOptions ro =
+        program_options(units_.size() == 1 ? units_.front().kernel : "onnx-graph", first_node, options_);
+    ro.verify = false;  // node by node, below
+    kernels::Result<session::Outcome> outcome = session::run_problem(program, plan.value(), sim_, ro);
+    if (!outcome) {
+      if (units_.size() == 1) return {node_error(first_node, outcome.errors().front().message())};
+      return {core::Error{"the program from " + first, outcome.errors().front().message()}};
+    }
+    const report::RunStats& stats = outcome->stats;
+    run_.cycles += stats.cycles;
+    ++run_.programs;
+    std::size_t machine_nodes = 0;
+    for (const Unit& u : units_) machine_nodes += u.nodes.size();
+    for (std::size_t ui = 0; ui < units_.size(); ++ui) {
+      const Unit& u = units_[ui];
+      const ProgramUnit& pu = program.units()[ui];
+      for (std::size_t c = 0; c < u.nodes.size(); ++c) {
+        NodeRun& r = run_.nodes[u.records[c]];
+        r.programs = 1;
+        if (machine_nodes > 1) r.program_first = first, r.program_nodes = machine_nodes;
+        std::vector<std::string> phases{u.label};
+        if (u.nodes.size() > 1)
+          phases = {fmt::format("{}/layer{}", u.label, c), fmt::format("{}/layer{}.convert", u.label, c)};
+        for (const std::string& name : phases) {
+          auto it = stats.phases.find(name);
+          if (it == stats.phases.end()) continue;
+          r.cycles += it->second.cycles;
+          r.macs += it->second.work.macs;
+          r.dram_read += it->second.work.dram_read_bytes;
+          r.dram_written += it->second.work.dram_write_bytes;
+        }
+      }
+      NodeRun& head = run_.nodes[u.records[0]];
+      head.plan = pu.plan.description;
+      if (u.nodes.size() > 1) {
+        head.chain_length = u.nodes.size();
+        if (auto it = stats.extra.find(u.label + "/activations_in_lm"); it != stats.extra.end())
+          head.activations_in_lm = it->second;
+      }
+    }
+    // The values the program made, as ONNX shapes them.
+    for (auto& [name, m] : made_) {
+      auto it = outcome->dram.find(m.tensor);
+      if (it == outcome->dram.end())
+        return {core::Error{"", fmt::format("the program left no '{}' in DRAM", m.tensor)}};
+      values_[name] = value_of(m, it->second);
+    }
+    made_.clear();
+    if (options_.verify) {
+      for (std::size_t ui = 0; ui < units_.size(); ++ui) {
+        const Unit& u = units_[ui];
+        const ProgramUnit& pu = program.units()[ui];
+        kernels::Result<NodeProblem> np = problem_of(u);  // on the values the program gave it
+        if (!np) return np.errors();
+        kernels::Result<kernels::DramImage> expected = np->problem->reference();
+        if (!expected) return {node_error(model_.nodes[u.nodes[0]], expected.errors().front().message())};
+        kernels::DramImage got{{np->output, outcome->dram.at(pu.output_name)}};
+        run_.nodes[u.records.back()].verify = np->problem->verify(got, expected.value());
+      }
+    }
+    units_.clear();
+    return {};
+  }
+
+  const Model& model_;
+  const machine::MachineConfig& machine_;
+  models::Simulation& sim_;
+  const GraphRunOptions& options_;
+  std::map<std::string, std::size_t> readers_;
+  std::map<std::string, Tensor> values_;  // values the host holds
+  std::map<std::string, Made> made_;      // values the gathered program makes
+  std::vector<Unit> units_;
+  std::vector<ProgramUnit> program_units_;
+  std::size_t made_count_ = 0;
+  GraphRun run_;
+};
+
+}  // namespace
+
+kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Tensor> inputs,
+                                    const machine::MachineConfig& machine, models::Simulation& sim,
+                                    const GraphRunOptions& options) {
+  if (core::Errors e = unsupported_nodes(model); !e.empty()) return e;
+  Runner runner(model, machine, sim, options);
+  if (core::Errors e = runner.set_inputs(std::move(inputs)); !e.empty()) return e;
+  return runner.run();
 }
 
 }  // namespace treesim::graph

@@ -87,31 +87,29 @@ void show(const ShowConfig& c) {
                        p.detail.empty() ? "" : ", " + p.detail);
     if (!run || p.where != graph::Placement::Where::kMachine) continue;
     const graph::NodeRun& r = run->nodes[i];
-    if (r.chain_length > 0 && r.chain_first != r.label) {
-      out += fmt::format("      in the program of the chain from {}: its phases {} cycles\n", r.chain_first,
-                         r.cycles);
-      continue;
-    }
-    if (r.chain_length > 0) {
-      const std::uint64_t kept = r.activations_in_lm.value_or(0);
+    if (r.program_nodes > 1 && r.program_first == r.label)
+      out += fmt::format("      one program for the next {} machine nodes\n", r.program_nodes);
+    if (r.chain_length > 0)
       out += fmt::format(
-          "      one program for the next {} nodes, {} of the {} activations between them kept in the LMs\n",
-          r.chain_length, kept, r.chain_length - 1);
+          "      a GEMM chain of {} nodes, {} of the {} activations between them kept in the LMs\n",
+          r.chain_length, r.activations_in_lm.value_or(0), r.chain_length - 1);
+    if (!r.plan.empty()) {
+      std::string plan = r.plan;  // planners describe in lines: indent each
+      for (std::size_t at = plan.find('\n'); at != std::string::npos; at = plan.find('\n', at + 7))
+        plan.replace(at, 1, "\n      ");
+      out += fmt::format("      {}\n", plan);
     }
-    std::string plan = r.plan;  // planners describe in lines: indent each
-    for (std::size_t at = plan.find('\n'); at != std::string::npos; at = plan.find('\n', at + 7))
-      plan.replace(at, 1, "\n      ");
-    out += fmt::format("      {}\n", plan);
-    out +=
-        fmt::format("      {}: {} cycles, DRAM read {} B, written {} B\n",
-                    r.chain_length > 0 ? std::string("its phases")
-                                       : fmt::format("{} program{}", r.programs, r.programs == 1 ? "" : "s"),
-                    r.cycles, r.dram_read, r.dram_written);
+    out += fmt::format("      {}: {} cycles, DRAM read {} B, written {} B\n",
+                       r.program_nodes > 1 || r.plan.empty()
+                           ? std::string("its phase")
+                           : fmt::format("{} program{}", r.programs, r.programs == 1 ? "" : "s"),
+                       r.cycles, r.dram_read, r.dram_written);
   }
   out += unsupported == 0 ? "every node can run"
                           : fmt::format("{} node{} cannot run", unsupported, unsupported == 1 ? "" : "s");
   if (run)
-    out += fmt::format("; on {} (batch {}): {} cycles", machine->name, c.batch, run->cycles);
+    out += fmt::format("; on {} (batch {}): {} program{}, {} cycles", machine->name, c.batch, run->programs,
+                       run->programs == 1 ? "" : "s", run->cycles);
   else if (!c.machine.empty())
     out += ", so there is no plan";
   emit(out + "\n");
@@ -342,19 +340,21 @@ void run(const RunCommand& c) {
       verified = verified && n.verify->ok;
       check = n.verify->ok ? ", verify ok" : ", verify FAILED: " + n.verify->first_mismatch;
     }
-    if (n.chain_length > 0 && n.chain_first == n.label)
-      lines += fmt::format("  one program for the next {} nodes (a GEMM chain){}:\n", n.chain_length,
-                           n.activations_in_lm ? fmt::format(", {} of {} activations kept in the LMs",
-                                                             *n.activations_in_lm, n.chain_length - 1)
-                                               : "");
+    if (n.program_nodes > 1 && n.program_first == n.label)
+      lines += fmt::format("  one program for the next {} machine nodes:\n", n.program_nodes);
+    const std::string chain =
+        n.chain_length > 0 ? fmt::format(" (a GEMM chain of {}, {} of {} activations kept in the LMs)",
+                                         n.chain_length, n.activations_in_lm.value_or(0), n.chain_length - 1)
+                           : "";
     if (!machine_node)
       lines += fmt::format("  {:<36} host     {}\n", n.label, n.placement.what);
-    else if (n.chain_length > 0)
-      lines += fmt::format("  {:<36} machine  {}: its phase {} cycles, {} MACs issued{}\n", n.label,
-                           n.placement.what, n.cycles, n.macs, check);
+    else if (n.program_nodes > 1)
+      lines += fmt::format("  {:<36} machine  {}{}: its phase {} cycles, {} MACs issued{}\n", n.label,
+                           n.placement.what, chain, n.cycles, n.macs, check);
     else
-      lines += fmt::format("  {:<36} machine  {}: {} program{}, {} cycles, {} MACs issued{}\n", n.label,
-                           n.placement.what, n.programs, n.programs == 1 ? "" : "s", n.cycles, n.macs, check);
+      lines += fmt::format("  {:<36} machine  {}{}: {} program{}, {} cycles, {} MACs issued{}\n", n.label,
+                           n.placement.what, chain, n.programs, n.programs == 1 ? "" : "s", n.cycles, n.macs,
+                           check);
     nlohmann::json j = {{"node", n.label},
                         {"runs_on", graph::where_name(n.placement.where)},
                         {"what", n.placement.what},
@@ -364,12 +364,14 @@ void run(const RunCommand& c) {
                         {"dram_read_bytes", n.dram_read},
                         {"dram_write_bytes", n.dram_written}};
     if (n.verify) j["verify"] = {{"ok", n.verify->ok}, {"mismatches", n.verify->mismatches}};
-    if (n.chain_length > 0) j["chain"] = {{"first", n.chain_first}, {"length", n.chain_length}};
+    if (n.program_nodes > 1) j["program"] = {{"first", n.program_first}, {"nodes", n.program_nodes}};
+    if (n.chain_length > 0) j["chain_length"] = n.chain_length;
     if (n.activations_in_lm) j["activations_in_lm"] = *n.activations_in_lm;
     nodes.push_back(std::move(j));
   }
-  std::string out = fmt::format("{} on {}: {} node{} ({} on the machine), {} cycles\n", c.model, machine.name,
-                                r->nodes.size(), r->nodes.size() == 1 ? "" : "s", on_machine, r->cycles) +
+  std::string out = fmt::format("{} on {}: {} node{} ({} on the machine), {} program{}, {} cycles\n", c.model,
+                                machine.name, r->nodes.size(), r->nodes.size() == 1 ? "" : "s", on_machine,
+                                r->programs, r->programs == 1 ? "" : "s", r->cycles) +
                     lines;
   nlohmann::json outputs = nlohmann::json::array();
   for (const auto& o : model.outputs) {
@@ -387,11 +389,8 @@ void run(const RunCommand& c) {
     }
   }
   if (!c.report.empty()) {
-    nlohmann::json report = {{"model", c.model},
-                             {"machine", machine.name},
-                             {"cycles", r->cycles},
-                             {"nodes", nodes},
-                             {"outputs", outputs}};
+    nlohmann::json report = {{"model", c.model},        {"machine", machine.name}, {"cycles", r->cycles},
+                             {"programs", r->programs}, {"nodes", nodes},          {"outputs", outputs}};
     files.write(c.report, report.dump(2) + "\n", "--report");
   }
   files.commit();
@@ -426,8 +425,9 @@ void add_onnx_command(CLI::App& app) {
   run_cmd->add_option("--trace-json", rc->trace_json,
                       "Write every machine program's Chrome trace (ui.perfetto.dev) on one time axis");
   run_cmd->add_flag("--verify", rc->verify, "Check each machine node against its host reference");
-  run_cmd->add_flag("--via-dram", rc->via_dram,
-                    "Every machine node its own program, activations through DRAM (no GEMM chains)");
+  run_cmd->add_flag(
+      "--via-dram", rc->via_dram,
+      "Every machine node its own program, its inputs and output through the host (no GEMM chains)");
   run_cmd->callback([rc] { run(*rc); });
 
   auto* test_cmd = onnx->add_subcommand(

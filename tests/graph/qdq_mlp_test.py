@@ -42,7 +42,7 @@ def run(a, variant) -> int:
         if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
             print("y differs from the reference:", np.argwhere(got != want)[:5], got.ravel()[:8], want.ravel()[:8])
             return 1
-        if r.stdout.count("machine  qgemm") != 2 or "one program for the next 2 nodes" not in r.stdout:
+        if r.stdout.count("machine  qgemm") != 2 or "one program for the next 2 machine nodes" not in r.stdout:
             print("expected two fused GEMMs on the machine, in one program")
             return 1
         # Every node its own program, through DRAM: the same outputs.

@@ -27,7 +27,8 @@ def test_a_qdq_mlp_equals_its_integer_reference(root, tmp_path):
     machine_nodes = [n for n in r.report["nodes"] if n["runs_on"] == "machine"]
     assert len(machine_nodes) == 2 and machine_nodes[-1]["verify"]["ok"]  # the chain's output
     # The two GEMMs are one program, the activation between them in the LMs.
-    assert all(n["chain"] == {"first": "QGemm 'fc1'", "length": 2} for n in machine_nodes)
+    assert all(n["program"] == {"first": "QGemm 'fc1'", "nodes": 2} for n in machine_nodes)
+    assert machine_nodes[0]["chain_length"] == 2 and r.report["programs"] == 1
     assert r.report["cycles"] > 0
 
 

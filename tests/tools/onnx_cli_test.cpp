@@ -138,6 +138,7 @@ TEST(OnnxCli, AnInitializerWhoseShapeOverflowsIsOneLine) {
 }
 
 TEST(OnnxCli, TraceJsonPutsEveryProgramOnOneTimeAxisAndLeavesNoPartsBehind) {
+  // --via-dram: a program per node, so that there are several to put on one axis.
   const std::string dir = testing::temp_path("onnx-trace");
   std::filesystem::create_directories(dir);
   const std::string trace = dir + "/t.json", x = testing::temp_path("cnn-x.npy");
@@ -146,9 +147,9 @@ TEST(OnnxCli, TraceJsonPutsEveryProgramOnOneTimeAxisAndLeavesNoPartsBehind) {
   images.shape = {2, 784};
   images.bytes.assign(2 * 784, 7);
   io::write_npy(x, images);
-  const CliResult r =
-      run_treesim({"onnx", "run", testing::data_path("onnx/fashion_cnn/model.onnx"), "--machine",
-                   testing::source_path("configs/mini.yaml"), "--input", "x=" + x, "--trace-json", trace});
+  const CliResult r = run_treesim({"onnx", "run", testing::data_path("onnx/fashion_cnn/model.onnx"),
+                                   "--machine", testing::source_path("configs/mini.yaml"), "--input",
+                                   "x=" + x, "--trace-json", trace, "--via-dram"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(testing::read_text(trace));
   std::vector<std::string> programs, processes;
@@ -162,6 +163,53 @@ TEST(OnnxCli, TraceJsonPutsEveryProgramOnOneTimeAxisAndLeavesNoPartsBehind) {
   std::size_t files = 0;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files += f.is_regular_file();
   EXPECT_EQ(files, 1u);
+}
+
+}  // namespace
+}  // namespace treesim::testing
+
+namespace treesim::testing {
+namespace {
+
+// The CNN's two convolutions and its dense layer in one program (the second convolution reading the
+// first's NHWC output, the dense layer its flattened NHWC output with its weight rows reordered), and
+// with --via-dram one program each through the host: the same logits, and every node equal to its
+// host reference.
+TEST(OnnxCli, TheCnnRunsAsOneProgramWithTheLogitsOfAProgramPerNode) {
+  const std::string model = testing::data_path("onnx/fashion_cnn/model.onnx");
+  const std::string x = testing::temp_path("one-program-x.npy");
+  io::NpyArray images;
+  images.dtype = core::DType::kUInt8;
+  images.shape = {3, 784};
+  for (std::size_t i = 0; i < 3 * 784; ++i) images.bytes.push_back(static_cast<std::uint8_t>((i * 37) % 251));
+  io::write_npy(x, images);
+  nlohmann::json reports[2];
+  io::NpyArray logits[2];
+  for (int via_dram = 0; via_dram < 2; ++via_dram) {
+    const std::string dir = testing::temp_path(via_dram ? "cnn-per-node" : "cnn-one-program");
+    std::vector<std::string> args{
+        "onnx",     "run",        model,      "--machine", testing::source_path("configs/mini.yaml"),
+        "--input",  "x=" + x,     "--verify", "--out",     dir,
+        "--report", dir + ".json"};
+    if (via_dram) args.push_back("--via-dram");
+    const CliResult r = run_treesim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    reports[via_dram] = nlohmann::json::parse(testing::read_text(dir + ".json"));
+    logits[via_dram] = io::read_npy(dir + "/logits.npy");
+    for (const auto& n : reports[via_dram]["nodes"]) {
+      if (n["runs_on"] == "machine") {
+        EXPECT_TRUE(n["verify"]["ok"]) << n.dump();
+      }
+    }
+  }
+  EXPECT_EQ(reports[0]["programs"], 1);
+  EXPECT_EQ(reports[1]["programs"], 3);
+  EXPECT_EQ(logits[0].bytes, logits[1].bytes);
+  for (const auto& n : reports[0]["nodes"]) {
+    if (n["runs_on"] != "machine") continue;
+    EXPECT_EQ(n["program"]["first"], "QConv 'l0'") << n.dump();
+    EXPECT_EQ(n["program"]["nodes"], 3) << n.dump();
+  }
 }
 
 }  // namespace
