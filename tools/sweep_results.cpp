@@ -56,6 +56,8 @@ SweepPlan make_plan(const SweepSpec& spec, const std::vector<SweepPoint>& points
     plan.columns.push_back(a.path);
   }
   for (const std::string& c : result_columns(spec.base)) plan.columns.push_back(c);
+  if (spec.kernel == "mlp")  // run mlp's own figures
+    for (const char* c : {"accuracy", "cycles_per_image", "activations_in_lm"}) plan.columns.push_back(c);
   for (const SweepPoint& p : points) plan.points.push_back(p.values);
   json options = json::array();
   for (const auto& [k, v] : spec.options) options.push_back({k, v});
@@ -206,7 +208,22 @@ PointResult result_from_report(const json& r, const machine::MachineConfig* mach
   if (r.contains("units"))
     for (const auto& [name, unit] : r["units"].items())
       f["util_" + name] = text_of(unit.value("utilization", json()));
-  if (r.contains("energy_pj")) f["energy_pj"] = text_of(r["energy_pj"].value("total", json()));
+  if (r.contains("energy_pj"))  // a report's breakdown, or run mlp's total
+    f["energy_pj"] =
+        text_of(r["energy_pj"].is_object() ? r["energy_pj"].value("total", json()) : r["energy_pj"]);
+  if (r.contains("layers") && r["layers"].is_array()) {  // run mlp: its layers' figures summed
+    std::uint64_t macs = 0, read = 0, written = 0;
+    for (const json& l : r["layers"]) {
+      macs += l.value("macs", std::uint64_t{0});
+      read += l.value("dram_read_bytes", std::uint64_t{0});
+      written += l.value("dram_write_bytes", std::uint64_t{0});
+    }
+    f["macs"] = std::to_string(macs);
+    f["dram_read_bytes"] = std::to_string(read);
+    f["dram_write_bytes"] = std::to_string(written);
+  }
+  for (const char* key : {"accuracy", "cycles_per_image", "activations_in_lm"})
+    if (r.contains(key)) f[key] = text_of(r[key]);
   if (r.contains("verify")) f["verify"] = r["verify"].value("ok", false) ? "ok" : "failed";
   f["lm_peak_bytes"] = text_of(r.value("lm_peak_bytes_per_pe", json()));
   if (machine) {

@@ -13,6 +13,7 @@
 #include "sim/machine/machine_file.h"
 #include "sim/machine/machine_patch.h"
 #include "tools/cli.h"
+#include "tools/sweep_kernels.h"
 
 namespace treesim::tools {
 namespace {
@@ -38,10 +39,11 @@ class SpecReader {
   std::string file_;
 };
 
-// "timing-only", "verify" and every option of the kernel are allowed; the rest is the sweep's own business.
+// "timing-only", "verify" (where the kernel's run takes it) and every option of the kernel are
+// allowed; the rest is the sweep's own business.
 bool is_flag_option(const kernels::Kernel& kernel, const std::string& name, bool& known) {
   known = true;
-  if (name == "timing-only" || name == "verify") return true;
+  if (name == "timing-only" || (name == "verify" && takes_verify(kernel))) return true;
   for (const kernels::OptionSpec& o : kernel.options)
     if (o.name == name) return o.kind == kernels::OptionKind::kFlag;
   known = false;
@@ -51,7 +53,7 @@ bool is_flag_option(const kernels::Kernel& kernel, const std::string& name, bool
 std::string option_names(const kernels::Kernel& kernel) {
   std::string out;
   for (const kernels::OptionSpec& o : kernel.options) out += o.name + ", ";
-  return out + "timing-only, verify";
+  return out + (takes_verify(kernel) ? "timing-only, verify" : "timing-only");
 }
 
 void check_option(const SpecReader& r, const kernels::Kernel& kernel, const YAML::Node& key,
@@ -126,10 +128,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
   spec.machine_text = io::read_input_file(spec.machine_path, io::kMaxMachineFileBytes, "machine file");
 
   spec.kernel = r.scalar(root["kernel"], "kernel");
-  const kernels::Kernel* kernel = kernels::find_kernel(spec.kernel);
+  const kernels::Kernel* kernel = sweep_kernel(spec.kernel);
   if (!kernel) {
     std::string names;
     for (const kernels::Kernel& k : kernels::registry()) names += (names.empty() ? "" : ", ") + k.name;
+    names += ", mlp";
     r.fail(root["kernel"].Mark(),
            fmt::format("unknown kernel '{}' (the kernels are {})", core::echo(spec.kernel, 100), names));
   }
@@ -220,7 +223,7 @@ std::vector<std::string> point_run_args(const SweepSpec& spec, const SweepPoint&
   std::vector<std::string> args{spec.kernel};
   auto add = [&](const std::string& name, const std::string& value) {
     bool known = false;
-    const bool flag = is_flag_option(*kernels::find_kernel(spec.kernel), name, known);
+    const bool flag = is_flag_option(*sweep_kernel(spec.kernel), name, known);
     if (flag) {
       if (value == "true") args.push_back(kernels::option_flag(name));
       return;

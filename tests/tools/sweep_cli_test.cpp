@@ -295,6 +295,41 @@ TEST(Sweep, AMisspeltMachineFieldStopsTheSweepBeforeAnyPointRunsAndWritesNothing
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// run mlp over machines: each point's figures are its run's, its accuracy and cycles per image
+// included, and a batch axis is an option of run mlp.
+TEST(Sweep, AnMlpSweepRunsEveryPointWithItsAccuracyAndCyclesPerImage) {
+  const std::string spec =
+      write_temp_file("mlp-sweep.yaml",
+                      fmt::format("machine: {}\nkernel: mlp\noptions: {{ model: {}, data: {}, images: 16 }}\n"
+                                  "grid:\n  levels[MAB].down_bytes_per_cycle: [8, 32]\n  batch: [8, 16]\n",
+                                  source_path("configs/mini.yaml"), source_path("tests/data/mlp/int8"),
+                                  source_path("tests/data/mlp/t10k-16")));
+  const std::string out = temp_path("mlp-sweep");
+  CliResult r = run_treesim({"sweep", spec, "--out", out, "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_csv(out + "/results.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string machine = out + fmt::format("/points/{:04}.yaml", i);
+    const std::string report = temp_path(fmt::format("mlp-point-{}.json", i));
+    CliResult one = run_treesim({"run", "mlp", "--model", source_path("tests/data/mlp/int8"), "--data",
+                                 source_path("tests/data/mlp/t10k-16"), "--images", "16", "--batch",
+                                 rows[i].at("batch"), "--machine", machine, "-q", "--report", report});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const nlohmann::json j = nlohmann::json::parse(read_text(report));
+    EXPECT_EQ(rows[i].at("status"), "ok");
+    EXPECT_EQ(rows[i].at("cycles"), j["cycles"].dump());
+    EXPECT_EQ(rows[i].at("accuracy"), j["accuracy"].dump());
+    EXPECT_EQ(rows[i].at("cycles_per_image"), j["cycles_per_image"].dump());
+    std::uint64_t macs = 0;
+    for (const auto& l : j["layers"]) macs += l["macs"].get<std::uint64_t>();
+    EXPECT_EQ(rows[i].at("macs"), std::to_string(macs));
+  }
+  // A slower MAB link is never faster.
+  EXPECT_GE(std::stoull(rows[0].at("cycles")), std::stoull(rows[2].at("cycles")));
+  EXPECT_GE(std::stoull(rows[1].at("cycles")), std::stoull(rows[3].at("cycles")));
+}
+
 struct BadSpec {
   std::string name, text, error;
 };
@@ -328,7 +363,8 @@ INSTANTIATE_TEST_SUITE_P(
             ":4:3: 'mm' is neither a machine field (name, clock_ghz, dram.*, levels[L].*, pe.*, energy.*) "
             "nor an "
             "option of qgemm (m, n, k, dtype-a, dtype-b, dtype-out, a-zero, b-zero, out-zero, per-channel, "
-            "rounding, no-bias, act, seed, a, b, bias, quant, layout-a, layout-b, layout-c, out-dtype, timing-only, "
+            "rounding, no-bias, act, seed, a, b, bias, quant, layout-a, layout-b, layout-c, out-dtype, "
+            "timing-only, "
             "verify)"},
         BadSpec{"zip_lengths", "machine: {}\nkernel: qgemm\nzip:\n  m: [1, 2]\n  n: [1]\n",
                 ":4:3: zip: the lists must have equal lengths ('m' has 2, 'n' has 1)"},
@@ -340,7 +376,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"flag_value", "machine: {}\nkernel: qgemm\noptions: {{timing-only: yes}}\n",
                 ":3:24: 'timing-only' is a flag: expected true or false, got 'yes'"},
         BadSpec{"twice", "machine: {}\nkernel: qgemm\noptions: {{m: 4}}\ngrid: {{m: [1, 2]}}\n",
-                ":4:8: 'm' is given twice (in options, grid or zip)"}),
+                ":4:8: 'm' is given twice (in options, grid or zip)"},
+        BadSpec{
+            "mlp_verify", "machine: {}\nkernel: mlp\noptions: {{verify: true}}\n",
+            ":3:11: 'verify' is neither a machine field (name, clock_ghz, dram.*, levels[L].*, pe.*, "
+            "energy.*) nor an option of mlp (model, data, images, batch, plan-file, chain-plan, via-dram, "
+            "timing-only)"}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace
