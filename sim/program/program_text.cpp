@@ -231,7 +231,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     if (!offset.empty() && offset.size() != shape.size())
       f.fail(fmt::format("'offset' has {} entries but 'shape' has {}", offset.size(), shape.size()));
     if (kind == "load") {
-      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt, std::nullopt};
+      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt, std::nullopt, {}};
       if (f.has("window")) {
         const std::vector<std::uint64_t> v = f.indices("window");
         if (v.size() != 12)
