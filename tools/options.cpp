@@ -2,9 +2,12 @@
 
 #include <cctype>
 
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "sim/core/echo.h"
+#include "sim/core/suggest.h"
 #include "tools/cli.h"
 
 namespace treesim::tools {
@@ -129,9 +132,25 @@ std::string format_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   const std::string where = path.empty() ? "command" : path;
   const std::string what = e.what();
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-    // "The following argument was not expected: frobnicate" (one or more, space separated).
+    // "The following argument was not expected: frobnicate" (one or more, space separated, the
+    // last one first).
     const auto colon = what.find(": ");
     const std::string extras = colon == std::string::npos ? what : what.substr(colon + 2);
+    std::vector<std::string> tokens;
+    std::istringstream words(extras);
+    for (std::string w; words >> w;) tokens.insert(tokens.begin(), w);
+    // An option the command does not have: name it, and the one it is closest to.
+    for (const std::string& t : tokens) {
+      if (t.size() < 2 || t[0] != '-') continue;
+      const std::string name = t.substr(0, t.find('='));
+      std::vector<std::string> known;
+      for (const CLI::Option* o : cmd.get_options()) {
+        for (const std::string& l : o->get_lnames()) known.push_back("--" + l);
+        for (const std::string& s : o->get_snames()) known.push_back("-" + s);
+      }
+      return fmt::format("{}: unknown option '{}'{}", where, core::echo(name),
+                         core::did_you_mean(name, known));
+    }
     const std::string subs = subcommand_names(cmd);
     return fmt::format("{}: expected {}, got '{}'", where,
                        subs.empty() ? "only the options of 'treesim " + path + " --help'" : "one of " + subs,

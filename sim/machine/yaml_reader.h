@@ -15,6 +15,7 @@
 
 #include "sim/core/decimal.h"
 #include "sim/core/echo.h"
+#include "sim/core/suggest.h"
 #include "sim/machine/machine_file.h"
 
 namespace treesim::machine::detail {
@@ -69,7 +70,11 @@ class Reader {
       if (!allowed.count(key)) {
         std::string names;
         for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-        fail(it->first.Mark(), fmt::format("unknown field '{}' (expected one of: {})", where, names),
+        const std::optional<std::string> near =
+            core::closest(key, std::vector<std::string>(allowed.begin(), allowed.end()));
+        fail(it->first.Mark(),
+             fmt::format("unknown field '{}' ({}expected one of: {})", where,
+                         near ? "did you mean '" + *near + "'? " : "", names),
              MachineFileError::Kind::kUnknownField);
       }
       if (!seen.insert(key).second) fail(it->first.Mark(), fmt::format("field '{}' given twice", where));

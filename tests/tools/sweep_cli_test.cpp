@@ -370,7 +370,8 @@ INSTANTIATE_TEST_SUITE_P(
                 ":4:3: zip: the lists must have equal lengths ('m' has 2, 'n' has 1)"},
         BadSpec{"misspelt_machine_field",
                 "machine: {}\nkernel: qgemm\ngrid:\n  dram.bytes_per_cyle: [32, 64]\n",
-                ":1:1: machine: unknown field 'dram.bytes_per_cyle' (expected one of: banked, bytes, "
+                ":1:1: machine: unknown field 'dram.bytes_per_cyle' (did you mean 'bytes_per_cycle'? "
+                "expected one of: banked, bytes, "
                 "bytes_per_cycle, interleave_bytes, latency_cycles, model, per, placement) (in " +
                     source_path("configs/mini.yaml") + ")"},
         BadSpec{"flag_value", "machine: {}\nkernel: qgemm\noptions: {{timing-only: yes}}\n",
