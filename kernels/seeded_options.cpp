@@ -11,6 +11,18 @@ OptionSpec size_option(const char* name, const char* help, std::optional<std::ui
       1,    std::nullopt};
 }
 
+core::Errors gemm_sizes_given(const Options& o, const char* files) {
+  std::vector<std::string> missing;
+  for (const char* name : {"m", "n", "k"})
+    if (!o.unsigned_int(name)) missing.push_back(option_flag(name));
+  if (missing.empty()) return {};
+  std::string names = missing.front();
+  for (std::size_t i = 1; i < missing.size(); ++i)
+    names += (i + 1 == missing.size() ? " and " : ", ") + missing[i];
+  return {core::Error{"", fmt::format("{} {} missing: give --m, --n and --k (or {})", names,
+                                      missing.size() == 1 ? "is" : "are", files)}};
+}
+
 OptionSpec dtype_option(const char* name, const char* help) {
   return {name, OptionKind::kChoice, help, OptionValue{std::string("s8")}, {"u8", "s8", "uint8", "int8"}, {},
           {}};

@@ -22,6 +22,9 @@ namespace treesim::kernels {
 OptionSpec size_option(const char* name, const char* help,
                        std::optional<std::uint64_t> fallback = std::nullopt);
 OptionSpec dtype_option(const char* name, const char* help);
+// A seeded GEMM's --m, --n and --k: an error naming the missing ones ("--n and --k are missing: give
+// --m, --n and --k (or FILES)"), or none when all three are given.
+core::Errors gemm_sizes_given(const Options& o, const char* files);
 OptionSpec zero_option(const char* name, const char* help);
 // --act (none, relu, relu6; default none) and --rounding (double, single, double_upward, float;
 // default double), with their usual help unless given.

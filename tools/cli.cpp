@@ -8,6 +8,8 @@
 namespace treesim::tools {
 
 machine::MachineConfig load_machine_or_throw(const std::string& path) {
+  // Every caller's path is --machine's (a sweep spec's `machine:` is never empty).
+  if (path.empty()) throw CliError("--machine: expected a machine file (YAML), got an empty path");
   try {
     return machine::load_machine_file(path);
   } catch (const machine::MachineFileError& e) {

@@ -156,8 +156,7 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
   const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
-  if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
-    return core::Error{"", "give --m, --n and --k (or --a/--b/--quant files)"};
+  if (core::Errors e = gemm_sizes_given(o, "--a/--b/--quant files"); !e.empty()) return e;
   if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
   const bool int32_out = o.text("dtype-out") == "s32" || o.text("dtype-out") == "int32";
   if (int32_out) {

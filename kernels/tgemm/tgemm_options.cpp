@@ -206,8 +206,7 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
   const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
-  if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0)
-    return core::Error{"", "give --m, --n and --k (or --a/--w/--quant files)"};
+  if (core::Errors e = gemm_sizes_given(o, "--a/--w/--quant files"); !e.empty()) return e;
   if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
   const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
   core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);

@@ -235,7 +235,7 @@ TEST(QgemmCli, InvalidLayoutIsRejectedWithItsCode) {
 TEST(QgemmCli, MissingSizesAreAClearError) {
   auto r = run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--m", "40"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "treesim: give --m, --n and --k (or --a/--b/--quant files)\n");
+  EXPECT_EQ(r.err, "treesim: --n and --k are missing: give --m, --n and --k (or --a/--b/--quant files)\n");
 }
 
 }  // namespace
