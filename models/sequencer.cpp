@@ -11,6 +11,7 @@
 #include "models/clock.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/instr_label.h"
+#include "sim/timing/critical_path.h"
 
 namespace treesim::models {
 namespace {
@@ -170,6 +171,8 @@ void Sequencer::run_instruction(std::size_t i) {
   }
   r.timing.start -= origin_;
   r.timing.end -= origin_;
+  r.ready = ready - origin_;
+  if (waits_for != SIZE_MAX && ready > origin_) r.waits_for = waits_for;
   if (options_.trace) log_span(i, ready, waits_for, r);
 }
 
@@ -229,6 +232,36 @@ std::uint64_t union_length(std::vector<InstrTiming>& list) {
 
 }  // namespace
 
+namespace {
+
+// The run's critical path from its records. Holds are granted in program order, so the instruction
+// that held a resource an instruction waited for is the last one before it on that resource: of
+// those on its resources, the one whose hold ended last.
+timing::CriticalPath run_critical_path(const machine::MachineConfig& m, const program::Program& program,
+                                       const std::vector<InstrRecord>& records) {
+  std::vector<timing::PathInstr> path(records.size());
+  std::map<std::size_t, std::pair<std::uint64_t, std::size_t>> last_hold;  // resource → (hold end, instr)
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const InstrRecord& r = records[i];
+    timing::PathInstr& p = path[i];
+    p.kind = program::kind_name(program.instrs[i]);
+    p.ready = r.ready, p.start = r.timing.start, p.end = r.timing.end;
+    p.waits_for = r.waits_for;
+    std::uint64_t longest = 0, held_until = 0;
+    p.resource = p.kind;  // no resource held: its latency
+    for (const auto& [resource, cycles] : r.busy) {
+      if (cycles > longest) longest = cycles, p.resource = timing::name(resource, m);
+      auto it = last_hold.find(resource.index());
+      if (it != last_hold.end() && it->second.first <= p.start && it->second.first >= held_until)
+        held_until = it->second.first, p.held_by = it->second.second;
+    }
+    for (const auto& [resource, cycles] : r.busy) last_hold[resource.index()] = {r.timing.start + cycles, i};
+  }
+  return timing::critical_path(path);
+}
+
+}  // namespace
+
 report::RunStats collect_stats(const machine::MachineConfig& m, const program::Program& program,
                                const std::vector<InstrRecord>& records, std::size_t first, std::size_t last) {
   report::RunStats s;
@@ -255,6 +288,7 @@ report::RunStats collect_stats(const machine::MachineConfig& m, const program::P
   for (const timing::Resource& res : timing::Resource::all(m))
     s.resource_busy_cycles[timing::name(res, m)] = busy[res.index()];
   for (auto& [kind, list] : intervals) s.instructions[kind].span_cycles = union_length(list);
+  if (first == 0 && last >= records.size()) s.critical_path = run_critical_path(m, program, records);
   return s;
 }
 

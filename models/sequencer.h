@@ -50,6 +50,8 @@ struct InstrTiming {
 // kind (its busiest port or PE of the kind, as the roofline counts them).
 struct InstrRecord {
   InstrTiming timing;
+  std::uint64_t ready = 0;               // when its data were ready (cycles from the run's start)
+  std::optional<std::size_t> waits_for;  // the instruction whose access set `ready`
   timing::Work work;
   std::uint64_t lm_peak = 0;  // the highest LM byte it wrote, + 1
   std::vector<std::pair<timing::Resource, std::uint64_t>> busy;
@@ -153,8 +155,8 @@ class Sequencer : public sc_core::sc_module {
   std::vector<std::vector<bool>> dead_requant_;  // per instruction: PEs whose requant no one reads
   std::vector<std::uint8_t> staging_;
   std::vector<std::uint8_t> window_source_;  // a windowed load's tensor elements, before the im2col
-  std::optional<std::string> error_;  // why the program cannot run (SimError's text)
-  std::exception_ptr host_error_;     // an unexpected failure on the host
+  std::optional<std::string> error_;         // why the program cannot run (SimError's text)
+  std::exception_ptr host_error_;            // an unexpected failure on the host
 };
 
 // The counters of instructions [first, last) of a finished run (cycles = their last completion).

@@ -84,6 +84,7 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   r.cycles = s.cycles;
   r.seconds = static_cast<double>(s.cycles) / (m.clock_ghz * 1e9);
   r.roofline = roofline(m, s);
+  r.critical_path = s.critical_path;
   r.levels = level_reports(m, s.work, s.ports);
   for (const auto& [name, busy] : s.resource_busy_cycles) {
     UnitReport u{name, busy, ratio(busy, s.cycles), std::nullopt};

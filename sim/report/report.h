@@ -88,10 +88,11 @@ struct Report {
   std::uint64_t cycles = 0;
   double seconds = 0;  // simulated: cycles / clock, not host time
   Roofline roofline;
-  std::vector<LevelReport> levels;       // machine order, root-most first
-  std::vector<UnitReport> units;         // name order
-  std::vector<KindReport> instructions;  // kind-name order
-  timing::Work work;                     // what the run moved and computed (RunStats::work)
+  std::optional<timing::CriticalPath> critical_path;  // RunStats's
+  std::vector<LevelReport> levels;                    // machine order, root-most first
+  std::vector<UnitReport> units;                      // name order
+  std::vector<KindReport> instructions;               // kind-name order
+  timing::Work work;                                  // what the run moved and computed (RunStats::work)
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::vector<DramChannelStats> dram_channels;  // RunStats's, when more than one channel
   std::optional<DramBankStats> dram_banks;      // RunStats's, with a banked DRAM

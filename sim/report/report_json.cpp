@@ -45,6 +45,14 @@ std::string to_json(const Report& r) {
   j["seconds"] = r.seconds;
   j["roofline"] = {
       {"cycles", r.roofline.cycles}, {"resource", r.roofline.resource}, {"bounds", r.roofline.bounds}};
+  if (const auto& p = r.critical_path) {
+    json cycles = json::object();
+    for (const auto& [resource, n] : p->by_resource) cycles[resource] = n;
+    j["critical_path"] = {{"summary", timing::path_summary(*p)},
+                          {"cycles", cycles},
+                          {"stretches", p->stretches.size()},
+                          {"after_last_mac_cycles", p->after_last_mac}};
+  }
   j["dram"] = {{"read_bytes", r.work.dram_read_bytes}, {"write_bytes", r.work.dram_write_bytes}};
   if (!r.dram_channels.empty()) {
     json channels = json::array();

@@ -10,6 +10,7 @@ std::string to_text(const Report& r) {
                                 r.seconds, r.clock_ghz);
   out += fmt::format("  roofline bound {} cycles, set by {} ({:.1f}% of the run)\n", r.roofline.cycles,
                      r.roofline.resource, 100 * r.roofline.fraction_of_run);
+  if (r.critical_path) out += "  critical path: " + timing::path_summary(*r.critical_path) + "\n";
   out += fmt::format("  DRAM read {} B, written {} B\n", r.work.dram_read_bytes, r.work.dram_write_bytes);
   for (std::size_t c = 0; c < r.dram_channels.size(); ++c)
     out += fmt::format("  DRAM channel {}: read {} B, written {} B, busy {} cycles\n", c,

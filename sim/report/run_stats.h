@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/timing/critical_path.h"
 #include "sim/timing/work.h"
 
 namespace treesim::report {
@@ -96,12 +97,13 @@ struct RunStats {
   std::map<std::string, KindStats> instructions;  // "load", "mac", ...
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::optional<VerifyResult> verify;
-  std::map<std::string, std::uint64_t> extra;   // kernel-specific counts, top-level keys of the report
-  std::map<std::string, PhaseStats> phases;     // reported under "phases"
-  std::map<std::string, std::string> info;      // kernel-specific text (plan, layouts), under "info"
-  std::optional<SparseStats> sparse;            // sparse kernels
-  std::vector<DramChannelStats> dram_channels;  // with more than one channel (whole runs only)
-  std::optional<DramBankStats> dram_banks;      // a banked DRAM model (whole runs only)
+  std::map<std::string, std::uint64_t> extra;         // kernel-specific counts, top-level keys of the report
+  std::optional<timing::CriticalPath> critical_path;  // the whole run's (not a phase's)
+  std::map<std::string, PhaseStats> phases;           // reported under "phases"
+  std::map<std::string, std::string> info;            // kernel-specific text (plan, layouts), under "info"
+  std::optional<SparseStats> sparse;                  // sparse kernels
+  std::vector<DramChannelStats> dram_channels;        // with more than one channel (whole runs only)
+  std::optional<DramBankStats> dram_banks;            // a banked DRAM model (whole runs only)
 };
 
 }  // namespace treesim::report

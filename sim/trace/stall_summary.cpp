@@ -109,16 +109,21 @@ TraceFile read_trace_file(const std::string& text, const std::string& file) {
   return t;
 }
 
-std::vector<Stall> find_stalls(const TraceFile& t) {
+namespace {
+
+// Per instruction: whether it holds a traced resource, when the last of them came free before it,
+// and the track and instruction that held it.
+struct Free {
+  bool any = false;
+  std::uint64_t at = 0;
+  std::string track;
+  std::size_t by = 0;
+};
+
+std::vector<Free> when_free(const TraceFile& t) {
   // Each track's slices by start: the one before an instruction's slice is what held the resource.
   std::map<std::string, std::vector<const TracedSlice*>> tracks;
   for (const TracedSlice& s : t.slices) tracks[s.track].push_back(&s);
-  struct Free {
-    bool any = false;
-    std::uint64_t at = 0;  // when its last resource came free
-    std::string track;
-    std::size_t by = 0;
-  };
   std::vector<Free> free(t.instrs.size());
   for (auto& [track, list] : tracks) {
     std::stable_sort(list.begin(), list.end(),
@@ -137,6 +142,69 @@ std::vector<Stall> find_stalls(const TraceFile& t) {
       }
     }
   }
+  return free;
+}
+
+}  // namespace
+
+timing::CriticalPath trace_critical_path(const TraceFile& t) {
+  const std::vector<Free> free = when_free(t);
+  std::vector<std::uint64_t> longest(t.instrs.size(), 0);
+  std::vector<timing::PathInstr> path(t.instrs.size());
+  for (std::size_t i = 0; i < t.instrs.size(); ++i) {
+    const TracedInstr& in = t.instrs[i];
+    timing::PathInstr& p = path[i];
+    p.label = in.label;
+    p.kind = in.label.substr(0, in.label.find('#'));
+    p.resource = p.kind;
+    p.ready = in.ready, p.start = in.start, p.end = in.end;
+    p.waits_for = in.waits_for;
+    if (!free[i].track.empty()) p.held_by = free[i].by;
+  }
+  for (const TracedSlice& s : t.slices)
+    if (s.instr < path.size() && s.end - s.start > longest[s.instr])
+      longest[s.instr] = s.end - s.start, path[s.instr].resource = s.track;
+  return timing::critical_path(path);
+}
+
+std::string path_table(const TraceFile& t, const timing::CriticalPath& path, std::size_t top) {
+  // Neighbouring stretches on one resource read as one.
+  struct Run {
+    std::uint64_t from, to;
+    std::string resource;
+    std::size_t first, last;  // instructions
+  };
+  std::vector<Run> runs;
+  for (const timing::PathStretch& s : path.stretches) {
+    if (!runs.empty() && runs.back().resource == s.resource && runs.back().to == s.from) {
+      runs.back().to = s.to, runs.back().last = s.instr;
+      continue;
+    }
+    runs.push_back({s.from, s.to, s.resource, s.instr, s.instr});
+  }
+  // The `top` longest, shown in time order.
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return runs[a].to - runs[a].from > runs[b].to - runs[b].from;
+  });
+  if (order.size() > top) order.resize(top);
+  std::sort(order.begin(), order.end());
+  auto label = [&](std::size_t i) { return i < t.instrs.size() ? t.instrs[i].label : fmt::format("#{}", i); };
+  std::string out = "critical path: " + timing::path_summary(path) + "\n";
+  out += fmt::format("{} stretches; the {} longest, in time order:\n", runs.size(), order.size());
+  out += fmt::format("{:>8}  {:>17}  {:<34}  {}\n", "cycles", "from-to", "on", "instructions");
+  for (std::size_t k : order) {
+    const Run& r = runs[k];
+    const std::string who = r.first == r.last ? label(r.first) : label(r.first) + " .. " + label(r.last);
+    out += fmt::format("{:>8}  {:>17}  {:<34}  {}\n", r.to - r.from, fmt::format("{}-{}", r.from, r.to),
+                       r.resource, who);
+  }
+  return out;
+}
+
+std::vector<Stall> find_stalls(const TraceFile& t) {
+  const std::vector<Free> free = when_free(t);
   std::vector<Stall> out;
   for (std::size_t i = 0; i < t.instrs.size(); ++i) {
     const TracedInstr& in = t.instrs[i];

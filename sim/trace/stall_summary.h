@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/timing/critical_path.h"
+
 namespace treesim::trace {
 
 // A trace file that cannot be read: what() is one line naming the file and what was expected.
@@ -50,6 +52,15 @@ struct Stall {
   std::optional<std::size_t> by;   // the instruction waited for
   std::uint64_t cycles() const { return to - from; }
 };
+
+// The run's critical path (timing/critical_path.h) from the trace: an instruction's resource is the
+// track of its longest slice, and the one it waited for on a resource is the slice before its own on
+// that track.
+timing::CriticalPath trace_critical_path(const TraceFile& trace);
+
+// "critical path: ..." and its `top` longest stretches (neighbours on one resource joined), in time
+// order.
+std::string path_table(const TraceFile& trace, const timing::CriticalPath& path, std::size_t top);
 
 // Every stall of the run, longest first (ties: by instruction).
 std::vector<Stall> find_stalls(const TraceFile& trace);
