@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The timing-only floor of a whole process: `treesim run qgemm` of 256³ on mncore-board with
 --timing-only against `treesim --version` (start-up alone), run in turn so that a change in the
 machine's speed affects both alike. Prints the median ratio of the pairs as

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """`make bench`: runs every benchmark, prints what each prints, and writes it into docs/generated/
 (one Markdown file per benchmark, with the machine and the date, and summary.md with every
 NAME=VALUE figure), so that the documentation's benchmark figures are measured, never copied.

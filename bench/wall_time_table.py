@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Whole-process wall time and peak RSS of `treesim run qgemm` over square GEMMs, full and
 --timing-only, printed as a markdown table (make bench writes it into docs/generated/bench_wall_time.md).
 

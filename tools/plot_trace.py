@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Draws a --trace-json trace as a timeline PNG (what ui.perfetto.dev shows, for the docs).
 
 One row per track: the board's instruction lanes first, then each unit's resources in the order

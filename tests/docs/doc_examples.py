@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Runs the worked examples of Markdown documents and compares their output with what they show.
 
 An example is a fenced block opened with ```console. In it, a line starting with `$ ` is a command
