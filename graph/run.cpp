@@ -339,11 +339,7 @@ class Runner {
         }
       }
     }
-    for (std::size_t k = 0; k < n.inputs.size(); ++k)
-      if (made(n, k)) {
-        if (core::Errors e = flush(); !e.empty()) return e;
-        break;
-      }
+    if (core::Errors e = flush_if_it_reads_the_program(n); !e.empty()) return e;
     std::deque<Tensor> none;
     kernels::Result<Inputs> in = inputs_of(n, none);
     if (!in) return in.errors();
@@ -356,8 +352,7 @@ class Runner {
 
   // One qgemm program per matrix, on its own.
   kernels::Result<std::size_t> batched_gemm(const Node& n) {
-    if (made(n, 0) || made(n, 3))
-      if (core::Errors e = flush(); !e.empty()) return e;
+    if (core::Errors e = flush_if_it_reads_the_program(n); !e.empty()) return e;
     std::deque<Tensor> none;
     kernels::Result<Inputs> in = inputs_of(n, none);
     if (!in) return in.errors();
@@ -371,6 +366,13 @@ class Runner {
     run_.nodes.push_back(std::move(record));
     values_[n.outputs[0]] = std::move(out.value());
     return std::size_t{0};
+  }
+
+  // A node that takes its inputs from the host: the open program runs first when it makes one.
+  core::Errors flush_if_it_reads_the_program(const Node& n) {
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (made(n, k)) return flush();
+    return {};
   }
 
   // Runs the gathered units as one program; the values it makes then come from its DRAM.
