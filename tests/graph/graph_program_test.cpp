@@ -13,7 +13,7 @@
 #include "tests/configs.h"
 
 namespace treesim::graph {
-namespace {
+namespace graph_program_test {
 
 numeric::AddStage add_stage(core::DType out) {
   numeric::AddStage s;
@@ -99,5 +99,5 @@ TEST(GraphProgram, AReaderOfAnotherElementTypeIsRefusedNamingIt) {
   EXPECT_EQ(prog.errors().front().message(), "gemm: reads 'y' (12) uint8 as (3,4) int8");
 }
 
-}  // namespace
+}  // namespace graph_program_test
 }  // namespace treesim::graph

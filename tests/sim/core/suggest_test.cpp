@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace treesim::core {
-namespace {
+namespace suggest_test {
 
 TEST(Suggest, EditDistanceCountsInsertionsDeletionsSubstitutionsAndSwaps) {
   EXPECT_EQ(edit_distance("", ""), 0u);
@@ -25,5 +25,5 @@ TEST(Suggest, TheClosestCandidateWithinASlipIsNamedAndAFarWordGetsNone) {
   EXPECT_EQ(did_you_mean("--zzzz", {"--m", "--n", "--k"}), "");
 }
 
-}  // namespace
+}  // namespace suggest_test
 }  // namespace treesim::core

@@ -7,7 +7,7 @@
 #include "tests/configs.h"
 
 namespace treesim::program {
-namespace {
+namespace relocate_test {
 
 const std::vector<std::string> kLevels = {"L2B", "L1B", "MAB", "PE"};
 
@@ -77,5 +77,5 @@ TEST(RelocateLm, TheExtentIsTheHighestLmByteAndMovesWithTheProgram) {
   EXPECT_EQ(lm_extent(there), 1250u);
 }
 
-}  // namespace
+}  // namespace relocate_test
 }  // namespace treesim::program

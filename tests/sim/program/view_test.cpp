@@ -8,7 +8,7 @@
 #include "tests/configs.h"
 
 namespace treesim::program {
-namespace {
+namespace view_test {
 
 // A 3×3 same-padded window over a 1×6×5×4 NHWC input, block of all 30×36 window rows and columns.
 Load windowed(const std::string& tensor, const machine::MachineConfig& m) {
@@ -70,5 +70,5 @@ TEST(LoadView, TextRoundTrips) {
   EXPECT_EQ(parse_program(print_program(p, levels), "w.txt", levels), p);
 }
 
-}  // namespace
+}  // namespace view_test
 }  // namespace treesim::program

@@ -5,7 +5,7 @@
 #include <random>
 
 namespace treesim::timing {
-namespace {
+namespace critical_path_test {
 
 PathInstr instr(const char* kind, std::uint64_t ready, std::uint64_t start, std::uint64_t end,
                 const char* resource, std::optional<std::size_t> waits_for = std::nullopt,
@@ -82,5 +82,5 @@ TEST(CriticalPath, TheStretchesOfAnyRunCoverItFromStartToEndInOrder) {
   }
 }
 
-}  // namespace
+}  // namespace critical_path_test
 }  // namespace treesim::timing
