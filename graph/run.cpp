@@ -192,6 +192,24 @@ class Runner {
     return g;
   }
 
+  // The GEMM node `next` prepared to read the output of `prev` (a stand-in of its shape and type).
+  kernels::Result<PreparedGemm> next_layer(const PreparedGemm& prev, const Node& next,
+                                           std::deque<Tensor>& standins) {
+    const Tensor link = make_tensor(prev.out_type, {prev.problem.m, prev.problem.n});
+    kernels::Result<Inputs> in = inputs_of(next, standins, &link);
+    if (!in) return in.errors();
+    return prepare_gemm(next, in.value());
+  }
+
+  // The problem of GEMM nodes `nodes` (one, or a chain) from their prepared layers.
+  kernels::Result<NodeProblem> gemm_problem(const std::vector<std::size_t>& nodes,
+                                            std::vector<PreparedGemm> layers) {
+    if (nodes.size() == 1) return gemm_node_problem(model_.nodes[nodes[0]], std::move(layers.front()));
+    std::vector<const Node*> chain;
+    for (std::size_t c : nodes) chain.push_back(&model_.nodes[c]);
+    return chain_node_problem(chain, std::move(layers));
+  }
+
   // The unit's problem from the current values (stand-ins for those the program makes).
   kernels::Result<NodeProblem> problem_of(const Unit& u) {
     std::deque<Tensor> standins;
@@ -203,49 +221,38 @@ class Runner {
     if (is_add(n)) return add_node_problem(n, in.value());
     kernels::Result<PreparedGemm> first = gemm_of(n, in.value());
     if (!first) return first.errors();
-    if (u.nodes.size() == 1) return gemm_node_problem(n, std::move(first.value()));
-    std::vector<const Node*> nodes{&n};
     std::vector<PreparedGemm> layers;
     layers.push_back(std::move(first.value()));
     for (std::size_t c = 1; c < u.nodes.size(); ++c) {
-      const Node& next = model_.nodes[u.nodes[c]];
-      const PreparedGemm& prev = layers.back();
-      const Tensor link = make_tensor(prev.out_type, {prev.problem.m, prev.problem.n});
-      kernels::Result<Inputs> next_in = inputs_of(next, standins, &link);
-      if (!next_in) return next_in.errors();
-      kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
+      kernels::Result<PreparedGemm> g = next_layer(layers.back(), model_.nodes[u.nodes[c]], standins);
       if (!g) return g.errors();
-      nodes.push_back(&next);
       layers.push_back(std::move(g.value()));
     }
-    return chain_node_problem(nodes, std::move(layers));
+    return gemm_problem(u.nodes, std::move(layers));
   }
 
-  // The GEMM nodes after node i that join its chain: each reads only the one before's output, 2-D
-  // int8 codes of the same type and zero point.
-  std::vector<std::size_t> chain_from(std::size_t i, const PreparedGemm& first) {
-    std::vector<std::size_t> chain{i};
-    if (!options_.chain || !chain_gemm(model_.nodes[i]) || !chains(first)) return chain;
+  // The GEMM nodes from node i that run as one chain, prepared: each after the first reads only the
+  // one before's output, 2-D int8 codes of the same type and zero point. `nodes` receives their
+  // indices.
+  std::vector<PreparedGemm> chain_from(std::size_t i, PreparedGemm first, std::vector<std::size_t>& nodes) {
+    nodes = {i};
+    std::vector<PreparedGemm> layers;
+    layers.push_back(std::move(first));
+    if (!options_.chain || !chain_gemm(model_.nodes[i]) || !chains(layers.back())) return layers;
     std::deque<Tensor> standins;
-    const PreparedGemm* prev = &first;
-    std::optional<PreparedGemm> held;
-    while (i + chain.size() < model_.nodes.size()) {
-      const Node& last = model_.nodes[chain.back()];
-      const Node& next = model_.nodes[i + chain.size()];
+    while (i + nodes.size() < model_.nodes.size()) {
+      const Node& last = model_.nodes[nodes.back()];
+      const Node& next = model_.nodes[i + nodes.size()];
       const std::string& link = last.outputs[0];
       if (!chain_gemm(next) || next.inputs.empty() || next.inputs[0] != link || readers_[link] != 1) break;
-      const Tensor link_value = make_tensor(prev->out_type, {prev->problem.m, prev->problem.n});
-      kernels::Result<Inputs> next_in = inputs_of(next, standins, &link_value);
-      if (!next_in) break;
-      kernels::Result<PreparedGemm> g = prepare_gemm(next, next_in.value());
+      kernels::Result<PreparedGemm> g = next_layer(layers.back(), next, standins);
       if (!g || !chains(g.value())) break;
-      const kernels::QgemmProblem &up = prev->problem, &down = g->problem;
+      const kernels::QgemmProblem &up = layers.back().problem, &down = g->problem;
       if (down.a_dtype != up.out_dtype() || down.a_zero != up.out.out_zero_point || down.k != up.n) break;
-      chain.push_back(i + chain.size());
-      held = std::move(g.value());
-      prev = &*held;
+      nodes.push_back(i + nodes.size());
+      layers.push_back(std::move(g.value()));
     }
-    return chain;
+    return layers;
   }
 
   NodeRun record_of(const Node& n) {
@@ -267,6 +274,7 @@ class Runner {
     Unit u;
     u.label = node_label(n);
     u.nodes = {i};
+    kernels::Result<NodeProblem> np = core::Errors{};
     if (is_gemm(n)) {
       std::deque<Tensor> standins;
       kernels::Result<Inputs> in = inputs_of(n, standins);
@@ -274,9 +282,11 @@ class Runner {
       kernels::Result<PreparedGemm> g = gemm_of(n, in.value());
       if (!g) return g.errors();
       if (g->batches != 1 || !g->batch_dims.empty()) return batched_gemm(n);
-      u.nodes = chain_from(i, g.value());
+      std::vector<PreparedGemm> layers = chain_from(i, std::move(g.value()), u.nodes);
+      np = gemm_problem(u.nodes, std::move(layers));
+    } else {
+      np = problem_of(u);
     }
-    kernels::Result<NodeProblem> np = problem_of(u);
     if (!np) return np.errors();
     ProgramUnit pu;
     pu.name = u.label;
@@ -339,9 +349,7 @@ class Runner {
         }
       }
     }
-    if (core::Errors e = flush_if_it_reads_the_program(n); !e.empty()) return e;
-    std::deque<Tensor> none;
-    kernels::Result<Inputs> in = inputs_of(n, none);
+    kernels::Result<Inputs> in = host_inputs(n);
     if (!in) return in.errors();
     kernels::Result<Tensor> out = run_host_op(n, in.value());
     if (!out) return out.errors();
@@ -352,9 +360,7 @@ class Runner {
 
   // One qgemm program per matrix, on its own.
   kernels::Result<std::size_t> batched_gemm(const Node& n) {
-    if (core::Errors e = flush_if_it_reads_the_program(n); !e.empty()) return e;
-    std::deque<Tensor> none;
-    kernels::Result<Inputs> in = inputs_of(n, none);
+    kernels::Result<Inputs> in = host_inputs(n);
     if (!in) return in.errors();
     kernels::Result<PreparedGemm> real = prepare_gemm(n, in.value());
     if (!real) return real.errors();
@@ -368,11 +374,16 @@ class Runner {
     return std::size_t{0};
   }
 
-  // A node that takes its inputs from the host: the open program runs first when it makes one.
-  core::Errors flush_if_it_reads_the_program(const Node& n) {
+  // The inputs of a node that takes them from the host: the open program runs first when it makes
+  // one (then none is a stand-in).
+  kernels::Result<Inputs> host_inputs(const Node& n) {
     for (std::size_t k = 0; k < n.inputs.size(); ++k)
-      if (made(n, k)) return flush();
-    return {};
+      if (made(n, k)) {
+        if (core::Errors e = flush(); !e.empty()) return e;
+        break;
+      }
+    std::deque<Tensor> none;
+    return inputs_of(n, none);
   }
 
   // Runs the gathered units as one program; the values it makes then come from its DRAM.
