@@ -3,10 +3,13 @@
 // encoding (its arrays, nnz, density and storage bytes).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/spmv/spmv.h"
 #include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 #include "sim/sparse/encoding.h"
@@ -100,19 +103,56 @@ void add_encodings(CLI::App& sparse) {
   });
 }
 
-std::string partition_text(const sparse::PartitionStats& s, sparse::Partition kind, std::uint64_t pes) {
+// The matrix as the kernels' loader takes it: one triple per (row, col) (duplicates summed), in
+// --encoding; a storage file's nonzeros (its stored zeros are fill) in its own encoding unless
+// --encoding is given.
+std::pair<sparse::Coo, sparse::Encoding> partition_input(const std::string& file,
+                                                         const std::string& encoding_text,
+                                                         bool encoding_given) {
+  try {
+    if (is_json_file(file)) {
+      const sparse::SparseMatrix m = sparse::read_storage_json(
+          io::read_input_file(file, sparse::kMaxStorageFileBytes, "storage file"), file);
+      sparse::Coo a = sparse::stored_entries(m);
+      a.entries.erase(std::remove_if(a.entries.begin(), a.entries.end(),
+                                     [](const sparse::Triple& t) { return t.value == 0; }),
+                      a.entries.end());
+      return {sparse::sum_duplicates(a),
+              encoding_given ? encoding_option(encoding_text, "--encoding") : m.encoding};
+    }
+    const sparse::Encoding e = encoding_option(encoding_text, "--encoding");
+    return {sparse::sum_duplicates(sparse::read_matrix_file(file).coo), e};
+  } catch (const io::InputFileError& e) {
+    throw CliError(e.what());
+  } catch (const sparse::SparseError& e) {
+    throw CliError(e.what());
+  }
+}
+
+struct PartitionFigures {
+  sparse::PartitionStats entries;
+  std::vector<std::uint64_t> rows, items;
+  std::uint64_t grid_rows = 1, grid_cols = 1;
+};
+
+std::string partition_text(const PartitionFigures& f, sparse::Partition kind, std::uint64_t pes) {
+  const sparse::PartitionStats& s = f.entries;
   std::string out = fmt::format("partition: {} over {} PEs", sparse::partition_name(kind), pes);
-  if (kind == sparse::Partition::k2d) out += fmt::format(" (grid {} x {})", s.grid_rows, s.grid_cols);
-  out +=
-      fmt::format("\nstored entries: {}; per PE min {} mean {:.2f} max {}\n", s.total, s.min, s.mean, s.max);
+  if (kind == sparse::Partition::k2d) out += fmt::format(" (grid {} x {})", f.grid_rows, f.grid_cols);
+  out += fmt::format("\nrows per PE: min {} max {}\n", *std::min_element(f.rows.begin(), f.rows.end()),
+                     *std::max_element(f.rows.begin(), f.rows.end()));
+  out += fmt::format("stored entries: {}; per PE min {} mean {:.2f} max {}\n", s.total, s.min, s.mean, s.max);
   out += fmt::format("imbalance (max/mean): {:.3f}; idle MAC slots (PEs x max - total): {}\n", s.imbalance,
                      s.idle_slots);
+  out += fmt::format("walk items (entries + segments): per PE max {}\n",
+                     *std::max_element(f.items.begin(), f.items.end()));
   return out;
 }
 
 void add_partition(CLI::App& sparse) {
   auto* cmd = sparse.add_subcommand(
-      "partition", "Split a matrix's stored entries over the PEs (rows, nnz or 2d) and print the balance");
+      "partition",
+      "Split a matrix over the PEs as the sparse kernels do (rows, nnz or 2d) and print the balance");
   auto file = std::make_shared<std::string>();
   auto encoding = std::make_shared<std::string>("csr");
   auto how = std::make_shared<std::string>("rows");
@@ -124,11 +164,11 @@ void add_partition(CLI::App& sparse) {
   CLI::Option* enc =
       cmd->add_option("--encoding", *encoding, "Encoding (as for `sparse show`)")->capture_default_str();
   cmd->add_option("--partition", *how,
-                  "rows (equal row ranges), nnz (balanced stored entries) or 2d (grid of blocks)")
+                  "rows (equal row ranges), nnz (balanced entries + rows) or 2d (grid of blocks)")
       ->capture_default_str();
-  CLI::Option* m = cmd->add_option("--machine", *machine, "Machine file: split over its PEs");
-  CLI::Option* p =
-      cmd->add_option("--pes", *pes, "Split over this many PEs (1..1048576) instead of a machine's");
+  CLI::Option* m = cmd->add_option("--machine", *machine, "Machine file: split over its PEs and its 2d grid");
+  CLI::Option* p = cmd->add_option(
+      "--pes", *pes, "Split over this many PEs (1..1048576, 2d: the squarest grid) instead of a machine's");
   m->excludes(p);
   cmd->add_flag("--json", *json, "Print the figures and the per-PE counts as JSON");
   cmd->callback([=] {
@@ -139,15 +179,39 @@ void add_partition(CLI::App& sparse) {
       throw CliError("sparse partition: expected --machine FILE or --pes N");
     if (p->count() > 0 && (*pes == 0 || *pes > (std::uint64_t{1} << 20)))
       throw CliError(fmt::format("--pes: expected 1..1048576, got {}", *pes));
-    const std::uint64_t n = m->count() > 0 ? load_machine_or_throw(*machine).pe_count() : *pes;
-    const sparse::SparseMatrix a = load(*file, *encoding, enc->count() > 0);
-    const sparse::PartitionStats s = sparse::partition_stats(a, sparse::make_partition(a, kind, n));
-    if (!*json) return emit(partition_text(s, kind, n));
+    PartitionFigures f;
+    std::uint64_t n = *pes;
+    if (m->count() > 0) {
+      const machine::MachineConfig mc = load_machine_or_throw(*machine);
+      n = mc.pe_count();
+      const int level = kernels::sparse_grid_level(mc);
+      f.grid_cols = level < 0 ? 1 : n / mc.units_at(static_cast<std::size_t>(level));
+    } else {
+      f.grid_cols = sparse::squarest_grid_cols(n);
+    }
+    if (kind != sparse::Partition::k2d) f.grid_cols = 1;
+    f.grid_rows = n / f.grid_cols;
+    const auto [a, e] = partition_input(*file, *encoding, enc->count() > 0);
+    std::vector<kernels::PeShare> shares;
+    try {
+      shares = kernels::split_shares(a, e, kind, n, f.grid_cols);
+    } catch (const sparse::SparseError& err) {
+      throw CliError(fmt::format("{}: in {}: {}", core::echo(*file), print_map(e), err.what()));
+    }
+    std::vector<std::uint64_t> entries;
+    for (const kernels::PeShare& sh : shares) {
+      entries.push_back(sh.work.entries);
+      f.items.push_back(sh.work.items());
+      f.rows.push_back(sh.row_end - sh.row_begin);
+    }
+    f.entries = sparse::partition_stats(std::move(entries));
+    if (!*json) return emit(partition_text(f, kind, n));
+    const sparse::PartitionStats& s = f.entries;
     nlohmann::ordered_json j;
-    j["encoding"] = sparse::print_encoding(a.encoding);
+    j["encoding"] = sparse::print_encoding(e);
     j["partition"] = sparse::partition_name(kind);
     j["pes"] = n;
-    j["grid"] = {s.grid_rows, s.grid_cols};
+    j["grid"] = {f.grid_rows, f.grid_cols};
     j["stored_entries"] = s.total;
     j["per_pe_min"] = s.min;
     j["per_pe_mean"] = s.mean;
@@ -155,6 +219,8 @@ void add_partition(CLI::App& sparse) {
     j["imbalance"] = s.imbalance;
     j["idle_mac_slots"] = s.idle_slots;
     j["per_pe"] = s.per_pe;
+    j["per_pe_rows"] = f.rows;
+    j["per_pe_items"] = f.items;
     emit(j.dump() + "\n");
   });
 }

@@ -66,6 +66,15 @@ struct SparsePlacement {
   std::vector<std::uint64_t> storage_bytes;  // Σ over PEs, per level: positions, coordinates; then values
 };
 
+// The split alone, as `treesim sparse partition` prints it: `a` over `pes` PEs by `kind`'s rules
+// (sim/sparse/partition.h), 2d with `grid_cols` PEs per row block, each share stored in `e`. Throws
+// sparse::SparseError when a share cannot be stored in the encoding.
+std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
+                                  std::uint64_t pes, std::uint64_t grid_cols);
+// 2d on `m`: the level whose units' PEs form a grid row, the one with the most PEs per unit not
+// above √pes (the squarest grid the tree's reduce can sum); -1 when none has more than one PE.
+int sparse_grid_level(const machine::MachineConfig& m);
+
 // Splits and stores A over the machine's PEs. Throws sparse::SparseError when a share cannot be
 // stored in the encoding (an ELL row or an n:m block with too many nonzeros).
 SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m);

@@ -60,11 +60,9 @@ sparse::Coo random_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t 
 // A file's triples summed per (row, col), in row-major order, with int8 codes: the reals quantized
 // (sparse::quantize_values), or for a pattern file values drawn from `gen`.
 sparse::Coo file_matrix(const sparse::MatrixFile& f, core::Mt19937_64& gen) {
-  std::map<std::pair<std::uint64_t, std::uint64_t>, double> sum;
-  for (const sparse::Triple& t : f.coo.entries) sum[{t.row, t.col}] += t.value;
-  sparse::Coo a{f.coo.rows, f.coo.cols, {}};
+  sparse::Coo a = sparse::sum_duplicates(f.coo);
   std::vector<double> reals;
-  for (const auto& [rc, v] : sum) a.entries.push_back({rc.first, rc.second, v}), reals.push_back(v);
+  for (const sparse::Triple& t : a.entries) reals.push_back(t.value);
   if (f.pattern) {
     for (sparse::Triple& t : a.entries) t.value = draw_value(gen);
   } else {
@@ -240,7 +238,7 @@ std::vector<OptionSpec> sparse_options(bool spmm) {
        {}},
       {"partition",
        OptionKind::kChoice,
-       "How A is split over the PEs: rows, nnz (balanced nonzeros), 2d; all compares them",
+       "How A is split over the PEs: rows (equal ranges), nnz (balanced work), 2d; all compares them",
        OptionValue{std::string("rows")},
        {"rows", "nnz", "2d", "all"},
        {},

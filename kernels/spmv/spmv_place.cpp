@@ -7,29 +7,28 @@
 
 #include "kernels/spmv/spmv.h"
 #include "sim/sparse/sparse_error.h"
-#include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
 namespace {
-
-using timing::ceil_div;
 
 std::uint64_t align8(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
 // Columns travel in groups that the encoding's column levels keep together (BSR's block columns,
 // an n:m level's m), so that renumbering a PE's columns keeps every block whole.
-std::uint64_t column_group(const sparse::Encoding& e) {
+// Rows, likewise: a PE's rows start at a block row's first (BSR's 2 for bsr2x2), so that no block is
+// cut between two PEs.
+std::uint64_t dim_group(const sparse::Encoding& e, std::size_t dim) {
   std::uint64_t g = 1;
   if (e.is_ell()) return g;
   for (const sparse::Level& l : e.levels)
-    if (l.expr.dim == 1 && (l.expr.op == sparse::ExprOp::kFloorDiv || l.expr.op == sparse::ExprOp::kMod))
+    if (l.expr.dim == dim && (l.expr.op == sparse::ExprOp::kFloorDiv || l.expr.op == sparse::ExprOp::kMod))
       g = std::max(g, l.expr.k);
   return g;
 }
 
-// 2d: the level whose units' PEs form a grid row, the one with the most PEs per unit not above
-// √pes (the squarest grid the tree's reduce can sum); -1 when no level has more than one PE per unit.
-int grid_level(const machine::MachineConfig& m) {
+}  // namespace
+
+int sparse_grid_level(const machine::MachineConfig& m) {
   const std::uint64_t pes = m.pe_count();
   const double root = std::sqrt(static_cast<double>(pes));
   int best = -1;
@@ -41,61 +40,37 @@ int grid_level(const machine::MachineConfig& m) {
   return best;
 }
 
-}  // namespace
-
-SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
-  SparsePlacement s;
-  s.pes = m.pe_count();
-  const std::uint64_t rows = p.a.rows, cols = p.a.cols;
-  s.shares.resize(s.pes);
-  // Row ranges per PE (2d: per grid row) and the owner of each entry.
-  std::vector<std::uint64_t> row_starts;
-  if (p.partition == sparse::Partition::k2d) {
-    s.reduce_level = grid_level(m);
-    s.grid_cols = s.reduce_level < 0 ? 1 : s.pes / m.units_at(static_cast<std::size_t>(s.reduce_level));
-    s.grid_rows = s.pes / s.grid_cols;
-  } else {
-    s.grid_rows = s.pes;
-  }
-  if (p.partition == sparse::Partition::kNnz) {
-    // Boundaries where the running count of nonzeros crosses k·total / pes (as sim/sparse/partition
-    // does for stored entries).
-    std::vector<std::uint64_t> per_row(rows, 0);
-    for (const sparse::Triple& t : p.a.entries) ++per_row[t.row];
-    const double total = static_cast<double>(p.a.entries.size());
-    row_starts.assign(1, 0);
-    std::uint64_t running = 0, row = 0;
-    for (std::uint64_t k = 1; k < s.pes; ++k) {
-      const double target = total * static_cast<double>(k) / static_cast<double>(s.pes);
-      while (row < rows && static_cast<double>(running) + static_cast<double>(per_row[row]) / 2 <= target)
-        running += per_row[row++];
-      row_starts.push_back(std::max(row, row_starts.back()));
-    }
-    row_starts.push_back(rows);
-  } else {
-    const std::uint64_t per = ceil_div(rows, s.grid_rows);
-    for (std::uint64_t g = 0; g <= s.grid_rows; ++g) row_starts.push_back(std::min(rows, g * per));
-  }
-  const std::uint64_t col_block = ceil_div(cols, s.grid_cols);
-  auto grid_row_of = [&](std::uint64_t row) {
-    return static_cast<std::uint64_t>(std::upper_bound(row_starts.begin(), row_starts.end() - 1, row) -
-                                      row_starts.begin()) -
+std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
+                                  std::uint64_t pes, std::uint64_t grid_cols) {
+  pes = std::max<std::uint64_t>(pes, 1);
+  grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
+  const std::uint64_t grid_rows = pes / grid_cols;
+  std::vector<std::uint64_t> row_entries(a.rows, 0);
+  for (const sparse::Triple& t : a.entries) ++row_entries[t.row];
+  const std::vector<std::uint64_t> row_starts =
+      sparse::row_bounds(kind, row_entries, grid_rows, dim_group(e, 0));
+  const std::vector<std::uint64_t> col_starts = sparse::row_bounds(
+      sparse::Partition::kRows, std::vector<std::uint64_t>(a.cols, 0), grid_cols, dim_group(e, 1));
+  const auto range_of = [](const std::vector<std::uint64_t>& starts, std::uint64_t i) {
+    return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
+                                      starts.begin()) -
            1;
   };
-  std::vector<sparse::Coo> parts(s.pes);
-  for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
-    const std::uint64_t g = pe / s.grid_cols;
-    s.shares[pe].row_begin = row_starts[g];
-    s.shares[pe].row_end = row_starts[g + 1];
+  std::vector<PeShare> shares(pes);
+  std::vector<sparse::Coo> parts(pes);
+  for (std::uint64_t pe = 0; pe < pes; ++pe) {
+    const std::uint64_t g = pe / grid_cols;
+    shares[pe].row_begin = row_starts[g];
+    shares[pe].row_end = row_starts[g + 1];
   }
-  const std::uint64_t group = column_group(p.encoding);
-  for (const sparse::Triple& t : p.a.entries) {
-    const std::uint64_t pe = grid_row_of(t.row) * s.grid_cols + (s.grid_cols > 1 ? t.col / col_block : 0);
+  for (const sparse::Triple& t : a.entries) {
+    const std::uint64_t pe =
+        range_of(row_starts, t.row) * grid_cols + (grid_cols > 1 ? range_of(col_starts, t.col) : 0);
     parts[pe].entries.push_back(t);
   }
-  s.storage_bytes.assign(2 * p.encoding.levels.size() + 1, 0);
-  for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
-    PeShare& share = s.shares[pe];
+  const std::uint64_t group = dim_group(e, 1);
+  for (std::uint64_t pe = 0; pe < pes; ++pe) {
+    PeShare& share = shares[pe];
     sparse::Coo& part = parts[pe];
     // The column groups this PE touches, renumbered in order.
     std::vector<std::uint64_t> groups;
@@ -111,15 +86,31 @@ SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfi
       t.row -= share.row_begin;
       share.nonzeros += t.value != 0;
     }
-    part.rows = std::max<std::uint64_t>(1, share.row_end - share.row_begin);
-    part.cols = std::max<std::uint64_t>(1, share.cols.size());
+    // A PE past the last row (fewer rows than PEs) holds an empty 0 × 0 matrix.
+    part.rows = share.row_end - share.row_begin;
+    part.cols = share.cols.size();
     try {
-      share.local = sparse::build(part, p.encoding);
-    } catch (const sparse::SparseError& e) {
+      share.local = sparse::build(part, e);
+    } catch (const sparse::SparseError& err) {
       throw sparse::SparseError(fmt::format("PE {}'s share (rows {} to {}, numbered from 0 below): {}", pe,
-                                            share.row_begin, share.row_end - 1, e.what()));
+                                            share.row_begin, share.row_end - 1, err.what()));
     }
     share.work = sparse::walk_work(share.local);
+  }
+  return shares;
+}
+
+SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
+  SparsePlacement s;
+  s.pes = m.pe_count();
+  if (p.partition == sparse::Partition::k2d) {
+    s.reduce_level = sparse_grid_level(m);
+    s.grid_cols = s.reduce_level < 0 ? 1 : s.pes / m.units_at(static_cast<std::size_t>(s.reduce_level));
+  }
+  s.grid_rows = s.pes / s.grid_cols;
+  s.shares = split_shares(p.a, p.encoding, p.partition, s.pes, s.grid_cols);
+  s.storage_bytes.assign(2 * p.encoding.levels.size() + 1, 0);
+  for (const PeShare& share : s.shares) {
     s.block_bytes = std::max(s.block_bytes, sparse::block_bytes(share.local));
     s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
     s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);

@@ -29,68 +29,81 @@ std::string partition_name(Partition p) {
   return "";
 }
 
-namespace {
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
-
-std::uint64_t PartitionMap::owner(std::uint64_t row, std::uint64_t col) const {
-  switch (kind) {
-    case Partition::kRows:
-      return row / ceil_div(rows, pes);
-    case Partition::kNnz:
-      // The last range whose start is <= row.
-      return static_cast<std::uint64_t>(std::upper_bound(row_starts.begin(), row_starts.end() - 1, row) -
-                                        row_starts.begin()) -
-             1;
-    case Partition::k2d:
-      return (row / ceil_div(rows, grid_rows)) * grid_cols + col / ceil_div(cols, grid_cols);
-  }
-  return 0;
+std::vector<std::uint64_t> even_bounds(std::uint64_t count, std::uint64_t parts) {
+  parts = std::max<std::uint64_t>(parts, 1);
+  const std::uint64_t q = count / parts, r = count % parts;
+  std::vector<std::uint64_t> b(parts + 1);
+  for (std::uint64_t k = 0; k <= parts; ++k) b[k] = k * q + std::min(k, r);
+  return b;
 }
 
-PartitionMap make_partition(const SparseMatrix& m, Partition kind, std::uint64_t pes) {
-  PartitionMap p{kind, std::max<std::uint64_t>(pes, 1), m.rows, m.cols, 1, 1, {}};
-  p.grid_rows = p.pes;
-  if (kind == Partition::k2d) {
-    // The squarest grid: the largest divisor of pes not above its square root.
-    std::uint64_t r = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(p.pes)));
-    while (r > 1 && p.pes % r != 0) --r;
-    p.grid_cols = std::max<std::uint64_t>(r, 1);
-    p.grid_rows = p.pes / p.grid_cols;
+std::vector<std::uint64_t> row_bounds(Partition kind, const std::vector<std::uint64_t>& row_entries,
+                                      std::uint64_t parts, std::uint64_t group) {
+  parts = std::max<std::uint64_t>(parts, 1);
+  if (group > 1) {
+    // The same rules on block rows: a group weighs its rows' entries plus one per row, which the
+    // rule below adds back as the group's one.
+    std::vector<std::uint64_t> grouped((row_entries.size() + group - 1) / group, 0);
+    for (std::size_t r = 0; r < row_entries.size(); ++r) grouped[r / group] += row_entries[r] + 1;
+    for (std::uint64_t& g : grouped) g -= 1;
+    std::vector<std::uint64_t> b = row_bounds(kind, grouped, parts, 1);
+    for (std::uint64_t& x : b) x = std::min<std::uint64_t>(x * group, row_entries.size());
+    return b;
   }
-  if (kind == Partition::kNnz) {
-    // Row boundaries where the running count of stored entries crosses k × total / pes.
-    std::vector<std::uint64_t> per_row(m.rows, 0);
-    std::uint64_t total = 0;
-    for (const Triple& t : stored_entries(m).entries) ++per_row[t.row], ++total;
-    p.row_starts.assign(1, 0);
-    std::uint64_t running = 0, row = 0;
-    for (std::uint64_t k = 1; k < p.pes; ++k) {
-      const double target = static_cast<double>(total) * static_cast<double>(k) / static_cast<double>(p.pes);
-      // A row goes to the side of the boundary that holds more of it, so one heavy row does not
-      // leave a PE empty.
-      while (row < m.rows && static_cast<double>(running) + static_cast<double>(per_row[row]) / 2 <= target)
-        running += per_row[row++];
-      p.row_starts.push_back(std::max(row, p.row_starts.back()));
+  const std::uint64_t rows = row_entries.size();
+  // One row per part is the best a row split can do when rows are no more than parts.
+  if (kind != Partition::kNnz || rows <= parts) return even_bounds(rows, parts);
+  // Fills the parts in order, each up to `cap` (a row that does not fit starts the next part), and
+  // stops a part early when the rows left are as many as the parts left; empty when `cap` needs
+  // more than `parts` parts.
+  const auto fill = [&](std::uint64_t cap) {
+    std::vector<std::uint64_t> b(1, 0);
+    std::uint64_t row = 0;
+    for (std::uint64_t k = 1; k < parts; ++k) {
+      std::uint64_t load = 0;
+      while (row < rows && load + row_entries[row] + 1 <= cap && rows - row > parts - k)
+        load += row_entries[row++] + 1;
+      b.push_back(row);
     }
-    p.row_starts.push_back(m.rows);
+    std::uint64_t last = 0;
+    for (std::uint64_t r = row; r < rows; ++r) last += row_entries[r] + 1;
+    if (last > cap) return std::vector<std::uint64_t>{};
+    b.push_back(rows);
+    return b;
+  };
+  // The least cap that fits: at least the heaviest row and the mean, at most their sum (filling to
+  // mean + heaviest never needs more than `parts` parts).
+  std::uint64_t total = 0, heaviest = 0;
+  for (std::uint64_t e : row_entries) total += e + 1, heaviest = std::max(heaviest, e + 1);
+  std::uint64_t lo = std::max(heaviest, (total + parts - 1) / parts), hi = lo + heaviest;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (fill(mid).empty())
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  return p;
+  return fill(lo);
 }
 
-PartitionStats partition_stats(const SparseMatrix& m, const PartitionMap& map) {
+std::uint64_t squarest_grid_cols(std::uint64_t pes) {
+  pes = std::max<std::uint64_t>(pes, 1);
+  std::uint64_t r = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(pes)));
+  while (r * r > pes) --r;
+  while (r > 1 && pes % r != 0) --r;
+  return std::max<std::uint64_t>(r, 1);
+}
+
+PartitionStats partition_stats(std::vector<std::uint64_t> per_pe) {
   PartitionStats s;
-  s.per_pe.assign(map.pes, 0);
-  s.grid_rows = map.grid_rows;
-  s.grid_cols = map.grid_cols;
-  for (const Triple& t : stored_entries(m).entries) ++s.per_pe[map.owner(t.row, t.col)], ++s.total;
+  s.per_pe = std::move(per_pe);
+  if (s.per_pe.empty()) return s;
+  for (std::uint64_t n : s.per_pe) s.total += n;
   s.min = *std::min_element(s.per_pe.begin(), s.per_pe.end());
   s.max = *std::max_element(s.per_pe.begin(), s.per_pe.end());
-  s.mean = static_cast<double>(s.total) / static_cast<double>(map.pes);
+  s.mean = static_cast<double>(s.total) / static_cast<double>(s.per_pe.size());
   s.imbalance = s.total == 0 ? 0.0 : static_cast<double>(s.max) / s.mean;
-  s.idle_slots = map.pes * s.max - s.total;
+  s.idle_slots = s.per_pe.size() * s.max - s.total;
   return s;
 }
 

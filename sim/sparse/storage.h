@@ -56,6 +56,9 @@ SparseMatrix build(const Coo& coo, const Encoding& e);
 SparseMatrix build_dense(const std::vector<double>& dense, std::uint64_t rows, std::uint64_t cols,
                          const Encoding& e);
 
+// One triple per (row, col), in row-major order, duplicates summed in file order.
+Coo sum_duplicates(const Coo& coo);
+
 // Every stored entry with its matrix coordinates, in storage order (padding left out; in-block
 // zeros of BSR and dense levels included).
 Coo stored_entries(const SparseMatrix& m);

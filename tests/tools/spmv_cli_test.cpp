@@ -141,6 +141,52 @@ TEST(Spmv, NnzPartitionBalancesASkewedMatrixAndTheReportSaysSo) {
             rows["instructions"]["sparse_mac"]["busy_cycles"].get<std::uint64_t>());
 }
 
+// `treesim sparse partition` prints what the kernel places: for every encoding and partition, its
+// stored entries and walk items are the run's (a matrix with fewer rows than mini's 32 PEs too).
+TEST(SparsePartition, PrintsWhatTheKernelPlacesForEveryEncoding) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"g20.rua", "ell5"}, {"jgl009.mtx", "ell9"}, {"pores_1.mtx", "ell9"}};
+  for (const auto& [file, ell] : files)
+    for (const char* encoding : {"csr", "csc", "coo", "dcsr", "dcsc", "bsr2x2", ell.c_str()})
+      for (const char* partition : kPartitions) {
+        const std::string what = file + " " + encoding + " " + partition;
+        const nlohmann::json run = run_verified(
+            "spmv", "mini", {"--matrix", data(file), "--encoding", encoding, "--partition", partition});
+        const auto r =
+            run_treesim({"sparse", "partition", data(file), "--machine", source_path("configs/mini.yaml"),
+                         "--encoding", encoding, "--partition", partition, "--json"});
+        ASSERT_EQ(r.exit_code, 0) << what << r.err;
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["stored_entries"], run["sparse"]["stored_entries"]) << what;
+        EXPECT_EQ(j["grid"], run["sparse"]["grid"]) << what;
+        std::uint64_t items_max = 0, items_total = 0;
+        for (const auto& n : j["per_pe_items"]) {
+          items_max = std::max<std::uint64_t>(items_max, n.get<std::uint64_t>());
+          items_total += n.get<std::uint64_t>();
+        }
+        EXPECT_EQ(items_max, run["sparse"]["pe_walk_items"]["max"].get<std::uint64_t>()) << what;
+        EXPECT_DOUBLE_EQ(static_cast<double>(items_total) / 32,
+                         run["sparse"]["pe_walk_items"]["mean"].get<double>())
+            << what;
+      }
+}
+
+// While the matrix has at least as many rows as the machine has PEs, no partition leaves a PE
+// without rows (lund_a's 147 rows leave none of mini's 32 PEs empty; jgl009's 9 rows leave 23 empty).
+TEST(SparsePartition, NoPeIsLeftWithoutRowsWhileRowsLast) {
+  for (const char* partition : {"rows", "nnz"}) {
+    const auto r = run_treesim({"sparse", "partition", data("lund_a.mtx"), "--machine",
+                                source_path("configs/mini.yaml"), "--partition", partition, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& n : nlohmann::json::parse(r.out)["per_pe_rows"])
+      EXPECT_GE(n.get<std::uint64_t>(), 1u) << partition;
+  }
+  const auto r = run_treesim({"sparse", "partition", data("jgl009.mtx"), "--pes", "32", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["per_pe_rows"];
+  for (std::size_t pe = 0; pe < 32; ++pe) EXPECT_EQ(rows[pe].get<std::uint64_t>(), pe < 9 ? 1u : 0u) << pe;
+}
+
 TEST(Spmv, EncodingsDifferInStorageAndWalk) {
   auto csr = run_verified("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "csr"});
   auto bsr = run_verified("spmv", "mini", {"--matrix", data("g20.rua"), "--encoding", "bsr2x2"});
