@@ -8,6 +8,7 @@
 #include "models/clock.h"
 #include "models/dram.h"
 #include "models/sequencer.h"
+#include "sim/program/row_gather.h"
 
 namespace treesim::models {
 namespace {
@@ -89,11 +90,13 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
       off += span.bytes;
     }
   };
-  if (t.window) {
-    // A windowed load reads each element its windows touch once; staging holds them from the
-    // first run's element on.
-    for (const program::ElementRun& run : t.window->runs) {
-      access(run.first, run.count, staging ? staging + (run.first - t.window->first()) * eb : nullptr);
+  if (t.window || t.rows) {
+    // A windowed load reads each element its windows touch once, a row gather or scatter each of
+    // its distinct rows; staging holds them from the first run's element on.
+    const auto& runs = t.window ? t.window->runs : t.rows->runs;
+    const std::uint64_t first = t.window ? t.window->first() : t.rows->first();
+    for (const program::ElementRun& run : runs) {
+      access(run.first, run.count, staging ? staging + (run.first - first) * eb : nullptr);
       if (failed_access) break;
     }
   } else {
@@ -187,6 +190,21 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
     return;
   }
+  if (t.rows) {
+    // The distinct rows come from DRAM (or its memory); the block is made from them and placed by
+    // the layout as any other.
+    const program::RowRead& rr = *t.rows;
+    const std::size_t eb = t.bound.element_bytes();
+    if (staged) window_source_.resize(rr.span() * eb);
+    transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
+    if (failed() || !options_.functional) return;
+    staging_.resize(t.block.elements() * eb);
+    program::gather_rows(rr.rows, rr.row_elements, t.block.offset, t.block.shape,
+                         dmi ? dmi : window_source_.data(), dmi ? 0 : rr.first(), eb, op.pad,
+                         staging_.data());
+    pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
+    return;
+  }
   if (staged) staging_.resize(t.block.elements() * t.bound.element_bytes());
   transfer(i, t, true, ready, r, staged ? staging_.data() : nullptr);
   if (failed()) return;
@@ -200,6 +218,21 @@ void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t rea
   const program::Transfer& t = *checked_->instrs[i].transfer;
   std::uint8_t* dmi = options_.functional ? dmi_tensor(t, true) : nullptr;
   const bool staged = options_.functional && !dmi;
+  if (t.rows) {
+    // The block is gathered from the LMs, and each non-padding row goes to its tensor row: straight
+    // into DRAM's memory, or staged as the distinct rows' runs for the write.
+    const program::RowRead& rr = *t.rows;
+    const std::size_t eb = t.bound.element_bytes();
+    if (options_.functional) {
+      staging_.resize(t.block.elements() * eb);
+      pes->gather(t, op.lm, staging_.data(), nullptr);
+      if (staged) window_source_.assign(rr.span() * eb, 0);
+      program::scatter_rows(rr.rows, rr.row_elements, t.block.offset, t.block.shape, staging_.data(),
+                            dmi ? 0 : rr.first(), eb, dmi ? dmi : window_source_.data());
+    }
+    transfer(i, t, false, ready, r, staged ? window_source_.data() : nullptr);
+    return;
+  }
   if (dmi) {
     pes->gather(t, op.lm, dmi, &t.block);
   } else if (staged) {

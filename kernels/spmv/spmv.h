@@ -3,12 +3,13 @@
 //
 // The loader splits A's entries over the PEs (--partition rows | nnz | 2d), stores each PE's part
 // as its own small matrix in the encoding (its rows and the columns it touches, renumbered from 0)
-// and places those arrays as bytes in the PE's LM (sim/sparse/pe_block.h); each PE also receives
-// the x / B rows of its columns. One `sparse_mac` instruction then has every PE walk its arrays;
-// PEs run in lock step, so the step lasts as long as the busiest PE's walk. With 2d, the PEs of one
-// tree unit share a block of rows and a reduce sums their partial rows into the unit's first PE.
-// The requant unit turns each PE's int32 rows into int8 and a store writes every PE's rows back;
-// the host then takes each row from the PE that owns it.
+// and places those arrays as bytes in the PE's LM (sim/sparse/pe_block.h). x (or B) lives in DRAM
+// once: a row gather sends each PE the x rows of its columns through the tree, each unit receiving
+// its subtree's distinct rows once (sim/program/row_gather.h). One `sparse_mac` instruction then has
+// every PE walk its arrays; PEs run in lock step, so the step lasts as long as the busiest PE's
+// walk. With 2d, the PEs of one tree unit share a block of rows and a reduce sums their partial rows
+// into the unit's first PE. The requant unit turns each PE's int32 rows into int8 and a row scatter
+// sends every row up to its place in y (or C). The host neither gathers nor scatters anything.
 #pragma once
 
 #include <cstdint>
@@ -79,16 +80,15 @@ int sparse_grid_level(const machine::MachineConfig& m);
 // stored in the encoding (an ELL row or an n:m block with too many nonzeros).
 SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m);
 
-// The program: DRAM tensors A_pe (uint8, every PE's block), X_pe (int8, every PE's x / B rows),
-// bias_pe (SpMV, int32 per PE row) or bias (SpMM, int32 N), and Y_pe (int8, every PE's output rows).
+// The program: DRAM tensors A_pe (uint8, every PE's block), x / B (int8, cols × n), bias (SpMV:
+// int32 rows × 1; SpMM: int32 n) and y / C (int8, rows × n).
 program::Program build_sparse_program(const SparseProblem& p, const SparsePlacement& s,
                                       const machine::MachineConfig& m);
+std::string sparse_x_name(const SparseProblem& p);  // "x" or "B"
+std::string sparse_y_name(const SparseProblem& p);  // "y" or "C"
 // The DRAM image of those inputs.
 std::map<std::string, std::vector<std::uint8_t>> sparse_inputs(const SparseProblem& p,
                                                                const SparsePlacement& s);
-// y / C (rows × n int8) from Y_pe: each row from the PE that owns it (the first PE of its unit with 2d).
-std::vector<std::uint8_t> collect_rows(const SparseProblem& p, const SparsePlacement& s,
-                                       const std::vector<std::uint8_t>& y_pe);
 // The host reference from the dense matrix (a plain loop, independent of the storage).
 std::vector<std::uint8_t> sparse_reference(const SparseProblem& p);
 

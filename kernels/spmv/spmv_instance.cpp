@@ -10,6 +10,7 @@
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
+#include "sim/program/checked_program.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/timing/cost_model.h"
 
@@ -74,18 +75,16 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
   double cycles = 0;
   std::uint64_t busiest = 0;
   try {
-    program::Program prog = build_sparse_program(p_, s, m);
-    for (const program::Instr& instr : prog.instrs) {
-      if (const auto* l = std::get_if<program::Load>(&instr)) {
-        const program::TensorDecl* t = prog.find_tensor(l->tensor);
-        cycles += static_cast<double>(cost.load(layout::plan_load(layout::bind_or_throw(
-                                                    l->layout, t->shape, m, core::dtype_bytes(t->dtype))))
-                                          .duration());
-      } else if (const auto* st = std::get_if<program::Store>(&instr)) {
-        const program::TensorDecl* t = prog.find_tensor(st->tensor);
-        cycles += static_cast<double>(
-            cost.store(layout::plan_gather(layout::bind_or_throw(st->layout, t->shape, m, 1))).duration());
-      }
+    // The transfers' traffic as the checker computes it (the row gathers' multicast included).
+    const program::Program prog = build_sparse_program(p_, s, m);
+    const program::CheckedProgram checked = program::check_program(prog, m);
+    if (!checked.ok()) return core::Error{"", checked.errors.front().message()};
+    for (std::size_t i = 0; i < prog.instrs.size(); ++i) {
+      const auto& t = checked.instrs[i].transfer;
+      if (!t) continue;
+      cycles += static_cast<double>(
+          (std::holds_alternative<program::Load>(prog.instrs[i]) ? cost.load(t->plan) : cost.store(t->plan))
+              .duration());
     }
   } catch (const layout::LayoutError& e) {
     return core::Error{"", e.what()};
@@ -123,6 +122,21 @@ Result<program::Program> SparseInstance::program(const Plan& plan, const machine
   }
 }
 
+std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::Program& program,
+                                                   const machine::MachineConfig&) const {
+  std::vector<Phase> out;
+  const std::string x = sparse_x_name(p_), y = sparse_y_name(p_);
+  for (std::size_t i = 0; i < program.instrs.size(); ++i) {
+    const program::Instr& instr = program.instrs[i];
+    const auto* l = std::get_if<program::Load>(&instr);
+    const auto* s = std::get_if<program::Store>(&instr);
+    const std::string tensor = l ? l->tensor : s ? s->tensor : "";
+    if (tensor == "A_pe" || tensor == x || tensor == y)
+      out.push_back({tensor == "A_pe" ? "A" : tensor, i, i + 1, std::nullopt});
+  }
+  return out;
+}
+
 DramImage SparseInstance::inputs() const {
   // make_problem placed A once already (its errors are values there), so this cannot fail.
   auto s = placement(machine_);
@@ -130,16 +144,9 @@ DramImage SparseInstance::inputs() const {
 }
 
 std::vector<std::string> SparseInstance::input_tensors() const {
-  std::vector<std::string> names{"A_pe", "X_pe"};
-  if (!p_.bias.empty()) names.push_back("bias_pe");
+  std::vector<std::string> names{"A_pe", sparse_x_name(p_)};
+  if (!p_.bias.empty()) names.push_back("bias");
   return names;
-}
-
-DramImage SparseInstance::host_outputs(const Plan& plan, DramImage dram) const {
-  const SparsePlacement* s = placement_of(plan);
-  auto it = dram.find("Y_pe");
-  if (s && it != dram.end()) dram[output_name()] = collect_rows(p_, *s, it->second);
-  return dram;
 }
 
 Result<DramImage> SparseInstance::reference() const {
@@ -151,7 +158,7 @@ std::vector<OutputArray> SparseInstance::outputs() const {
   return {{"y", core::DType::kInt8, {p_.a.rows}, std::nullopt}};
 }
 
-std::string SparseInstance::output_name() const { return p_.spmm ? "C" : "y"; }
+std::string SparseInstance::output_name() const { return sparse_y_name(p_); }
 
 void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineConfig& m,
                                        report::RunStats& stats) const {

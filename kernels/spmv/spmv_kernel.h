@@ -19,10 +19,13 @@ class SparseInstance : public Problem {
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
   std::vector<std::string> input_tensors() const override;
-  DramImage host_outputs(const Plan& plan, DramImage dram) const override;
   Result<DramImage> reference() const override;
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
+  // The operands' movement on its own: `A` (the shares' load), `x` (or `B`: the row gather) and `y`
+  // (or `C`: the row scatter).
+  std::vector<Phase> phases(const Plan& plan, const program::Program& program,
+                            const machine::MachineConfig& machine) const override;
   std::vector<OutputArray> outputs() const override;
 
   const SparseProblem& problem() const { return p_; }

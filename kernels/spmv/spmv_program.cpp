@@ -1,5 +1,8 @@
-// The sparse kernels' program and DRAM image: every PE's operands stand side by side in DRAM, one
-// PE's part after another, so that one load places each part in its PE's LM.
+// The sparse kernels' program and DRAM image. A's shares stand side by side in DRAM, one PE's part
+// after another, so that one load places each in its PE's LM; x (or B), the bias and y (or C) are
+// in DRAM once, as the user gives and takes them, and move by row gathers and scatters: each PE
+// receives the x rows of its columns and the bias of its rows through the tree (each unit its
+// subtree's distinct rows, once), and sends its output rows up to their places.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -8,40 +11,89 @@
 #include "kernels/spmv/spmv.h"
 #include "sim/layout/parse.h"
 #include "sim/numeric/requant.h"
+#include "sim/program/row_list.h"
 
 namespace treesim::kernels {
 namespace {
 
-// `per_pe` elements in each PE, contiguous from the instruction's LM offset, PE after PE (every
-// level with more than one unit splits the tensor, root first: the PEs' order).
-layout::TensorLayout per_pe_layout(std::uint64_t per_pe, const machine::MachineConfig& m) {
+// The levels with more than one unit, root first, as layout sub-axes ("2_L1B, 4_MAB, 4_PE, "): the
+// PEs' order.
+std::string pe_axes(const machine::MachineConfig& m) {
   std::string levels;
   for (const auto& l : m.levels)
     if (l.fanout > 1) levels += fmt::format("{}_{}, ", l.fanout, l.name);
-  return layout::parse_layout_or_throw(fmt::format("(({}{}:1))", levels, per_pe), m);
+  return levels;
 }
 
-void put_i32(std::uint8_t* at, std::int32_t v) { std::memcpy(at, &v, 4); }
+// `per_pe` elements in each PE, contiguous from the instruction's LM offset, PE after PE.
+layout::TensorLayout per_pe_layout(std::uint64_t per_pe, const machine::MachineConfig& m) {
+  return layout::parse_layout_or_throw(fmt::format("(({}{}:1))", pe_axes(m), per_pe), m);
+}
+
+// A [P·rows, cols] block: `rows` rows of `cols` in each PE, row-major from the LM offset.
+layout::TensorLayout per_pe_rows_layout(std::uint64_t rows, std::uint64_t cols,
+                                        const machine::MachineConfig& m) {
+  return layout::parse_layout_or_throw(fmt::format("(({}{}:{}), ({}:1))", pe_axes(m), rows, cols, cols), m);
+}
+
+// Every PE's list padded to `per_pe` rows, PE after PE.
+std::vector<std::uint64_t> padded_rows(const std::vector<std::vector<std::uint64_t>>& lists,
+                                       std::uint64_t per_pe) {
+  std::vector<std::uint64_t> rows;
+  rows.reserve(lists.size() * per_pe);
+  for (const auto& l : lists) {
+    rows.insert(rows.end(), l.begin(), l.end());
+    rows.insert(rows.end(), per_pe - l.size(), program::kPadRow);
+  }
+  return rows;
+}
 
 }  // namespace
+
+std::string sparse_x_name(const SparseProblem& p) { return p.spmm ? "B" : "x"; }
+std::string sparse_y_name(const SparseProblem& p) { return p.spmm ? "C" : "y"; }
 
 program::Program build_sparse_program(const SparseProblem& p, const SparsePlacement& s,
                                       const machine::MachineConfig& m) {
   program::Program prog;
-  const std::uint64_t pes = s.pes, bias_count = p.spmm ? p.n : s.c_rows;
-  const std::uint64_t x_per_pe = s.x_rows * p.n, y_per_pe = s.c_rows * p.n;
+  const std::uint64_t pes = s.pes;
+  const std::string x = sparse_x_name(p), y = sparse_y_name(p);
   prog.tensors = {{"A_pe", {pes * s.block_bytes}, core::DType::kUInt8},
-                  {"X_pe", {pes * x_per_pe}, core::DType::kInt8},
-                  {"Y_pe", {pes * y_per_pe}, core::DType::kInt8}};
-  if (!p.bias.empty()) prog.tensors.push_back({"bias_pe", {pes * bias_count}, core::DType::kInt32});
-  auto load = [&](const char* tensor, std::uint64_t per_pe, std::uint64_t lm) {
-    program::Load l;
-    l.tensor = tensor, l.layout = per_pe_layout(per_pe, m), l.lm = lm;
-    prog.instrs.push_back(l);
-  };
-  load("A_pe", s.block_bytes, s.lm_a);
-  load("X_pe", x_per_pe, s.lm_x);
-  if (!p.bias.empty()) load("bias_pe", bias_count, s.lm_bias);
+                  {x, {p.a.cols, p.n}, core::DType::kInt8},
+                  {y, {p.a.rows, p.n}, core::DType::kInt8}};
+  if (!p.bias.empty())
+    prog.tensors.push_back(
+        {"bias", p.spmm ? std::vector<std::uint64_t>{p.n} : std::vector<std::uint64_t>{p.a.rows, 1},
+         core::DType::kInt32});
+  program::Load a;
+  a.tensor = "A_pe", a.layout = per_pe_layout(s.block_bytes, m), a.lm = s.lm_a;
+  prog.instrs.push_back(a);
+  // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
+  // their terms vanish).
+  std::vector<std::vector<std::uint64_t>> cols(pes), rows(pes), outs(pes);
+  for (std::uint64_t pe = 0; pe < pes; ++pe) {
+    const PeShare& share = s.shares[pe];
+    for (std::uint64_t c : share.cols) cols[pe].push_back(c < p.a.cols ? c : program::kPadRow);
+    for (std::uint64_t r = share.row_begin; r < share.row_end; ++r) rows[pe].push_back(r);
+    // 2d: the reduce leaves the sums in each grid row's first PE.
+    if (pe % s.grid_cols == 0) outs[pe] = rows[pe];
+  }
+  program::Load lx;
+  lx.tensor = x, lx.layout = per_pe_rows_layout(s.x_rows, p.n, m), lx.lm = s.lm_x;
+  lx.pad = p.b_zero, lx.rows = padded_rows(cols, s.x_rows);
+  prog.instrs.push_back(lx);
+  if (!p.bias.empty()) {
+    program::Load lb;
+    lb.tensor = "bias", lb.lm = s.lm_bias;
+    if (p.spmm) {
+      lb.layout = layout::parse_layout_or_throw(fmt::format("(({}:1))", p.n), m);  // a copy in every PE
+    } else {
+      lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
+      lb.rows = padded_rows(rows, s.c_rows);
+    }
+    prog.instrs.push_back(lb);
+  }
+  const std::uint64_t y_per_pe = s.c_rows * p.n;
   program::SparseMac mac;
   mac.encoding = p.encoding;
   mac.a = s.lm_a, mac.a_bytes = s.block_bytes;
@@ -59,7 +111,8 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   if (!p.bias.empty()) rq.has_bias = true, rq.bias = s.lm_bias;
   prog.instrs.push_back(rq);
   program::Store st;
-  st.tensor = "Y_pe", st.layout = per_pe_layout(y_per_pe, m), st.lm = s.lm_y;
+  st.tensor = y, st.layout = per_pe_rows_layout(s.c_rows, p.n, m), st.lm = s.lm_y;
+  st.rows = padded_rows(outs, s.c_rows);
   prog.instrs.push_back(st);
   return prog;
 }
@@ -69,42 +122,18 @@ std::map<std::string, std::vector<std::uint8_t>> sparse_inputs(const SparseProbl
   std::map<std::string, std::vector<std::uint8_t>> image;
   std::vector<std::uint8_t>& a = image["A_pe"];
   a.assign(s.pes * s.block_bytes, 0);
-  std::vector<std::uint8_t>& x = image["X_pe"];
-  const std::uint64_t x_per_pe = s.x_rows * p.n;
-  // Unused rows hold the zero point: their terms would vanish.
-  x.assign(s.pes * x_per_pe, static_cast<std::uint8_t>(p.b_zero));
   for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
-    const PeShare& share = s.shares[pe];
-    const std::vector<std::uint8_t> block = sparse::pack_block(share.local);
+    const std::vector<std::uint8_t> block = sparse::pack_block(s.shares[pe].local);
     std::memcpy(a.data() + pe * s.block_bytes, block.data(), block.size());
-    for (std::size_t j = 0; j < share.cols.size(); ++j)
-      if (share.cols[j] < p.a.cols)
-        std::memcpy(x.data() + pe * x_per_pe + j * p.n, p.b.data() + share.cols[j] * p.n, p.n);
   }
+  image[sparse_x_name(p)].assign(reinterpret_cast<const std::uint8_t*>(p.b.data()),
+                                 reinterpret_cast<const std::uint8_t*>(p.b.data()) + p.b.size());
   if (!p.bias.empty()) {
-    const std::uint64_t count = p.spmm ? p.n : s.c_rows;
-    std::vector<std::uint8_t>& b = image["bias_pe"];
-    b.assign(s.pes * count * 4, 0);
-    for (std::uint64_t pe = 0; pe < s.pes; ++pe)
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const std::uint64_t row = s.shares[pe].row_begin + i;
-        const std::int32_t v = p.spmm ? p.bias[i] : (row < s.shares[pe].row_end ? p.bias[row] : 0);
-        put_i32(b.data() + (pe * count + i) * 4, v);
-      }
+    std::vector<std::uint8_t>& b = image["bias"];
+    b.resize(p.bias.size() * 4);
+    std::memcpy(b.data(), p.bias.data(), b.size());
   }
   return image;
-}
-
-std::vector<std::uint8_t> collect_rows(const SparseProblem& p, const SparsePlacement& s,
-                                       const std::vector<std::uint8_t>& y_pe) {
-  std::vector<std::uint8_t> y(p.a.rows * p.n, 0);
-  const std::uint64_t y_per_pe = s.c_rows * p.n;
-  for (std::uint64_t pe = 0; pe < s.pes; pe += s.grid_cols) {
-    const PeShare& share = s.shares[pe];
-    for (std::uint64_t r = share.row_begin; r < share.row_end; ++r)
-      std::memcpy(y.data() + r * p.n, y_pe.data() + pe * y_per_pe + (r - share.row_begin) * p.n, p.n);
-  }
-  return y;
 }
 
 std::vector<std::uint8_t> sparse_reference(const SparseProblem& p) {

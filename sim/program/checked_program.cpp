@@ -6,6 +6,8 @@
 
 #include "sim/core/checked.h"
 #include "sim/layout/diagnostic.h"
+#include "sim/program/row_gather.h"
+#include "sim/program/row_list.h"
 
 namespace treesim::program {
 namespace {
@@ -135,7 +137,15 @@ class InstrChecker {
         full = *window_matrix_shape(*window, seen);
       }
     }
-    const char* what = window ? "the window's matrix" : "tensor";
+    const std::vector<std::uint64_t>* rows = nullptr;
+    if constexpr (std::is_same_v<Op, Load> || std::is_same_v<Op, Store>) {
+      if (!op.rows.empty()) {
+        rows = &op.rows;
+        if (!row_list_ok(op, t, seen, load)) return std::nullopt;
+        full = {op.rows.size(), seen[1]};
+      }
+    }
+    const char* what = window ? "the window's matrix" : rows ? "the rows' matrix" : "tensor";
     Block& block = x.block;
     block.shape = op.shape.empty() ? full : op.shape;
     block.offset = op.offset.empty() ? std::vector<std::uint64_t>(full.size(), 0) : op.offset;
@@ -162,6 +172,11 @@ class InstrChecker {
       for (const ElementRun& r : read.runs) read.elements += r.count;
       x.window = std::move(read);
     }
+    if (rows) {
+      RowRead read{*rows, seen[1], row_runs(*rows, seen[1], block.offset, block.shape), 0};
+      for (const ElementRun& r : read.runs) read.elements += r.count;
+      x.rows = std::move(read);
+    }
     const std::size_t element_bytes = core::dtype_bytes(t.dtype);
     for (const BoundTransfer& c : bound_cache_) {
       if (c.load != load || c.element_bytes != element_bytes || c.shape != block.shape ||
@@ -171,7 +186,7 @@ class InstrChecker {
       x.footprint_bytes = c.footprint_bytes;
       x.plan = c.plan;
       x.ports = c.ports;
-      return with_window_reads(std::move(x), element_bytes, op);
+      return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), load);
     }
     layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
     if (!bound) {
@@ -192,7 +207,54 @@ class InstrChecker {
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
     bound_cache_.push_back(
         {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
-    return with_window_reads(std::move(x), element_bytes, op);
+    return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), load);
+  }
+
+  // A row gather or scatter: a rank-2 tensor (or view), rows inside it, none written twice; one
+  // DRAM channel (the rows are read or written as runs of one tensor's bytes).
+  template <typename Op>
+  bool row_list_ok(const Op& op, const TensorDecl& t, const std::vector<std::uint64_t>& seen, bool load) {
+    if (seen.size() != 2) {
+      fail(fmt::format("a row {} needs a rank-2 tensor (or view); '{}' has shape {}",
+                       load ? "gather" : "scatter", t.name, layout::shape_string(seen)));
+      return false;
+    }
+    if (m_.dram_channels() > 1) {
+      fail(fmt::format("a row {} needs one DRAM channel; machine '{}' has {}", load ? "gather" : "scatter",
+                       m_.name, m_.dram_channels()));
+      return false;
+    }
+    std::vector<std::uint8_t> written(load ? 0 : seen[0], 0);
+    for (std::size_t i = 0; i < op.rows.size(); ++i) {
+      const std::uint64_t r = op.rows[i];
+      if (r == kPadRow) continue;
+      if (r >= seen[0]) {
+        fail(fmt::format("rows[{}] = {} is not a row of '{}' ({} rows)", i, r, t.name, seen[0]));
+        return false;
+      }
+      if (!load && written[r]++) {
+        fail(fmt::format("rows[{}]: row {} of '{}' is written twice", i, r, t.name));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // A row gather's links carry each unit's distinct rows and DRAM reads each distinct row once; a row
+  // scatter sends its non-padding elements up (row_gather.h).
+  Transfer with_row_traffic(Transfer x, bool load) {
+    if (!x.rows) return x;
+    const RowRead& r = *x.rows;
+    if (load) {
+      HaloTraffic h = row_gather_traffic(r.rows, r.row_elements, x.block.offset, x.bound);
+      x.plan = std::move(h.plan);
+      x.ports = std::move(h.ports);
+    } else {
+      RowScatterTraffic s = row_scatter_traffic(r.rows, r.row_elements, x.block.offset, x.bound);
+      x.plan = std::move(s.plan);
+      x.ports = std::move(s.ports);
+    }
+    return x;
   }
 
   // A windowed load's DRAM reads are its distinct elements, not the block's (what the links carry);

@@ -51,6 +51,17 @@ struct WindowRead {
   std::optional<std::uint64_t> halo_patch_bytes;
 };
 
+// A row gather's or scatter's rows (Load::rows, Store::rows): the distinct tensor elements of the
+// block's rows, what DRAM reads or writes.
+struct RowRead {
+  std::vector<std::uint64_t> rows;
+  std::uint64_t row_elements = 0;  // the tensor's (or view's) elements per row
+  std::vector<ElementRun> runs;
+  std::uint64_t elements = 0;  // in the runs
+  std::uint64_t first() const { return runs.empty() ? 0 : runs.front().first; }
+  std::uint64_t span() const { return runs.empty() ? 0 : runs.back().first + runs.back().count - first(); }
+};
+
 // A load or store: its layout bound to the block, and what it moves.
 struct Transfer {
   layout::BoundLayout bound;
@@ -60,6 +71,7 @@ struct Transfer {
   layout::TrafficPlan plan;           // load: plan_load; store: plan_gather
   layout::PortTraffic ports;          // per level: the ports it uses and their bytes
   std::optional<WindowRead> window;   // a windowed load: `block` is a block of the window's matrix
+  std::optional<RowRead> rows;        // a row gather or scatter: `block` is a block of the rows' matrix
 };
 
 // A convert: the tensor by each layout (whole-tensor transfers for the PEs' gather and scatter)

@@ -17,29 +17,6 @@ std::uint64_t size_of(const Runs& runs) {
   return n;
 }
 
-// Sorted, disjoint, maximal runs of the elements in `e` (reordered): marked in `seen` over their
-// range where that is not much larger than they are, else sorted.
-Runs runs_of(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen) {
-  Runs out;
-  if (e.empty()) return out;
-  const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
-  const std::uint64_t base = *lo, range = *hi - *lo + 1;
-  if (range <= 16 * e.size()) {
-    seen.assign(range, 0);
-    for (std::uint64_t x : e) seen[x - base] = 1;
-    return marked_runs(seen, base);
-  }
-  std::sort(e.begin(), e.end());
-  for (std::uint64_t x : e) {
-    if (!out.empty() && x < out.back().first + out.back().count) continue;  // a repeat
-    if (!out.empty() && x == out.back().first + out.back().count)
-      ++out.back().count;
-    else
-      out.push_back({x, 1});
-  }
-  return out;
-}
-
 // The union of run lists: marked over their range where that is not much larger than what they
 // hold, else sorted and merged.
 Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& seen) {
@@ -87,10 +64,10 @@ struct AxesLess {
   }
 };
 
-// Contiguous index intervals [lo, lo + n) of a unit's axis coordinates below `limit` (its padding
-// slots left out).
-std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals(const std::vector<layout::IndexRun>& runs,
-                                                               std::uint64_t limit) {
+}  // namespace
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> held_intervals(const std::vector<layout::IndexRun>& runs,
+                                                                    std::uint64_t limit) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
   for (const layout::IndexRun& r : runs) {
     if (r.step == 1 || r.count == 1) {
@@ -103,22 +80,37 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals(const std::vector
   return out;
 }
 
-}  // namespace
+Runs distinct_runs(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen) {
+  Runs out;
+  if (e.empty()) return out;
+  const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
+  const std::uint64_t base = *lo, range = *hi - *lo + 1;
+  if (range <= 16 * e.size()) {
+    seen.assign(range, 0);
+    for (std::uint64_t x : e) seen[x - base] = 1;
+    return marked_runs(seen, base);
+  }
+  std::sort(e.begin(), e.end());
+  for (std::uint64_t x : e) {
+    if (!out.empty() && x < out.back().first + out.back().count) continue;  // a repeat
+    if (!out.empty() && x == out.back().first + out.back().count)
+      ++out.back().count;
+    else
+      out.push_back({x, 1});
+  }
+  return out;
+}
 
 HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tensor,
                          const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
   const std::size_t levels = b.level_count();
-  const std::uint64_t eb = b.element_bytes();
-  // need[l][u]: level l's unit u (global index, row-major over the coordinates from the root).
-  std::vector<std::vector<Runs>> need(levels);
   std::uint64_t pes = 1;
   for (std::size_t l = 0; l < levels; ++l) pes *= b.fanout(l);
-  need[levels - 1].resize(pes);
+  std::vector<Runs> pe_needs(pes);
   std::vector<std::uint64_t> coords(levels, 0), elements;
   std::vector<std::uint8_t> seen;
   // PEs holding the same rows and columns (copies along another dimension) need the same elements.
   std::map<std::vector<std::vector<layout::IndexRun>>, Runs, AxesLess> by_view;
-  HaloTraffic out;
   for (std::uint64_t pe = 0; pe < pes; ++pe) {
     for (std::size_t l = levels, rest = pe; l-- > 0;) {
       coords[l] = rest % b.fanout(l);
@@ -129,13 +121,26 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
     auto [it, fresh] = by_view.try_emplace(v.axes);
     if (fresh) {
       elements.clear();
-      for (auto [r0, rn] : intervals(v.axes[0], b.shape()[0]))
-        for (auto [c0, cn] : intervals(v.axes[1], b.shape()[1]))
+      for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
+        for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
           window_elements(w, tensor, {offset[0] + r0, offset[1] + c0}, {rn, cn}, elements);
-      it->second = runs_of(elements, seen);
+      it->second = distinct_runs(elements, seen);
     }
-    need[levels - 1][pe] = it->second;
-    const std::uint64_t n = size_of(need[levels - 1][pe]);
+    pe_needs[pe] = it->second;
+  }
+  return needs_traffic(std::move(pe_needs), b);
+}
+
+HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const layout::BoundLayout& b) {
+  const std::size_t levels = b.level_count();
+  const std::uint64_t eb = b.element_bytes();
+  // need[l][u]: level l's unit u (global index, row-major over the coordinates from the root).
+  std::vector<std::vector<Runs>> need(levels);
+  std::vector<std::uint8_t> seen;
+  HaloTraffic out;
+  need[levels - 1] = std::move(pe_needs);
+  for (const Runs& r : need[levels - 1]) {
+    const std::uint64_t n = size_of(r);
     out.largest_patch = std::max(out.largest_patch, n);
     if (n > 0) ++out.pes;
   }

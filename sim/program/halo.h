@@ -18,6 +18,7 @@
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/port_traffic.h"
+#include "sim/layout/unit_view.h"
 #include "sim/program/instruction.h"
 #include "sim/program/window.h"
 
@@ -34,5 +35,18 @@ struct HaloTraffic {
 // `bound` with the windows expanded at the PEs.
 HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tensor,
                          const std::vector<std::uint64_t>& offset, const layout::BoundLayout& bound);
+
+// Contiguous index intervals [lo, lo + n) of a unit's axis coordinates below `limit` (its padding
+// slots left out).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> held_intervals(const std::vector<layout::IndexRun>& runs,
+                                                                    std::uint64_t limit);
+
+// Sorted, disjoint, maximal runs of the elements in `e` (reordered; repeats once): marked in `seen`
+// (scratch) over their range where that is not much larger than they are, else sorted.
+std::vector<ElementRun> distinct_runs(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen);
+
+// The traffic of a load whose PE p (row-major over the layout's fanouts, root first) needs the
+// tensor elements pe_needs[p] (sorted, disjoint runs): need(U) is the union of its PEs', as above.
+HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const layout::BoundLayout& b);
 
 }  // namespace treesim::program

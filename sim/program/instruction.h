@@ -85,7 +85,11 @@ struct Load {
   // and the window are of it. One program's kernels can then share a DRAM tensor that each sees by
   // its own shape (a convolution's output matrix as the next one's NHWC input).
   std::vector<std::uint64_t> view;
-  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window, halo, view); }
+  // Set: a row gather (row_list.h). The block is of the matrix whose row i is tensor row rows[i] (a
+  // rank-2 tensor or view) or padding (`pad`); each unit receives the distinct tensor rows stored
+  // below it, once, and DRAM reads each distinct row once: a sparse kernel's x rows, multicast.
+  std::vector<std::uint64_t> rows;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window, halo, view, rows); }
 };
 
 // LMs → DRAM: gathers tensor `tensor` (or its block of `shape` at `offset`), one replica of each
@@ -96,7 +100,10 @@ struct Store {
   std::uint64_t lm = 0;
   std::vector<std::uint64_t> offset;
   std::vector<std::uint64_t> shape;
-  auto tie() const { return std::tie(tensor, layout, lm, offset, shape); }
+  // Set: a row scatter (row_list.h), the inverse of Load::rows: row i of the gathered block goes to
+  // tensor row rows[i]; padding rows stay behind. No tensor row may be written twice.
+  std::vector<std::uint64_t> rows;
+  auto tie() const { return std::tie(tensor, layout, lm, offset, shape, rows); }
 };
 
 // LMs → LMs on the tree: tensor `tensor` (its shape and type; DRAM is not touched), held by layout

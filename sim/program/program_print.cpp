@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/program/program_text.h"
+#include "sim/program/row_list.h"
 #include "sim/program/window.h"
 #include "sim/sparse/encoding.h"
 
@@ -34,12 +35,13 @@ struct Printer {
     std::string window = l.window ? " window=" + window_text(*l.window) : "";
     if (l.halo) window += fmt::format(" halo={}", *l.halo);
     if (!l.view.empty()) window += " view=" + print_list(l.view);
+    if (!l.rows.empty()) window += " rows=" + print_row_list(l.rows);
     return fmt::format("load tensor={} layout=\"{}\" lm={}{}{}{}", l.tensor, layout::to_string(l.layout),
                        l.lm, block(l.offset, l.shape), pad, window);
   }
   std::string operator()(const Store& s) const {
-    return fmt::format("store tensor={} layout=\"{}\" lm={}{}", s.tensor, layout::to_string(s.layout), s.lm,
-                       block(s.offset, s.shape));
+    return fmt::format("store tensor={} layout=\"{}\" lm={}{}{}", s.tensor, layout::to_string(s.layout), s.lm,
+                       block(s.offset, s.shape), s.rows.empty() ? "" : " rows=" + print_row_list(s.rows));
   }
   std::string operator()(const Convert& c) const {
     std::string pad = c.pad ? fmt::format(" pad={}", c.pad) : "";

@@ -1,4 +1,5 @@
 #include "sim/program/program_text.h"
+#include "sim/program/row_list.h"
 
 #include <cctype>
 #include <cmath>
@@ -41,6 +42,12 @@ class Fields {
     for (char c : s) ok = ok && std::isdigit(static_cast<unsigned char>(c));
     if (!ok) fail(fmt::format("field '{}': expected a non-negative integer, got '{}'", key, core::echo(s)));
     return std::stoull(s);
+  }
+  std::vector<std::uint64_t> rows(const std::string& key) {
+    std::string error;
+    auto v = parse_row_list(raw(key), error);
+    if (!v) fail(fmt::format("field '{}': {}", key, error));
+    return std::move(*v);
   }
   std::uint64_t u64_or(const std::string& key, std::uint64_t fallback) {
     return has(key) ? u64(key) : fallback;
@@ -231,7 +238,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     if (!offset.empty() && offset.size() != shape.size())
       f.fail(fmt::format("'offset' has {} entries but 'shape' has {}", offset.size(), shape.size()));
     if (kind == "load") {
-      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt, std::nullopt, {}};
+      Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt, std::nullopt, {}, {}};
       if (f.has("window")) {
         const std::vector<std::uint64_t> v = f.indices("window");
         if (v.size() != 12)
@@ -247,9 +254,14 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
         l.halo = f.u64("halo");
       }
       if (f.has("view")) l.view = f.shape("view");
+      if (f.has("rows")) {
+        if (l.window) f.fail("fields 'rows' and 'window' do not go together");
+        l.rows = f.rows("rows");
+      }
       return l;
     }
-    return Store{tensor, layout, lm, offset, shape};
+    return Store{tensor, layout, lm,
+                 offset, shape,  f.has("rows") ? f.rows("rows") : std::vector<std::uint64_t>{}};
   }
   if (kind == "convert") {
     Convert c;

@@ -141,6 +141,39 @@ TEST(Spmv, NnzPartitionBalancesASkewedMatrixAndTheReportSaysSo) {
             rows["instructions"]["sparse_mac"]["busy_cycles"].get<std::uint64_t>());
 }
 
+// A 64×64 matrix of 2×2 blocks on the diagonal: split by rows over mini's 32 PEs, each PE's columns
+// are its own rows', and `extra` adds entries in column 0 to every row.
+std::string block_diagonal(bool extra) {
+  const std::string path = testing::temp_path(extra ? "diag_col0.mtx" : "diag.mtx");
+  std::ofstream f(path);
+  f << "%%MatrixMarket matrix coordinate integer general\n64 64 " << (extra ? 128 + 62 : 128) << "\n";
+  for (int b = 0; b < 32; ++b)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) f << 2 * b + i + 1 << " " << 2 * b + j + 1 << " " << 1 + i + j << "\n";
+  if (extra)
+    for (int r = 2; r < 64; ++r) f << r + 1 << " 1 -1\n";
+  return path;
+}
+
+// x moves by the tree: a PE whose columns are its own rows receives its own x rows and nothing else,
+// on every level; a column that every PE needs is read once and multicast.
+TEST(Spmv, XMovesOnlyToThePesThatNeedIt) {
+  const nlohmann::json local =
+      run_verified("spmv", "mini", {"--matrix", block_diagonal(false), "--partition", "rows"});
+  const nlohmann::json& x = local["phases"]["x"];
+  EXPECT_EQ(x["dram"]["read_bytes"], 64);
+  for (const char* level : {"L2B", "L1B", "MAB", "PE"})
+    EXPECT_EQ(x["levels"][level]["down_delivered_bytes"], 64) << level;
+  const nlohmann::json shared =
+      run_verified("spmv", "mini", {"--matrix", block_diagonal(true), "--partition", "rows"});
+  const nlohmann::json& xs = shared["phases"]["x"];
+  EXPECT_EQ(xs["dram"]["read_bytes"], 64);  // column 0 too, once
+  // Below the L2B every unit also receives x[0]: 2 L1Bs, 8 MABs and 31 PEs more (PE 0 holds it).
+  EXPECT_EQ(xs["levels"]["L1B"]["down_delivered_bytes"], 64 + 1);
+  EXPECT_EQ(xs["levels"]["MAB"]["down_delivered_bytes"], 64 + 7);
+  EXPECT_EQ(xs["levels"]["PE"]["down_delivered_bytes"], 64 + 31);
+}
+
 // `treesim sparse partition` prints what the kernel places: for every encoding and partition, its
 // stored entries and walk items are the run's (a matrix with fewer rows than mini's 32 PEs too).
 TEST(SparsePartition, PrintsWhatTheKernelPlacesForEveryEncoding) {

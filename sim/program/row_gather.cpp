@@ -1,0 +1,145 @@
+#include "sim/program/row_gather.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sim/layout/unit_view.h"
+#include "sim/program/row_list.h"
+
+namespace treesim::program {
+namespace {
+
+// Calls f(pe, view) for every PE the layout uses, PEs numbered row-major over the fanouts.
+template <typename F>
+void for_each_pe(const layout::BoundLayout& b, F&& f) {
+  const std::size_t levels = b.level_count();
+  std::uint64_t pes = 1;
+  for (std::size_t l = 0; l < levels; ++l) pes *= b.fanout(l);
+  std::vector<std::uint64_t> coords(levels, 0);
+  for (std::uint64_t pe = 0; pe < pes; ++pe) {
+    for (std::size_t l = levels, rest = pe; l-- > 0;) {
+      coords[l] = rest % b.fanout(l);
+      rest /= b.fanout(l);
+    }
+    const layout::UnitView v = layout::unit_view(b, coords);
+    if (v.used) f(pe, v);
+  }
+}
+
+std::uint64_t pe_count(const layout::BoundLayout& b) {
+  std::uint64_t pes = 1;
+  for (std::size_t l = 0; l < b.level_count(); ++l) pes *= b.fanout(l);
+  return pes;
+}
+
+// The tensor elements of block rows [r0, r0 + rn) × columns [c0, c0 + cn), padding rows left out.
+void add_elements(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+                  const std::vector<std::uint64_t>& offset, std::uint64_t r0, std::uint64_t rn,
+                  std::uint64_t c0, std::uint64_t cn, std::vector<std::uint64_t>& out) {
+  for (std::uint64_t r = r0; r < r0 + rn; ++r) {
+    const std::uint64_t row = rows[offset[0] + r];
+    if (row == kPadRow) continue;
+    for (std::uint64_t c = c0; c < c0 + cn; ++c) out.push_back(row * row_elements + offset[1] + c);
+  }
+}
+
+}  // namespace
+
+std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+                                 const std::vector<std::uint64_t>& offset,
+                                 const std::vector<std::uint64_t>& shape) {
+  std::vector<std::uint64_t> elements;
+  std::vector<std::uint8_t> seen;
+  add_elements(rows, row_elements, offset, 0, shape[0], 0, shape[1], elements);
+  return distinct_runs(elements, seen);
+}
+
+HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+                               const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
+  std::vector<std::vector<ElementRun>> needs(pe_count(b));
+  std::vector<std::uint64_t> elements;
+  std::vector<std::uint8_t> seen;
+  for_each_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
+    elements.clear();
+    for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
+      for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
+        add_elements(rows, row_elements, offset, r0, rn, c0, cn, elements);
+    needs[pe] = distinct_runs(elements, seen);
+  });
+  return needs_traffic(std::move(needs), b);
+}
+
+RowScatterTraffic row_scatter_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+                                      const std::vector<std::uint64_t>& offset,
+                                      const layout::BoundLayout& b) {
+  const std::size_t levels = b.level_count();
+  const std::uint64_t eb = b.element_bytes();
+  // sends[l][u]: the elements unit u of level l sends up (its PEs' replica-0 non-padding elements).
+  std::vector<std::vector<std::uint64_t>> sends(levels);
+  sends[levels - 1].assign(pe_count(b), 0);
+  std::vector<std::uint64_t> elements;
+  for_each_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
+    if (v.replica != 0) return;
+    elements.clear();
+    for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
+      for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
+        add_elements(rows, row_elements, offset, r0, rn, c0, cn, elements);
+    sends[levels - 1][pe] = elements.size();
+  });
+  for (std::size_t l = levels - 1; l-- > 0;) {
+    const std::uint64_t f = b.fanout(l + 1);
+    sends[l].assign(sends[l + 1].size() / f, 0);
+    for (std::uint64_t u = 0; u < sends[l + 1].size(); ++u) sends[l][u / f] += sends[l + 1][u];
+  }
+  RowScatterTraffic out;
+  out.plan.levels.resize(levels);
+  out.ports.resize(levels);
+  for (std::uint64_t n : sends[0]) out.plan.dram_write_bytes += n * eb;
+  for (std::size_t x = 0; x < levels; ++x) {
+    layout::LevelTraffic& t = out.plan.levels[x];
+    const std::uint64_t f = b.fanout(x);
+    for (std::uint64_t u = 0; u < sends[x].size(); ++u) {
+      t.up_sent_bytes += sends[x][u] * eb;
+      if (sends[x][u] > 0) ++out.plan.transfers;
+    }
+    t.up_delivered_bytes = t.up_sent_bytes;
+    for (std::uint64_t p = 0; p * f < sends[x].size(); ++p) {
+      std::uint64_t bytes = 0;
+      for (std::uint64_t c = 0; c < f; ++c) bytes += sends[x][p * f + c] * eb;
+      if (bytes == 0) continue;
+      t.busiest_up_port_bytes = std::max(t.busiest_up_port_bytes, bytes);
+      out.ports[x].push_back({p, bytes});
+    }
+  }
+  return out;
+}
+
+void gather_rows(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+                 const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
+                 const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::int32_t pad,
+                 std::uint8_t* dst) {
+  std::uint8_t pad_bytes[4];
+  for (std::size_t i = 0; i < 4; ++i)
+    pad_bytes[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(pad) >> (8 * i));
+  const std::uint64_t width = shape[1] * eb;
+  for (std::uint64_t r = 0; r < shape[0]; ++r, dst += width) {
+    const std::uint64_t row = rows[offset[0] + r];
+    if (row == kPadRow) {
+      for (std::uint64_t c = 0; c < shape[1]; ++c) std::memcpy(dst + c * eb, pad_bytes, eb);
+      continue;
+    }
+    std::memcpy(dst, src + (row * row_elements + offset[1] - base) * eb, width);
+  }
+}
+
+void scatter_rows(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+                  const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
+                  const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::uint8_t* dst) {
+  const std::uint64_t width = shape[1] * eb;
+  for (std::uint64_t r = 0; r < shape[0]; ++r, src += width) {
+    const std::uint64_t row = rows[offset[0] + r];
+    if (row != kPadRow) std::memcpy(dst + (row * row_elements + offset[1] - base) * eb, src, width);
+  }
+}
+
+}  // namespace treesim::program
