@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "host/mac_kernel.h"
 #include "models/pe_array.h"
@@ -308,6 +309,11 @@ std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
           error.add(p, fmt::format("its walk visits {} entries and {} segments; the instruction declares {} "
                                    "and {}",
                                    w.entries, w.segments, op.entries[p], op.segments[p]));
+        else if (!op.visits.empty() && w.visits != op.visits_of(p))
+          error.add(p,
+                    fmt::format("its walk steps through {} coordinates (dense, compressed, singleton, n:m); "
+                                "the instruction declares {}",
+                                fmt::join(w.visits, ","), fmt::join(op.visits_of(p), ",")));
       } catch (const sparse::SparseError& e) {
         error.add(p, e.what());
       }

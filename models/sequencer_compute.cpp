@@ -58,7 +58,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
         } else if constexpr (std::is_same_v<T, program::SparseMac>) {
           std::vector<std::uint64_t> work(n);
           for (std::uint64_t p = 0; p < n; ++p) {
-            work[p] = cost_.sparse_items(op.entries[p], op.segments[p], op.n);
+            work[p] = cost_.sparse_items(op.entries[p], op.segments[p], op.visits_of(p), op.n);
             r.work.macs += op.entries[p] * op.n;
             r.work.sparse_items += work[p];
           }

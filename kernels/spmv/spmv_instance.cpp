@@ -90,7 +90,8 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
     return core::Error{"", e.what()};
   }
   for (const PeShare& share : s.shares)
-    busiest = std::max(busiest, cost.sparse_items(share.work.entries, share.work.segments, p_.n));
+    busiest = std::max(busiest,
+                       cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n));
   cycles += static_cast<double>(cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse).duration());
   if (s.reduce_level >= 0)
     cycles += static_cast<double>(
@@ -180,7 +181,8 @@ void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineC
   for (const PeShare& share : s->shares) {
     sp.pe_nnz.push_back(share.nonzeros);
     sp.pe_entries.push_back(share.work.entries);
-    const std::uint64_t items = cost.sparse_items(share.work.entries, share.work.segments, p_.n);
+    const std::uint64_t items =
+        cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n);
     sp.pe_items_max = std::max(sp.pe_items_max, items);
     total_items += items;
   }

@@ -102,6 +102,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   for (const PeShare& share : s.shares) {
     mac.entries.push_back(share.work.entries);
     mac.segments.push_back(share.work.segments);
+    mac.visits.insert(mac.visits.end(), share.work.visits.begin(), share.work.visits.end());
   }
   prog.instrs.push_back(std::move(mac));
   if (s.reduce_level >= 0)

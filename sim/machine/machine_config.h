@@ -2,6 +2,7 @@
 // Plain aggregates, no parser types: sim/machine/machine_yaml.cpp fills them from a file.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -66,10 +67,19 @@ struct TernaryMacConfig {
 // The sparse walk (`sparse_mv`): items are stored entries and position reads; each entry gathers
 // its x value by coordinate, so it runs far below the dense MAC array's rate. Absent: the cost
 // model's default (sim/timing/cost_model.h).
+// The MAC unit's sparse walk: what a walk's steps cost, in items, done `items_per_cycle` per cycle.
+// A walk costs entry_items per stored entry it multiplies (per ⌈n / MAC rate⌉ columns of B),
+// segment_items per segment whose positions it reads, and level_items[kind] per coordinate it
+// steps through at a level of that kind (dense, compressed, singleton, n:m: sim/sparse/walk.h).
 struct SparseMacConfig {
-  std::uint64_t items_per_cycle = 0;
+  std::uint64_t items_per_cycle = 1;
   std::uint64_t latency_cycles = 0;
+  std::uint64_t entry_items = 1;
+  std::uint64_t segment_items = 1;
+  std::array<std::uint64_t, 4> level_items{};  // dense, compressed, singleton, n_of_m
+  bool charges_levels() const { return level_items != std::array<std::uint64_t, 4>{}; }
 };
+inline constexpr const char* kSparseLevelKinds[] = {"dense", "compressed", "singleton", "n_of_m"};
 
 struct RequantConfig {
   std::uint64_t values_per_cycle = 0;

@@ -136,10 +136,28 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root, const std::s
         read_unit(r, pe["ternary_mac"], pe.Mark(), "pe.ternary_mac", "macs_per_cycle");
     c.pe.ternary_mac = t;
   }
-  if (pe["sparse_mac"].IsDefined()) {
+  if (const YAML::Node sm = pe["sparse_mac"]; sm.IsDefined()) {
     machine::SparseMacConfig t;
-    std::tie(t.items_per_cycle, t.latency_cycles) =
-        read_unit(r, pe["sparse_mac"], pe.Mark(), "pe.sparse_mac", "items_per_cycle");
+    const std::string path = "pe.sparse_mac";
+    r.expect_map(sm, pe.Mark(), path,
+                 {"items_per_cycle", "latency_cycles", "entry_items", "segment_items", "level_items"},
+                 {"items_per_cycle", "latency_cycles"});
+    t.items_per_cycle = r.integer(sm["items_per_cycle"], sm.Mark(), path + ".items_per_cycle", 1);
+    t.latency_cycles = r.integer(sm["latency_cycles"], sm.Mark(), path + ".latency_cycles", 0);
+    if (sm["entry_items"].IsDefined())
+      t.entry_items = r.integer(sm["entry_items"], sm.Mark(), path + ".entry_items", 0);
+    if (sm["segment_items"].IsDefined())
+      t.segment_items = r.integer(sm["segment_items"], sm.Mark(), path + ".segment_items", 0);
+    if (const YAML::Node li = sm["level_items"]; li.IsDefined()) {
+      const std::set<std::string> kinds(std::begin(machine::kSparseLevelKinds),
+                                        std::end(machine::kSparseLevelKinds));
+      r.expect_map(li, sm.Mark(), path + ".level_items", kinds, {});
+      for (std::size_t k = 0; k < t.level_items.size(); ++k) {
+        const std::string kind = machine::kSparseLevelKinds[k];
+        if (li[kind].IsDefined())
+          t.level_items[k] = r.integer(li[kind], li.Mark(), path + ".level_items." + kind, 0);
+      }
+    }
     c.pe.sparse_mac = t;
   }
   std::tie(c.pe.requant.values_per_cycle, c.pe.requant.latency_cycles) =

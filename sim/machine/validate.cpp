@@ -166,6 +166,15 @@ std::vector<core::Error> validate(const MachineConfig& c) {
   if (c.pe.sparse_mac) {
     k.rate("pe.sparse_mac.items_per_cycle", c.pe.sparse_mac->items_per_cycle);
     k.latency("pe.sparse_mac.latency_cycles", c.pe.sparse_mac->latency_cycles);
+    const machine::SparseMacConfig& sm = *c.pe.sparse_mac;
+    if (sm.entry_items == 0) k.add("pe.sparse_mac.entry_items", "expected a positive integer, got 0");
+    for (const auto& [where, v] : {std::pair{"pe.sparse_mac.entry_items", sm.entry_items},
+                                   std::pair{"pe.sparse_mac.segment_items", sm.segment_items}})
+      if (v > L::kMaxRate) k.add(where, fmt::format("expected at most {} items, got {}", L::kMaxRate, v));
+    for (std::size_t i = 0; i < sm.level_items.size(); ++i)
+      if (sm.level_items[i] > L::kMaxRate)
+        k.add(fmt::format("pe.sparse_mac.level_items.{}", machine::kSparseLevelKinds[i]),
+              fmt::format("expected at most {} items, got {}", L::kMaxRate, sm.level_items[i]));
   }
   k.rate("pe.requant.values_per_cycle", c.pe.requant.values_per_cycle);
   k.latency("pe.requant.latency_cycles", c.pe.requant.latency_cycles);

@@ -485,6 +485,14 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               if (op.entries.size() != pes || op.segments.size() != pes)
                 return c.fail(fmt::format("entries and segments have {} and {} numbers; give one per PE ({})",
                                           op.entries.size(), op.segments.size(), pes));
+              if (!op.visits.empty() && op.visits.size() != 4 * pes)
+                return c.fail(
+                    fmt::format("visits has {} numbers; give four per PE ({})", op.visits.size(), 4 * pes));
+              if (op.visits.empty() && m.pe.sparse_mac && m.pe.sparse_mac->charges_levels())
+                return c.fail(
+                    fmt::format("machine '{}' charges level steps (pe.sparse_mac.level_items); give "
+                                "visits, four per PE",
+                                m.name));
               if (op.n == 0) return c.fail("n must be at least 1");
               if (op.a_bytes == 0) return c.fail("a_bytes must be at least 1");
               if (!zero_point_fits(op.b_zero, core::DType::kInt8, "b_zero", c)) return;

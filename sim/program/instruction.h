@@ -7,6 +7,7 @@
 // only in program_text (parser and printer) and in messages.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -166,8 +167,18 @@ struct SparseMac {
   std::int32_t b_zero = 0;
   std::uint64_t c = 0, c_rows = 0;
   std::vector<std::uint64_t> entries, segments;  // per PE, in PE order
+  // Optional: four per PE (PE-major), the coordinates its walk steps through at dense, compressed,
+  // singleton and n:m levels (sim/sparse/walk.h); needed on a machine that charges per level step
+  // (pe.sparse_mac.level_items).
+  std::vector<std::uint64_t> visits;
+  std::array<std::uint64_t, 4> visits_of(std::size_t pe) const {
+    std::array<std::uint64_t, 4> v{};
+    if (visits.size() >= 4 * (pe + 1))
+      for (std::size_t k = 0; k < 4; ++k) v[k] = visits[4 * pe + k];
+    return v;
+  }
   auto tie() const {
-    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, entries, segments);
+    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, entries, segments, visits);
   }
 };
 

@@ -335,6 +335,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     s.c = f.u64("c"), s.c_rows = f.u64("c_rows");
     s.entries = f.indices("entries");
     s.segments = f.indices("segments");
+    if (f.has("visits")) s.visits = f.indices("visits");
     return s;
   }
   if (kind == "copy") return Copy{f.u64("src"), f.u64("dst"), f.u64("bytes")};

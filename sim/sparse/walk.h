@@ -4,6 +4,7 @@
 // (stored_entries) both use it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -14,8 +15,29 @@ namespace treesim::sparse {
 // A sparse walk's work: every stored entry it visits (padding, in-block zeros and n_out_of_m slots
 // included: a lock-step PE walks them) and every segment whose positions it reads (one per parent
 // of a compressed or loose_compressed level).
+// `visits` counts the coordinates the walk steps through, per level format (a dense level's every
+// child, a compressed level's every stored coordinate, ...): what a machine's per-level costs
+// (pe.sparse_mac.level_items) charge.
+enum class VisitKind : std::size_t { kDense, kCompressed, kSingleton, kNOutOfM };
+inline constexpr std::size_t kVisitKinds = 4;
+inline VisitKind visit_kind(LevelFormat f) {
+  switch (f) {
+    case LevelFormat::kDense:
+      return VisitKind::kDense;
+    case LevelFormat::kCompressed:
+    case LevelFormat::kLooseCompressed:
+      return VisitKind::kCompressed;
+    case LevelFormat::kSingleton:
+      return VisitKind::kSingleton;
+    case LevelFormat::kNOutOfM:
+      return VisitKind::kNOutOfM;
+  }
+  return VisitKind::kDense;
+}
+
 struct WalkWork {
   std::uint64_t entries = 0, segments = 0;
+  std::array<std::uint64_t, kVisitKinds> visits{};  // by VisitKind
   std::uint64_t items() const { return entries + segments; }
 };
 
@@ -39,6 +61,7 @@ struct Walker {
   }
 
   void child(std::size_t l, std::uint64_t index, std::uint64_t coordinate) {
+    ++work.visits[static_cast<std::size_t>(visit_kind(m.encoding.levels[l].type.format))];
     lc[l] = coordinate;
     if (l + 1 == lc.size())
       at_leaf(index);
@@ -78,11 +101,14 @@ struct Walker {
 template <typename Leaf>
 WalkWork walk_levels(const SparseMatrix& m, Leaf&& leaf) {
   if (m.encoding.is_ell()) {
-    // K slots per row, padding included: the lock-step walk visits every slot.
+    // K slots per row, padding included: the lock-step walk visits every slot (a dense step over the
+    // rows, a coordinate read per slot).
     const bool by_rows = m.encoding.levels[0].expr.dim == 0;
     const std::uint64_t k = m.encoding.levels[0].expr.k, outer = m.level_sizes[1];
     const std::uint64_t pad = ell_pad(m.encoding.crd_width);
     WalkWork w;
+    w.visits[static_cast<std::size_t>(VisitKind::kDense)] = outer;
+    w.visits[static_cast<std::size_t>(VisitKind::kSingleton)] = outer * k;
     for (std::uint64_t r = 0; r < outer; ++r)
       for (std::uint64_t s = 0; s < k; ++s) {
         ++w.entries;

@@ -57,8 +57,14 @@ UnitTime CostModel::unit(Unit u, std::uint64_t work, Path path) const {
   return {ceil_div(work, per_cycle), latency};
 }
 
-std::uint64_t CostModel::sparse_items(std::uint64_t entries, std::uint64_t segments, std::uint64_t n) const {
-  return segments + entries * std::max<std::uint64_t>(1, ceil_div(n, rate(Unit::kMac).first));
+std::uint64_t CostModel::sparse_items(std::uint64_t entries, std::uint64_t segments,
+                                      const std::array<std::uint64_t, 4>& visits, std::uint64_t n) const {
+  const machine::SparseMacConfig c = m_.pe.sparse_mac.value_or(machine::SparseMacConfig{});
+  std::uint64_t items =
+      c.segment_items * segments +
+      c.entry_items * entries * std::max<std::uint64_t>(1, ceil_div(n, rate(Unit::kMac).first));
+  for (std::size_t k = 0; k < visits.size(); ++k) items += c.level_items[k] * visits[k];
+  return items;
 }
 
 UnitTime CostModel::dram(std::uint64_t bytes) const {

@@ -8,6 +8,7 @@
 //   roofline:        the largest of every resource's total work / its aggregate rate
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -91,10 +92,14 @@ class CostModel {
   std::pair<std::uint64_t, std::uint64_t> rate(Unit u, Path path = Path::kDefault) const;
   // The rate and latency of any resource (bytes per cycle for DRAM and ports; a unit's default path).
   std::pair<std::uint64_t, std::uint64_t> rate(Resource r) const;
-  // A sparse walk's work in items (the sparse path's unit of work): one per segment whose positions
-  // it reads, and per stored entry one per pass of the int8 MAC array over B's n columns
-  // (ceil(n / pe.mac.int8_macs_per_cycle); 1 for a vector).
-  std::uint64_t sparse_items(std::uint64_t entries, std::uint64_t segments, std::uint64_t n) const;
+  // A sparse walk's work in items (the sparse path's unit of work), by pe.sparse_mac's costs
+  // (defaults when the machine has no such section: 1 per entry, 1 per segment, 0 per level step):
+  // entry_items per stored entry and pass of the int8 MAC array over B's n columns
+  // (ceil(n / pe.mac.int8_macs_per_cycle); 1 for a vector), segment_items per segment whose
+  // positions it reads, and level_items[kind] per coordinate stepped through at a level of that
+  // kind (visits: dense, compressed, singleton, n:m, as sim/sparse/walk.h counts them).
+  std::uint64_t sparse_items(std::uint64_t entries, std::uint64_t segments,
+                             const std::array<std::uint64_t, 4>& visits, std::uint64_t n) const;
   // DRAM's port streaming `bytes`, and its access latency.
   UnitTime dram(std::uint64_t bytes) const;          // all channels together (bytes spread over them)
   UnitTime dram_channel(std::uint64_t bytes) const;  // one channel (the simple Dram target)

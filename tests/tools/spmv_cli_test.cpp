@@ -174,6 +174,43 @@ TEST(Spmv, XMovesOnlyToThePesThatNeedIt) {
   EXPECT_EQ(xs["levels"]["PE"]["down_delivered_bytes"], 64 + 31);
 }
 
+// mini with a singleton coordinate costing one more walk item (pe.sparse_mac.level_items).
+std::string mini_with_singleton_cost() {
+  std::string text = testing::read_text(source_path("configs/mini.yaml"));
+  const std::string pe = "\npe:\n";
+  text.insert(text.find(pe) + pe.size(),
+              "  sparse_mac: { items_per_cycle: 1, latency_cycles: 4, level_items: { singleton: 1 } }\n");
+  const std::string path = testing::temp_path("mini-singleton.yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The machine file's per-level costs reach the walk: COO's row coordinates (a singleton level) cost
+// one item each, CSR has no singleton level and does not change.
+TEST(Spmv, LevelCostsFromTheMachineFileChangeTheWalk) {
+  const std::string costed = mini_with_singleton_cost();
+  for (const char* encoding : {"csr", "coo"}) {
+    const std::vector<std::string> args{"--matrix", data("g20.rua"), "--encoding", encoding};
+    const nlohmann::json plain = run_verified("spmv", "mini", args);
+    std::vector<std::string> with = {
+        "run",      "spmv", "--machine", costed,
+        "--verify", "-q",   "--report",  testing::temp_path(std::string("costed-") + encoding + ".json")};
+    with.insert(with.end(), args.begin(), args.end());
+    ASSERT_EQ(run_treesim(with).exit_code, 0) << encoding;
+    const nlohmann::json more = nlohmann::json::parse(testing::read_text(with[7]));
+    const double entries_per_pe = plain["sparse"]["stored_entries"].get<double>() / 32;
+    const double extra = std::string(encoding) == "coo" ? entries_per_pe : 0;
+    EXPECT_DOUBLE_EQ(more["sparse"]["pe_walk_items"]["mean"].get<double>(),
+                     plain["sparse"]["pe_walk_items"]["mean"].get<double>() + extra)
+        << encoding;
+    if (extra > 0)
+      EXPECT_GT(more["instructions"]["sparse_mac"]["busy_cycles"],
+                plain["instructions"]["sparse_mac"]["busy_cycles"]);
+    else
+      EXPECT_EQ(more["cycles"], plain["cycles"]);
+  }
+}
+
 // `treesim sparse partition` prints what the kernel places: for every encoding and partition, its
 // stored entries and walk items are the run's (a matrix with fewer rows than mini's 32 PEs too).
 TEST(SparsePartition, PrintsWhatTheKernelPlacesForEveryEncoding) {

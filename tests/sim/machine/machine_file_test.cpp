@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <regex>
 
 #include "tests/test_support.h"
@@ -87,6 +89,31 @@ TEST(MachineFile, UnknownKeyIsRejected) {
   std::string e = error_of(replace(kValid, "latency_cycles: 8,", "latency_cycles: 8, lantency: 3,"));
   EXPECT_EQ(e.rfind("m.yaml:5:", 0), 0u) << e;
   EXPECT_NE(e.find("unknown field 'levels[0].lantency'"), std::string::npos) << e;
+}
+
+TEST(MachineFile, SparseWalkCostsAreReadWithDefaults) {
+  const MachineConfig plain = parse_machine_yaml(
+      replace(kValid, "  requant:", "  sparse_mac: { items_per_cycle: 2, latency_cycles: 1 }\n  requant:"),
+      "m.yaml");
+  ASSERT_TRUE(plain.pe.sparse_mac);
+  EXPECT_EQ(plain.pe.sparse_mac->entry_items, 1u);
+  EXPECT_EQ(plain.pe.sparse_mac->segment_items, 1u);
+  EXPECT_FALSE(plain.pe.sparse_mac->charges_levels());
+  const MachineConfig costed = parse_machine_yaml(
+      replace(kValid, "  requant:",
+              "  sparse_mac: { items_per_cycle: 1, latency_cycles: 1, entry_items: 2, segment_items: 0,\n"
+              "                level_items: { singleton: 1, n_of_m: 3 } }\n  requant:"),
+      "m.yaml");
+  EXPECT_EQ(costed.pe.sparse_mac->entry_items, 2u);
+  EXPECT_EQ(costed.pe.sparse_mac->segment_items, 0u);
+  EXPECT_EQ(costed.pe.sparse_mac->level_items, (std::array<std::uint64_t, 4>{0, 0, 1, 3}));
+}
+
+TEST(MachineFile, AnUnknownSparseLevelKindIsNamed) {
+  const std::string e = error_of(replace(
+      kValid, "  requant:",
+      "  sparse_mac: { items_per_cycle: 1, latency_cycles: 1, level_items: { sparse: 1 } }\n  requant:"));
+  EXPECT_NE(e.find("pe.sparse_mac.level_items.sparse"), std::string::npos) << e;
 }
 
 TEST(MachineFile, BadSizeSuffixIsRejected) {

@@ -3,6 +3,8 @@
 // example says, and a block whose counts run past its bytes is refused.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <random>
 
 #include "sim/sparse/encoding.h"
@@ -10,6 +12,7 @@
 #include "sim/sparse/quantized.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/sparse/storage.h"
+#include "sim/sparse/walk.h"
 
 namespace treesim::sparse {
 namespace {
@@ -109,6 +112,24 @@ TEST(PeBlock, WalkWorkCountsEntriesAndSegmentsAsTheNoteStoresThem) {
   EXPECT_EQ(ell.segments, 0u);
   // BSR 2×2: blocks (0,0), (0,1), (1,0), (1,1) all hold an entry: 4 blocks of 4.
   EXPECT_EQ(walk_work(build_dense(a, 4, 4, parse_encoding("bsr2x2"))).entries, 16u);
+}
+
+TEST(PeBlock, WalkWorkCountsTheCoordinatesEachLevelKindStepsThrough) {
+  const std::vector<double> a = example();  // 4×4, 5 entries in rows 0, 2, 3
+  using A = std::array<std::uint64_t, kVisitKinds>;
+  // CSR: 4 dense rows, 5 compressed columns. COO: 5 compressed rows (non-unique), 5 singleton columns.
+  EXPECT_EQ(walk_work(build_dense(a, 4, 4, parse_encoding("csr"))).visits, (A{4, 5, 0, 0}));
+  EXPECT_EQ(walk_work(build_dense(a, 4, 4, parse_encoding("coo"))).visits, (A{0, 5, 5, 0}));
+  // DCSR: 3 stored rows, then their 5 columns.
+  EXPECT_EQ(walk_work(build_dense(a, 4, 4, parse_encoding("dcsr"))).visits, (A{0, 8, 0, 0}));
+  // BSR 2×2: 2 dense block rows, 4 stored blocks, 2 dense rows and 2 dense columns in each.
+  EXPECT_EQ(walk_work(build_dense(a, 4, 4, parse_encoding("bsr2x2"))).visits,
+            (A{2 + 4 * 2 + 4 * 4, 4, 0, 0}));
+  // ELL with 3 slots: a dense step per row, a coordinate per slot.
+  EXPECT_EQ(walk_work(build_dense(a, 4, 4, parse_encoding("ell"))).visits, (A{4, 0, 12, 0}));
+  // 2:4 on a 2:4 matrix: 4 dense rows, a dense step per group of 4 columns, 2 slots per group.
+  const std::vector<double> nm = {1, 0, 2, 0, 0, 3, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0};
+  EXPECT_EQ(walk_work(build_dense(nm, 4, 4, parse_encoding("2:4"))).visits, (A{4 + 4, 0, 0, 8}));
 }
 
 TEST(PeBlock, ABlockWhoseCountsRunPastItsBytesIsRefused) {
