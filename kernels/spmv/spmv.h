@@ -57,12 +57,17 @@ struct PeShare {
 // `reduce_level` share a row block) and the LM offsets, the same in every PE.
 struct SparsePlacement {
   std::uint64_t pes = 0;
+  // passes × pes shares: pass k's PE p holds shares[k·pes + p]. More than one pass when one pass's
+  // shares would not fit the LMs: the passes run one after another, each loading its A blocks, x
+  // rows and bias into one of two buffers (pass k's into buffer k mod 2, `buffer_bytes` apart) while
+  // the pass before walks the other.
   std::vector<PeShare> shares;
-  std::uint64_t grid_rows = 1, grid_cols = 1;
-  int reduce_level = -1;          // 2d: the level whose units' PEs share a row block; else -1
-  std::uint64_t block_bytes = 0;  // A's bytes per PE (the largest share's, padded)
-  std::uint64_t x_rows = 1;       // x / B rows per PE (the most columns any share touches)
-  std::uint64_t c_rows = 1;       // output rows per PE
+  std::uint64_t passes = 1, buffer_bytes = 0;
+  std::uint64_t grid_rows = 1, grid_cols = 1;  // of one pass
+  int reduce_level = -1;                       // 2d: the level whose units' PEs share a row block; else -1
+  std::uint64_t block_bytes = 0;               // A's bytes per PE (the largest share's, padded)
+  std::uint64_t x_rows = 1;                    // x / B rows per PE (the most columns any share touches)
+  std::uint64_t c_rows = 1;                    // output rows per PE
   std::uint64_t lm_a = 0, lm_x = 0, lm_bias = 0, lm_c = 0, lm_sum = 0, lm_y = 0, lm_end = 0;
   std::vector<std::uint64_t> storage_bytes;  // Σ over PEs, per level: positions, coordinates; then values
 };
@@ -76,8 +81,8 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
 // above √pes (the squarest grid the tree's reduce can sum); -1 when none has more than one PE.
 int sparse_grid_level(const machine::MachineConfig& m);
 
-// Splits and stores A over the machine's PEs. Throws sparse::SparseError when a share cannot be
-// stored in the encoding (an ELL row or an n:m block with too many nonzeros).
+// Splits and stores A over the machine's PEs, in as few passes as fit the LMs. Throws sparse::SparseError
+// when a share cannot be stored in the encoding (an ELL row or an n:m block with too many nonzeros).
 SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m);
 
 // The program: DRAM tensors A_pe (uint8, every PE's block), x / B (int8, cols × n), bias (SpMV:

@@ -55,12 +55,16 @@ core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
   const SparsePlacement& pl = *s.value();
   if (pl.lm_end > m.lm_bytes()) {
     std::uint64_t worst = 0;
-    for (std::uint64_t pe = 1; pe < pl.pes; ++pe)
-      if (sparse::block_bytes(pl.shares[pe].local) > sparse::block_bytes(pl.shares[worst].local)) worst = pe;
-    return {{"--matrix",
-             fmt::format("{}: a PE's share needs {} bytes of LM (A's arrays {} bytes, at PE {}; x rows {}, "
-                         "output rows {}), the LM holds {}; use a machine with more PEs or LM",
-                         p_.matrix, pl.lm_end, pl.block_bytes, worst, pl.x_rows, pl.c_rows, m.lm_bytes())}};
+    for (std::uint64_t i = 1; i < pl.shares.size(); ++i)
+      if (sparse::block_bytes(pl.shares[i].local) > sparse::block_bytes(pl.shares[worst].local)) worst = i;
+    return {
+        {"--matrix",
+         fmt::format(
+             "{}: in {} pass{} (a row per grid row and pass) a PE's share still needs {} bytes of LM (A's "
+             "arrays {} bytes, at PE {} of pass {}; x rows {}, output rows {}), the LM holds {}; "
+             "use a machine with more PEs or LM (passes over column tiles are not supported yet)",
+             p_.matrix, pl.passes, pl.passes == 1 ? "" : "es", pl.lm_end, pl.block_bytes, worst % pl.pes,
+             worst / pl.pes, pl.x_rows, pl.c_rows, m.lm_bytes())}};
   }
   return {};
 }
@@ -89,14 +93,20 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
   } catch (const layout::LayoutError& e) {
     return core::Error{"", e.what()};
   }
-  for (const PeShare& share : s.shares)
-    busiest = std::max(busiest,
-                       cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n));
-  cycles += static_cast<double>(cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse).duration());
-  if (s.reduce_level >= 0)
-    cycles += static_cast<double>(
-        cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n).duration());
-  cycles += static_cast<double>(cost.unit(timing::Unit::kRequant, s.c_rows * p_.n).duration());
+  // Each pass: the walk lasts as long as its busiest PE's; then the reduce and the requant.
+  for (std::uint64_t k = 0; k < s.passes; ++k) {
+    busiest = 0;
+    for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
+      const PeShare& share = s.shares[k * s.pes + pe];
+      busiest = std::max(busiest,
+                         cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n));
+    }
+    cycles += static_cast<double>(cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse).duration());
+    if (s.reduce_level >= 0)
+      cycles += static_cast<double>(
+          cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n).duration());
+    cycles += static_cast<double>(cost.unit(timing::Unit::kRequant, s.c_rows * p_.n).duration());
+  }
   Plan out;
   out.estimated_cycles = cycles;
   std::string grid = s.reduce_level >= 0
@@ -104,11 +114,13 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
                                        m.levels[static_cast<std::size_t>(s.reduce_level)].name)
                          : "";
   out.description = fmt::format(
-      "plan: {} {}x{} ({} nonzeros) in {} split by {} over {} PEs{}; per PE: A {} B, x {} rows, {} output "
+      "plan: {} {}x{} ({} nonzeros) in {} split by {} over {} PEs{}{}; per PE{}: A {} B, x {} rows, {} "
+      "output "
       "rows; LM {} of {} bytes",
       p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, p_.encoding_name,
-      sparse::partition_name(p_.partition), s.pes, grid, s.block_bytes, s.x_rows, s.c_rows, s.lm_end,
-      m.lm_bytes());
+      sparse::partition_name(p_.partition), s.pes, grid,
+      s.passes > 1 ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes) : "",
+      s.passes > 1 ? " and pass" : "", s.block_bytes, s.x_rows, s.c_rows, s.lm_end, m.lm_bytes());
   out.mapping = got.value();
   return out;
 }
@@ -127,13 +139,22 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
                                                    const machine::MachineConfig&) const {
   std::vector<Phase> out;
   const std::string x = sparse_x_name(p_), y = sparse_y_name(p_);
+  // With passes, each pass's movements on their own: "A.pass0", "x.pass0", ...
+  std::uint64_t loads_of_a = 0;
+  for (const program::Instr& instr : program.instrs)
+    if (const auto* l = std::get_if<program::Load>(&instr); l && l->tensor == "A_pe") ++loads_of_a;
+  std::uint64_t pass = 0;
   for (std::size_t i = 0; i < program.instrs.size(); ++i) {
     const program::Instr& instr = program.instrs[i];
     const auto* l = std::get_if<program::Load>(&instr);
     const auto* s = std::get_if<program::Store>(&instr);
     const std::string tensor = l ? l->tensor : s ? s->tensor : "";
-    if (tensor == "A_pe" || tensor == x || tensor == y)
-      out.push_back({tensor == "A_pe" ? "A" : tensor, i, i + 1, std::nullopt});
+    if (tensor != "A_pe" && tensor != x && tensor != y) continue;
+    const std::string name = tensor == "A_pe" ? "A" : tensor;
+    const int width = static_cast<int>(fmt::to_string(loads_of_a - 1).size());  // pass01 sorts before pass10
+    out.push_back(
+        {loads_of_a > 1 ? fmt::format("{}.pass{:0{}}", name, pass, width) : name, i, i + 1, std::nullopt});
+    if (s) ++pass;
   }
   return out;
 }
@@ -176,17 +197,19 @@ void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineC
   sp.nnz = p_.nonzeros;
   sp.pes = s->pes;
   sp.grid_rows = s->grid_rows, sp.grid_cols = s->grid_cols;
-  std::uint64_t total_items = 0;
+  // Per PE, over its passes.
   const timing::CostModel cost(m);
-  for (const PeShare& share : s->shares) {
-    sp.pe_nnz.push_back(share.nonzeros);
-    sp.pe_entries.push_back(share.work.entries);
-    const std::uint64_t items =
-        cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n);
-    sp.pe_items_max = std::max(sp.pe_items_max, items);
-    total_items += items;
+  sp.pe_nnz.assign(s->pes, 0);
+  sp.pe_entries.assign(s->pes, 0);
+  std::vector<std::uint64_t> items(s->pes, 0);
+  for (std::size_t i = 0; i < s->shares.size(); ++i) {
+    const PeShare& share = s->shares[i];
+    sp.pe_nnz[i % s->pes] += share.nonzeros;
+    sp.pe_entries[i % s->pes] += share.work.entries;
+    items[i % s->pes] += cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n);
   }
-  sp.pe_items_total = total_items;
+  for (std::uint64_t n : items) sp.pe_items_max = std::max(sp.pe_items_max, n), sp.pe_items_total += n;
+  stats.extra["passes"] = s->passes;
   for (std::size_t l = 0; l < p_.encoding.levels.size(); ++l) {
     sp.storage_bytes.emplace_back(fmt::format("pos[{}]", l), s->storage_bytes[2 * l]);
     sp.storage_bytes.emplace_back(fmt::format("crd[{}]", l), s->storage_bytes[2 * l + 1]);

@@ -100,15 +100,20 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
   return shares;
 }
 
-SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
+namespace {
+
+// The split in `passes` passes and its LM layout.
+SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineConfig& m,
+                                std::uint64_t passes) {
   SparsePlacement s;
   s.pes = m.pe_count();
+  s.passes = passes;
   if (p.partition == sparse::Partition::k2d) {
     s.reduce_level = sparse_grid_level(m);
     s.grid_cols = s.reduce_level < 0 ? 1 : s.pes / m.units_at(static_cast<std::size_t>(s.reduce_level));
   }
   s.grid_rows = s.pes / s.grid_cols;
-  s.shares = split_shares(p.a, p.encoding, p.partition, s.pes, s.grid_cols);
+  s.shares = split_shares(p.a, p.encoding, p.partition, s.pes * passes, s.grid_cols);
   s.storage_bytes.assign(2 * p.encoding.levels.size() + 1, 0);
   for (const PeShare& share : s.shares) {
     s.block_bytes = std::max(s.block_bytes, sparse::block_bytes(share.local));
@@ -120,17 +125,53 @@ SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfi
     }
     s.storage_bytes.back() += share.local.values.size();
   }
-  // LM: A's block, x / B's rows, bias, the int32 rows (and their sums with 2d), the int8 rows.
+  // LM: A's block, x / B's rows and the bias (twice over with passes), then the int32 rows (and
+  // their sums with 2d) and the int8 rows.
   s.block_bytes = align8(s.block_bytes);
   s.lm_a = 0;
   s.lm_x = s.lm_a + s.block_bytes;
   s.lm_bias = s.lm_x + align8(s.x_rows * p.n);
   const std::uint64_t bias_count = p.spmm ? p.n : s.c_rows;
-  s.lm_c = s.lm_bias + (p.bias.empty() ? 0 : align8(4 * bias_count));
+  const std::uint64_t buffer_end = s.lm_bias + (p.bias.empty() ? 0 : align8(4 * bias_count));
+  s.buffer_bytes = passes > 1 ? buffer_end : 0;
+  s.lm_c = buffer_end + s.buffer_bytes;
   s.lm_sum = s.lm_c + (s.reduce_level >= 0 ? 4 * s.c_rows * p.n : 0);
   s.lm_y = s.lm_sum + 4 * s.c_rows * p.n;
   s.lm_end = s.lm_y + align8(s.c_rows * p.n);
   return s;
+}
+
+}  // namespace
+
+SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
+  SparsePlacement s = place_in_passes(p, m, 1);
+  const std::uint64_t lm = m.lm_bytes();
+  if (s.lm_end <= lm) return s;
+  // More passes, each holding fewer rows, until one fits: at most as many passes as leave every
+  // grid row a row. The LM a pass needs shrinks about in proportion, so guess from it, then look for
+  // the fewest passes that fit between the last that did not and the first that did.
+  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * s.grid_cols + s.pes - 1) / s.pes);
+  std::uint64_t fails = 1, fits = 0;
+  SparsePlacement fit;
+  for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * s.lm_end / lm + 1));;) {
+    SparsePlacement t = place_in_passes(p, m, k);
+    if (t.lm_end <= lm) {
+      fits = k, fit = std::move(t);
+      break;
+    }
+    fails = k;
+    if (k == most) return t;  // even one row per grid row does not fit: check() says so
+    k = std::min(most, 2 * k);
+  }
+  while (fits - fails > 1) {
+    const std::uint64_t k = fails + (fits - fails) / 2;
+    SparsePlacement t = place_in_passes(p, m, k);
+    if (t.lm_end <= lm)
+      fits = k, fit = std::move(t);
+    else
+      fails = k;
+  }
+  return fit;
 }
 
 }  // namespace treesim::kernels

@@ -58,63 +58,72 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   program::Program prog;
   const std::uint64_t pes = s.pes;
   const std::string x = sparse_x_name(p), y = sparse_y_name(p);
-  prog.tensors = {{"A_pe", {pes * s.block_bytes}, core::DType::kUInt8},
+  prog.tensors = {{"A_pe", {s.passes * pes * s.block_bytes}, core::DType::kUInt8},
                   {x, {p.a.cols, p.n}, core::DType::kInt8},
                   {y, {p.a.rows, p.n}, core::DType::kInt8}};
   if (!p.bias.empty())
     prog.tensors.push_back(
         {"bias", p.spmm ? std::vector<std::uint64_t>{p.n} : std::vector<std::uint64_t>{p.a.rows, 1},
          core::DType::kInt32});
-  program::Load a;
-  a.tensor = "A_pe", a.layout = per_pe_layout(s.block_bytes, m), a.lm = s.lm_a;
-  prog.instrs.push_back(a);
-  // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
-  // their terms vanish).
-  std::vector<std::vector<std::uint64_t>> cols(pes), rows(pes), outs(pes);
-  for (std::uint64_t pe = 0; pe < pes; ++pe) {
-    const PeShare& share = s.shares[pe];
-    for (std::uint64_t c : share.cols) cols[pe].push_back(c < p.a.cols ? c : program::kPadRow);
-    for (std::uint64_t r = share.row_begin; r < share.row_end; ++r) rows[pe].push_back(r);
-    // 2d: the reduce leaves the sums in each grid row's first PE.
-    if (pe % s.grid_cols == 0) outs[pe] = rows[pe];
-  }
-  program::Load lx;
-  lx.tensor = x, lx.layout = per_pe_rows_layout(s.x_rows, p.n, m), lx.lm = s.lm_x;
-  lx.pad = p.b_zero, lx.rows = padded_rows(cols, s.x_rows);
-  prog.instrs.push_back(lx);
-  if (!p.bias.empty()) {
-    program::Load lb;
-    lb.tensor = "bias", lb.lm = s.lm_bias;
-    if (p.spmm) {
-      lb.layout = layout::parse_layout_or_throw(fmt::format("(({}:1))", p.n), m);  // a copy in every PE
-    } else {
-      lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
-      lb.rows = padded_rows(rows, s.c_rows);
-    }
-    prog.instrs.push_back(lb);
-  }
+  const layout::TensorLayout a_layout = per_pe_layout(s.block_bytes, m);
+  const layout::TensorLayout x_layout = per_pe_rows_layout(s.x_rows, p.n, m);
+  const layout::TensorLayout c_layout = per_pe_rows_layout(s.c_rows, p.n, m);
   const std::uint64_t y_per_pe = s.c_rows * p.n;
-  program::SparseMac mac;
-  mac.encoding = p.encoding;
-  mac.a = s.lm_a, mac.a_bytes = s.block_bytes;
-  mac.b = s.lm_x, mac.b_rows = s.x_rows, mac.n = p.n, mac.b_zero = p.b_zero;
-  mac.c = s.lm_c, mac.c_rows = s.c_rows;
-  for (const PeShare& share : s.shares) {
-    mac.entries.push_back(share.work.entries);
-    mac.segments.push_back(share.work.segments);
-    mac.visits.insert(mac.visits.end(), share.work.visits.begin(), share.work.visits.end());
+  for (std::uint64_t k = 0; k < s.passes; ++k) {
+    const std::uint64_t buffer = (k % 2) * s.buffer_bytes;
+    // Pass k: its PEs' A blocks (a block of A_pe), x rows and bias rows into buffer k mod 2.
+    program::Load a;
+    a.tensor = "A_pe", a.layout = a_layout, a.lm = s.lm_a + buffer;
+    if (s.passes > 1) a.offset = {k * pes * s.block_bytes}, a.shape = {pes * s.block_bytes};
+    prog.instrs.push_back(a);
+    // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
+    // their terms vanish).
+    std::vector<std::vector<std::uint64_t>> cols(pes), rows(pes), outs(pes);
+    for (std::uint64_t pe = 0; pe < pes; ++pe) {
+      const PeShare& share = s.shares[k * pes + pe];
+      for (std::uint64_t c : share.cols) cols[pe].push_back(c < p.a.cols ? c : program::kPadRow);
+      for (std::uint64_t r = share.row_begin; r < share.row_end; ++r) rows[pe].push_back(r);
+      // 2d: the reduce leaves the sums in each grid row's first PE.
+      if (pe % s.grid_cols == 0) outs[pe] = rows[pe];
+    }
+    program::Load lx;
+    lx.tensor = x, lx.layout = x_layout, lx.lm = s.lm_x + buffer;
+    lx.pad = p.b_zero, lx.rows = padded_rows(cols, s.x_rows);
+    prog.instrs.push_back(lx);
+    if (!p.bias.empty() && (!p.spmm || k < 2)) {  // SpMM's bias is the same in every pass
+      program::Load lb;
+      lb.tensor = "bias", lb.lm = s.lm_bias + buffer;
+      if (p.spmm) {
+        lb.layout = layout::parse_layout_or_throw(fmt::format("(({}:1))", p.n), m);  // a copy in every PE
+      } else {
+        lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
+        lb.rows = padded_rows(rows, s.c_rows);
+      }
+      prog.instrs.push_back(lb);
+    }
+    program::SparseMac mac;
+    mac.encoding = p.encoding;
+    mac.a = s.lm_a + buffer, mac.a_bytes = s.block_bytes;
+    mac.b = s.lm_x + buffer, mac.b_rows = s.x_rows, mac.n = p.n, mac.b_zero = p.b_zero;
+    mac.c = s.lm_c, mac.c_rows = s.c_rows;
+    for (std::uint64_t pe = 0; pe < pes; ++pe) {
+      const PeShare& share = s.shares[k * pes + pe];
+      mac.entries.push_back(share.work.entries);
+      mac.segments.push_back(share.work.segments);
+      mac.visits.insert(mac.visits.end(), share.work.visits.begin(), share.work.visits.end());
+    }
+    prog.instrs.push_back(std::move(mac));
+    if (s.reduce_level >= 0)
+      prog.instrs.push_back(program::Reduce{{s.reduce_level}, s.lm_c, s.lm_sum, y_per_pe});
+    program::Requant rq =
+        requant_of_stage(p.out, s.lm_sum, s.lm_y, p.spmm ? s.c_rows : 1, p.spmm ? p.n : s.c_rows);
+    if (!p.bias.empty()) rq.has_bias = true, rq.bias = s.lm_bias + buffer;
+    prog.instrs.push_back(rq);
+    program::Store st;
+    st.tensor = y, st.layout = c_layout, st.lm = s.lm_y;
+    st.rows = padded_rows(outs, s.c_rows);
+    prog.instrs.push_back(st);
   }
-  prog.instrs.push_back(std::move(mac));
-  if (s.reduce_level >= 0)
-    prog.instrs.push_back(program::Reduce{{s.reduce_level}, s.lm_c, s.lm_sum, y_per_pe});
-  program::Requant rq =
-      requant_of_stage(p.out, s.lm_sum, s.lm_y, p.spmm ? s.c_rows : 1, p.spmm ? p.n : s.c_rows);
-  if (!p.bias.empty()) rq.has_bias = true, rq.bias = s.lm_bias;
-  prog.instrs.push_back(rq);
-  program::Store st;
-  st.tensor = y, st.layout = per_pe_rows_layout(s.c_rows, p.n, m), st.lm = s.lm_y;
-  st.rows = padded_rows(outs, s.c_rows);
-  prog.instrs.push_back(st);
   return prog;
 }
 
@@ -122,10 +131,10 @@ std::map<std::string, std::vector<std::uint8_t>> sparse_inputs(const SparseProbl
                                                                const SparsePlacement& s) {
   std::map<std::string, std::vector<std::uint8_t>> image;
   std::vector<std::uint8_t>& a = image["A_pe"];
-  a.assign(s.pes * s.block_bytes, 0);
-  for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
-    const std::vector<std::uint8_t> block = sparse::pack_block(s.shares[pe].local);
-    std::memcpy(a.data() + pe * s.block_bytes, block.data(), block.size());
+  a.assign(s.shares.size() * s.block_bytes, 0);
+  for (std::size_t i = 0; i < s.shares.size(); ++i) {
+    const std::vector<std::uint8_t> block = sparse::pack_block(s.shares[i].local);
+    std::memcpy(a.data() + i * s.block_bytes, block.data(), block.size());
   }
   image[sparse_x_name(p)].assign(reinterpret_cast<const std::uint8_t*>(p.b.data()),
                                  reinterpret_cast<const std::uint8_t*>(p.b.data()) + p.b.size());

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <fstream>
 
 #include "sim/io/npy.h"
@@ -211,6 +212,63 @@ TEST(Spmv, LevelCostsFromTheMachineFileChangeTheWalk) {
   }
 }
 
+// mini with PE LMs of `bytes`: too small for one pass of the test matrices.
+std::string mini_with_lm(const std::string& bytes) {
+  std::string text = testing::read_text(source_path("configs/mini.yaml"));
+  const std::string from = "memory_bytes: 64KiB";
+  text.replace(text.find(from), from.size(), "memory_bytes: " + bytes);
+  const std::string path = testing::temp_path("mini-lm-" + bytes + ".yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+nlohmann::json run_on(const std::string& machine, const std::string& kernel, std::vector<std::string> extra,
+                      bool timing_only) {
+  static int n = 0;
+  const std::string report = testing::temp_path("passes-" + std::to_string(n++) + ".json");
+  std::vector<std::string> args{"run", kernel,     "--machine", machine,
+                                "-q",  "--report", report,      timing_only ? "--timing-only" : "--verify"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_treesim(args);
+  EXPECT_EQ(r.exit_code, 0) << testing::joined(extra) << r.err;
+  if (r.exit_code != 0) return {};
+  nlohmann::json j = nlohmann::json::parse(testing::read_text(report));
+  if (!timing_only) {
+    EXPECT_EQ(j["verify"]["ok"], true) << testing::joined(extra);
+  }
+  return j;
+}
+
+// A matrix whose shares do not fit the LMs at once runs in passes of row blocks, bit-exact in every
+// encoding and partition, with the timing-only run's cycles.
+TEST(SpmvPasses, SharesLargerThanTheLmRunInPassesBitExact) {
+  const std::string small = mini_with_lm("768");
+  // A bias per row, moved in every pass with its rows.
+  const std::string bias = testing::temp_path("bias400.npy");
+  io::NpyArray b{core::DType::kInt32, {400}, std::vector<std::uint8_t>(1600)};
+  for (std::size_t i = 0; i < 400; ++i) {
+    const std::int32_t v = static_cast<std::int32_t>(i * 37 % 501) - 250;
+    std::memcpy(b.bytes.data() + 4 * i, &v, 4);
+  }
+  io::write_npy(bias, b);
+  for (const char* encoding : {"csr", "coo", "dcsc", "bsr2x2", "ell5", "2:4"})
+    for (const char* partition : kPartitions) {
+      std::vector<std::string> args{"--matrix",    data("g20.rua"), "--encoding", encoding,
+                                    "--partition", partition,       "--bias",     bias};
+      if (std::string(encoding) == "2:4") args.push_back("--prune");
+      const nlohmann::json full = run_on(small, "spmv", args, false);
+      EXPECT_GT(full["passes"].get<int>(), 1) << encoding << " " << partition;
+      EXPECT_EQ(run_on(small, "spmv", args, true)["cycles"], full["cycles"]) << encoding << " " << partition;
+    }
+  const nlohmann::json spmm =
+      run_on(small, "spmm", {"--matrix", data("g20.rua"), "--n", "3", "--partition", "nnz"}, false);
+  EXPECT_GT(spmm["passes"].get<int>(), 1);
+}
+
+TEST(SpmvPasses, OnePassWhenTheSharesFit) {
+  EXPECT_EQ(run_verified("spmv", "mini", {"--matrix", data("g20.rua")})["passes"], 1);
+}
+
 // `treesim sparse partition` prints what the kernel places: for every encoding and partition, its
 // stored entries and walk items are the run's (a matrix with fewer rows than mini's 32 PEs too).
 TEST(SparsePartition, PrintsWhatTheKernelPlacesForEveryEncoding) {
@@ -291,7 +349,7 @@ TEST(Spmv, BadOptionsGiveOneLineAndExit2) {
       {{"--matrix", data("pores_1.mtx"), "--encoding", "ell2"}, "--encoding"},
       {{"--matrix", data("pores_1.mtx"), "--x", x_wrong}, "--x"},
       {{"--matrix", data("pores_1.mtx"), "--quant", q_zero}, "a_zero_point"},
-      {{"--rows", "8000", "--nnz-per-row", "30"}, "LM"},
+      {{"--rows", "2", "--cols", "20000", "--nnz-per-row", "10000"}, "LM"},  // a row longer than the LM
   };
   for (const Bad& c : cases) {
     std::vector<std::string> args{"run", "spmv", "--machine", mini};
