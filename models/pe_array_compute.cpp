@@ -302,6 +302,7 @@ std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
           throw sparse::SparseError(fmt::format("its {}x{} block does not fit B's {} rows and C's {} rows",
                                                 a.rows, a.cols, op.b_rows, op.c_rows));
         c.assign(op.c_rows * op.n, 0);
+        if (op.accumulate && !c.empty()) std::memcpy(c.data(), lm(p) + op.c, c.size() * 4);
         const sparse::WalkWork w = sparse::multiply_block(
             a, reinterpret_cast<const std::int8_t*>(lm(p) + op.b), op.n, op.b_zero, c.data());
         if (!c.empty()) std::memcpy(lm(p) + op.c, c.data(), c.size() * 4);

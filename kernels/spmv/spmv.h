@@ -61,8 +61,11 @@ struct SparsePlacement {
   // shares would not fit the LMs: the passes run one after another, each loading its A blocks, x
   // rows and bias into one of two buffers (pass k's into buffer k mod 2, `buffer_bytes` apart) while
   // the pass before walks the other.
+  // With column tiles (a row block's share still too large), pass k·col_tiles + t is row block k's
+  // tile t of columns, accumulated into the same int32 rows; the row block's reduce, requant and row
+  // scatter follow its last tile, and its bias (SpMV) sits in its own buffer, k mod 2.
   std::vector<PeShare> shares;
-  std::uint64_t passes = 1, buffer_bytes = 0;
+  std::uint64_t passes = 1, col_tiles = 1, buffer_bytes = 0, bias_buffer_bytes = 0;
   std::uint64_t grid_rows = 1, grid_cols = 1;  // of one pass
   int reduce_level = -1;                       // 2d: the level whose units' PEs share a row block; else -1
   std::uint64_t block_bytes = 0;               // A's bytes per PE (the largest share's, padded)
@@ -75,8 +78,10 @@ struct SparsePlacement {
 // The split alone, as `treesim sparse partition` prints it: `a` over `pes` PEs by `kind`'s rules
 // (sim/sparse/partition.h), 2d with `grid_cols` PEs per row block, each share stored in `e`. Throws
 // sparse::SparseError when a share cannot be stored in the encoding.
+// With `col_tiles` > 1 each PE's column range is cut into that many tiles of whole column groups:
+// share pe·col_tiles + t holds PE pe's entries in tile t (its rows all the same).
 std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
-                                  std::uint64_t pes, std::uint64_t grid_cols);
+                                  std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles = 1);
 // 2d on `m`: the level whose units' PEs form a grid row, the one with the most PEs per unit not
 // above √pes (the squarest grid the tree's reduce can sum); -1 when none has more than one PE.
 int sparse_grid_level(const machine::MachineConfig& m);

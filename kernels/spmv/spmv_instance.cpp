@@ -57,14 +57,13 @@ core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
     std::uint64_t worst = 0;
     for (std::uint64_t i = 1; i < pl.shares.size(); ++i)
       if (sparse::block_bytes(pl.shares[i].local) > sparse::block_bytes(pl.shares[worst].local)) worst = i;
-    return {
-        {"--matrix",
-         fmt::format(
-             "{}: in {} pass{} (a row per grid row and pass) a PE's share still needs {} bytes of LM (A's "
-             "arrays {} bytes, at PE {} of pass {}; x rows {}, output rows {}), the LM holds {}; "
-             "use a machine with more PEs or LM (passes over column tiles are not supported yet)",
-             p_.matrix, pl.passes, pl.passes == 1 ? "" : "es", pl.lm_end, pl.block_bytes, worst % pl.pes,
-             worst / pl.pes, pl.x_rows, pl.c_rows, m.lm_bytes())}};
+    return {{"--matrix",
+             fmt::format("{}: in {} pass{} (a row per grid row and a column per tile) a PE's share still "
+                         "needs {} bytes of LM (A's "
+                         "arrays {} bytes, at PE {} of pass {}; x rows {}, output rows {}), the LM holds {}; "
+                         "use a machine with more PEs or LM",
+                         p_.matrix, pl.passes, pl.passes == 1 ? "" : "es", pl.lm_end, pl.block_bytes,
+                         worst % pl.pes, worst / pl.pes, pl.x_rows, pl.c_rows, m.lm_bytes())}};
   }
   return {};
 }
@@ -93,7 +92,8 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
   } catch (const layout::LayoutError& e) {
     return core::Error{"", e.what()};
   }
-  // Each pass: the walk lasts as long as its busiest PE's; then the reduce and the requant.
+  // Each pass: the walk lasts as long as its busiest PE's; after a row block's last tile, the
+  // reduce and the requant.
   for (std::uint64_t k = 0; k < s.passes; ++k) {
     busiest = 0;
     for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
@@ -102,6 +102,7 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
                          cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n));
     }
     cycles += static_cast<double>(cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse).duration());
+    if ((k + 1) % s.col_tiles != 0) continue;
     if (s.reduce_level >= 0)
       cycles += static_cast<double>(
           cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n).duration());
@@ -119,7 +120,10 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
       "rows; LM {} of {} bytes",
       p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, p_.encoding_name,
       sparse::partition_name(p_.partition), s.pes, grid,
-      s.passes > 1 ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes) : "",
+      s.passes == 1      ? ""
+      : s.col_tiles == 1 ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes)
+                         : fmt::format(" in {} passes, {} row blocks of {} column tiles (double-buffered)",
+                                       s.passes, s.passes / s.col_tiles, s.col_tiles),
       s.passes > 1 ? " and pass" : "", s.block_bytes, s.x_rows, s.c_rows, s.lm_end, m.lm_bytes());
   out.mapping = got.value();
   return out;
@@ -151,10 +155,10 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
     const std::string tensor = l ? l->tensor : s ? s->tensor : "";
     if (tensor != "A_pe" && tensor != x && tensor != y) continue;
     const std::string name = tensor == "A_pe" ? "A" : tensor;
+    if (tensor == "A_pe" && i > 0) ++pass;
     const int width = static_cast<int>(fmt::to_string(loads_of_a - 1).size());  // pass01 sorts before pass10
     out.push_back(
         {loads_of_a > 1 ? fmt::format("{}.pass{:0{}}", name, pass, width) : name, i, i + 1, std::nullopt});
-    if (s) ++pass;
   }
   return out;
 }

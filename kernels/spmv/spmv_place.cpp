@@ -41,8 +41,9 @@ int sparse_grid_level(const machine::MachineConfig& m) {
 }
 
 std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
-                                  std::uint64_t pes, std::uint64_t grid_cols) {
+                                  std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles) {
   pes = std::max<std::uint64_t>(pes, 1);
+  col_tiles = std::max<std::uint64_t>(col_tiles, 1);
   grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
   const std::uint64_t grid_rows = pes / grid_cols;
   std::vector<std::uint64_t> row_entries(a.rows, 0);
@@ -56,20 +57,30 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
                                       starts.begin()) -
            1;
   };
-  std::vector<PeShare> shares(pes);
-  std::vector<sparse::Coo> parts(pes);
-  for (std::uint64_t pe = 0; pe < pes; ++pe) {
-    const std::uint64_t g = pe / grid_cols;
-    shares[pe].row_begin = row_starts[g];
-    shares[pe].row_end = row_starts[g + 1];
+  // Column tiles: each grid column's range cut into `col_tiles` ranges of whole column groups.
+  std::vector<std::vector<std::uint64_t>> tile_starts(grid_cols);
+  for (std::uint64_t g = 0; g < grid_cols; ++g) {
+    const std::uint64_t lo = col_starts[g], hi = col_starts[g + 1];
+    tile_starts[g] = sparse::row_bounds(sparse::Partition::kRows, std::vector<std::uint64_t>(hi - lo, 0),
+                                        col_tiles, dim_group(e, 1));
+    for (std::uint64_t& x : tile_starts[g]) x += lo;
+  }
+  // Share part·col_tiles + tile: a part's tiles all hold its rows.
+  std::vector<PeShare> shares(pes * col_tiles);
+  std::vector<sparse::Coo> parts(pes * col_tiles);
+  for (std::uint64_t i = 0; i < shares.size(); ++i) {
+    const std::uint64_t g = i / col_tiles / grid_cols;
+    shares[i].row_begin = row_starts[g];
+    shares[i].row_end = row_starts[g + 1];
   }
   for (const sparse::Triple& t : a.entries) {
-    const std::uint64_t pe =
-        range_of(row_starts, t.row) * grid_cols + (grid_cols > 1 ? range_of(col_starts, t.col) : 0);
-    parts[pe].entries.push_back(t);
+    const std::uint64_t gc = grid_cols > 1 ? range_of(col_starts, t.col) : 0;
+    const std::uint64_t part = range_of(row_starts, t.row) * grid_cols + gc;
+    const std::uint64_t tile = col_tiles > 1 ? range_of(tile_starts[gc], t.col) : 0;
+    parts[part * col_tiles + tile].entries.push_back(t);
   }
   const std::uint64_t group = dim_group(e, 1);
-  for (std::uint64_t pe = 0; pe < pes; ++pe) {
+  for (std::uint64_t pe = 0; pe < shares.size(); ++pe) {
     PeShare& share = shares[pe];
     sparse::Coo& part = parts[pe];
     // The column groups this PE touches, renumbered in order.
@@ -102,18 +113,26 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
 
 namespace {
 
-// The split in `passes` passes and its LM layout.
+// The split in row_blocks × col_tiles passes and its LM layout.
 SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineConfig& m,
-                                std::uint64_t passes) {
+                                std::uint64_t row_blocks, std::uint64_t col_tiles) {
   SparsePlacement s;
   s.pes = m.pe_count();
-  s.passes = passes;
+  s.passes = row_blocks * col_tiles;
+  s.col_tiles = col_tiles;
   if (p.partition == sparse::Partition::k2d) {
     s.reduce_level = sparse_grid_level(m);
     s.grid_cols = s.reduce_level < 0 ? 1 : s.pes / m.units_at(static_cast<std::size_t>(s.reduce_level));
   }
   s.grid_rows = s.pes / s.grid_cols;
-  s.shares = split_shares(p.a, p.encoding, p.partition, s.pes * passes, s.grid_cols);
+  // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
+  std::vector<PeShare> split =
+      split_shares(p.a, p.encoding, p.partition, s.pes * row_blocks, s.grid_cols, col_tiles);
+  s.shares.resize(split.size());
+  for (std::uint64_t k = 0; k < row_blocks; ++k)
+    for (std::uint64_t t = 0; t < col_tiles; ++t)
+      for (std::uint64_t pe = 0; pe < s.pes; ++pe)
+        s.shares[(k * col_tiles + t) * s.pes + pe] = std::move(split[(k * s.pes + pe) * col_tiles + t]);
   s.storage_bytes.assign(2 * p.encoding.levels.size() + 1, 0);
   for (const PeShare& share : s.shares) {
     s.block_bytes = std::max(s.block_bytes, sparse::block_bytes(share.local));
@@ -125,53 +144,66 @@ SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineCo
     }
     s.storage_bytes.back() += share.local.values.size();
   }
-  // LM: A's block, x / B's rows and the bias (twice over with passes), then the int32 rows (and
-  // their sums with 2d) and the int8 rows.
+  // LM: A's block and x / B's rows (twice over with passes), the bias (SpMV: twice over with row
+  // blocks, as a row block's bias is read after its last tile), then the int32 rows (and their sums
+  // with 2d) and the int8 rows.
   s.block_bytes = align8(s.block_bytes);
   s.lm_a = 0;
   s.lm_x = s.lm_a + s.block_bytes;
-  s.lm_bias = s.lm_x + align8(s.x_rows * p.n);
-  const std::uint64_t bias_count = p.spmm ? p.n : s.c_rows;
-  const std::uint64_t buffer_end = s.lm_bias + (p.bias.empty() ? 0 : align8(4 * bias_count));
-  s.buffer_bytes = passes > 1 ? buffer_end : 0;
-  s.lm_c = buffer_end + s.buffer_bytes;
+  const std::uint64_t buffer_end = s.lm_x + align8(s.x_rows * p.n);
+  s.buffer_bytes = s.passes > 1 ? buffer_end : 0;
+  s.lm_bias = buffer_end + s.buffer_bytes;
+  const std::uint64_t bias_bytes = p.bias.empty() ? 0 : align8(4 * (p.spmm ? p.n : s.c_rows));
+  s.bias_buffer_bytes = row_blocks > 1 && !p.spmm ? bias_bytes : 0;
+  s.lm_c = s.lm_bias + bias_bytes + s.bias_buffer_bytes;
   s.lm_sum = s.lm_c + (s.reduce_level >= 0 ? 4 * s.c_rows * p.n : 0);
   s.lm_y = s.lm_sum + 4 * s.c_rows * p.n;
   s.lm_end = s.lm_y + align8(s.c_rows * p.n);
   return s;
 }
 
-}  // namespace
-
-SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
-  SparsePlacement s = place_in_passes(p, m, 1);
+// The fewest row blocks that fit with `col_tiles` tiles (`one`: the placement in one row block), at
+// most as many as leave every grid row a row. The LM a pass needs shrinks about in proportion, so
+// guess from it, then look for the fewest between the last that did not fit and the first that did.
+// When none fits, the placement with the most row blocks.
+SparsePlacement fewest_row_blocks(const SparseProblem& p, const machine::MachineConfig& m,
+                                  std::uint64_t col_tiles, SparsePlacement one) {
   const std::uint64_t lm = m.lm_bytes();
-  if (s.lm_end <= lm) return s;
-  // More passes, each holding fewer rows, until one fits: at most as many passes as leave every
-  // grid row a row. The LM a pass needs shrinks about in proportion, so guess from it, then look for
-  // the fewest passes that fit between the last that did not and the first that did.
-  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * s.grid_cols + s.pes - 1) / s.pes);
+  if (one.lm_end <= lm) return one;
+  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * one.grid_cols + one.pes - 1) / one.pes);
+  if (most == 1) return one;
   std::uint64_t fails = 1, fits = 0;
   SparsePlacement fit;
-  for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * s.lm_end / lm + 1));;) {
-    SparsePlacement t = place_in_passes(p, m, k);
+  for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * one.lm_end / lm + 1));;) {
+    SparsePlacement t = place_in_passes(p, m, k, col_tiles);
     if (t.lm_end <= lm) {
       fits = k, fit = std::move(t);
       break;
     }
     fails = k;
-    if (k == most) return t;  // even one row per grid row does not fit: check() says so
+    if (k == most) return t;
     k = std::min(most, 2 * k);
   }
   while (fits - fails > 1) {
     const std::uint64_t k = fails + (fits - fails) / 2;
-    SparsePlacement t = place_in_passes(p, m, k);
+    SparsePlacement t = place_in_passes(p, m, k, col_tiles);
     if (t.lm_end <= lm)
       fits = k, fit = std::move(t);
     else
       fails = k;
   }
   return fit;
+}
+
+}  // namespace
+
+SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
+  // Row blocks first; when a row per grid row still does not fit, column tiles too (doubling), up
+  // to a column per tile.
+  SparsePlacement s = fewest_row_blocks(p, m, 1, place_in_passes(p, m, 1, 1));
+  for (std::uint64_t tiles = 2; s.lm_end > m.lm_bytes() && tiles / 2 < p.a.cols; tiles *= 2)
+    s = fewest_row_blocks(p, m, tiles, place_in_passes(p, m, 1, tiles));
+  return s;
 }
 
 }  // namespace treesim::kernels

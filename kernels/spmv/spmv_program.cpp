@@ -69,18 +69,22 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   const layout::TensorLayout x_layout = per_pe_rows_layout(s.x_rows, p.n, m);
   const layout::TensorLayout c_layout = per_pe_rows_layout(s.c_rows, p.n, m);
   const std::uint64_t y_per_pe = s.c_rows * p.n;
-  for (std::uint64_t k = 0; k < s.passes; ++k) {
-    const std::uint64_t buffer = (k % 2) * s.buffer_bytes;
-    // Pass k: its PEs' A blocks (a block of A_pe), x rows and bias rows into buffer k mod 2.
+  for (std::uint64_t j = 0; j < s.passes; ++j) {
+    // Pass j: row block k's column tile t. Its PEs' A blocks (a block of A_pe) and x rows go into
+    // buffer j mod 2, the row block's bias into bias buffer k mod 2 with its first tile.
+    const std::uint64_t k = j / s.col_tiles, t = j % s.col_tiles;
+    const bool last_tile = t + 1 == s.col_tiles;
+    const std::uint64_t buffer = (j % 2) * s.buffer_bytes,
+                        bias_at = s.lm_bias + (k % 2) * s.bias_buffer_bytes;
     program::Load a;
     a.tensor = "A_pe", a.layout = a_layout, a.lm = s.lm_a + buffer;
-    if (s.passes > 1) a.offset = {k * pes * s.block_bytes}, a.shape = {pes * s.block_bytes};
+    if (s.passes > 1) a.offset = {j * pes * s.block_bytes}, a.shape = {pes * s.block_bytes};
     prog.instrs.push_back(a);
     // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
     // their terms vanish).
     std::vector<std::vector<std::uint64_t>> cols(pes), rows(pes), outs(pes);
     for (std::uint64_t pe = 0; pe < pes; ++pe) {
-      const PeShare& share = s.shares[k * pes + pe];
+      const PeShare& share = s.shares[j * pes + pe];
       for (std::uint64_t c : share.cols) cols[pe].push_back(c < p.a.cols ? c : program::kPadRow);
       for (std::uint64_t r = share.row_begin; r < share.row_end; ++r) rows[pe].push_back(r);
       // 2d: the reduce leaves the sums in each grid row's first PE.
@@ -90,9 +94,9 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     lx.tensor = x, lx.layout = x_layout, lx.lm = s.lm_x + buffer;
     lx.pad = p.b_zero, lx.rows = padded_rows(cols, s.x_rows);
     prog.instrs.push_back(lx);
-    if (!p.bias.empty() && (!p.spmm || k < 2)) {  // SpMM's bias is the same in every pass
+    if (!p.bias.empty() && t == 0 && (!p.spmm || k == 0)) {  // SpMM's bias is the same for every row
       program::Load lb;
-      lb.tensor = "bias", lb.lm = s.lm_bias + buffer;
+      lb.tensor = "bias", lb.lm = bias_at;
       if (p.spmm) {
         lb.layout = layout::parse_layout_or_throw(fmt::format("(({}:1))", p.n), m);  // a copy in every PE
       } else {
@@ -106,18 +110,20 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     mac.a = s.lm_a + buffer, mac.a_bytes = s.block_bytes;
     mac.b = s.lm_x + buffer, mac.b_rows = s.x_rows, mac.n = p.n, mac.b_zero = p.b_zero;
     mac.c = s.lm_c, mac.c_rows = s.c_rows;
+    mac.accumulate = t > 0;
     for (std::uint64_t pe = 0; pe < pes; ++pe) {
-      const PeShare& share = s.shares[k * pes + pe];
+      const PeShare& share = s.shares[j * pes + pe];
       mac.entries.push_back(share.work.entries);
       mac.segments.push_back(share.work.segments);
       mac.visits.insert(mac.visits.end(), share.work.visits.begin(), share.work.visits.end());
     }
     prog.instrs.push_back(std::move(mac));
+    if (!last_tile) continue;
     if (s.reduce_level >= 0)
       prog.instrs.push_back(program::Reduce{{s.reduce_level}, s.lm_c, s.lm_sum, y_per_pe});
     program::Requant rq =
         requant_of_stage(p.out, s.lm_sum, s.lm_y, p.spmm ? s.c_rows : 1, p.spmm ? p.n : s.c_rows);
-    if (!p.bias.empty()) rq.has_bias = true, rq.bias = s.lm_bias + buffer;
+    if (!p.bias.empty()) rq.has_bias = true, rq.bias = bias_at;
     prog.instrs.push_back(rq);
     program::Store st;
     st.tensor = y, st.layout = c_layout, st.lm = s.lm_y;

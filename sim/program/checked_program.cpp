@@ -498,6 +498,7 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               if (!zero_point_fits(op.b_zero, core::DType::kInt8, "b_zero", c)) return;
               c.lm(pi.reads, op.a, {op.a_bytes});
               if (op.b_rows > 0) c.lm(pi.reads, op.b, {op.b_rows, op.n});
+              if (op.c_rows > 0 && op.accumulate) c.lm(pi.reads, op.c, {op.c_rows, op.n, 4});
               if (op.c_rows > 0) c.lm(pi.writes, op.c, {op.c_rows, op.n, 4});
             },
             [&](const Convert& op) { check_convert(op, c, pi); },

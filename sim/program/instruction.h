@@ -171,6 +171,7 @@ struct SparseMac {
   // singleton and n:m levels (sim/sparse/walk.h); needed on a machine that charges per level step
   // (pe.sparse_mac.level_items).
   std::vector<std::uint64_t> visits;
+  bool accumulate = false;  // C += A·(B − b_zero): a row block's later column tiles
   std::array<std::uint64_t, 4> visits_of(std::size_t pe) const {
     std::array<std::uint64_t, 4> v{};
     if (visits.size() >= 4 * (pe + 1))
@@ -178,7 +179,8 @@ struct SparseMac {
     return v;
   }
   auto tie() const {
-    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, entries, segments, visits);
+    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, entries, segments, visits,
+                    accumulate);
   }
 };
 

@@ -336,6 +336,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     s.entries = f.indices("entries");
     s.segments = f.indices("segments");
     if (f.has("visits")) s.visits = f.indices("visits");
+    s.accumulate = f.boolean_or("acc", false);
     return s;
   }
   if (kind == "copy") return Copy{f.u64("src"), f.u64("dst"), f.u64("bytes")};
