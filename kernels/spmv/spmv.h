@@ -53,6 +53,9 @@ struct PeShare {
   std::uint64_t nonzeros = 0;
 };
 
+// A's blocks travel in rows of this many bytes (the block in the LM is padded to whole rows).
+inline constexpr std::uint64_t kAChunk = 64;
+
 // Where the loader puts everything: the shares, the grid (2d: grid_cols PEs of one unit of
 // `reduce_level` share a row block) and the LM offsets, the same in every PE.
 struct SparsePlacement {
@@ -66,6 +69,9 @@ struct SparsePlacement {
   // scatter follow its last tile, and its bias (SpMV) sits in its own buffer, k mod 2.
   std::vector<PeShare> shares;
   std::uint64_t passes = 1, col_tiles = 1, buffer_bytes = 0, bias_buffer_bytes = 0;
+  // A in DRAM: every share's block, packed, in kAChunk-byte rows (share i's from row
+  // a_chunk_begin[i]); a row gather sends each PE its own rows and no padding.
+  std::vector<std::uint64_t> a_chunk_begin;
   std::uint64_t grid_rows = 1, grid_cols = 1;  // of one pass
   int reduce_level = -1;                       // 2d: the level whose units' PEs share a row block; else -1
   std::uint64_t block_bytes = 0;               // A's bytes per PE (the largest share's, padded)
@@ -90,8 +96,8 @@ int sparse_grid_level(const machine::MachineConfig& m);
 // when a share cannot be stored in the encoding (an ELL row or an n:m block with too many nonzeros).
 SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m);
 
-// The program: DRAM tensors A_pe (uint8, every PE's block), x / B (int8, cols × n), bias (SpMV:
-// int32 rows × 1; SpMM: int32 n) and y / C (int8, rows × n).
+// The program: DRAM tensors A (uint8, every share's block in kAChunk-byte rows), x / B (int8, cols × n), bias
+// (SpMV: int32 rows × 1; SpMM: int32 n) and y / C (int8, rows × n).
 program::Program build_sparse_program(const SparseProblem& p, const SparsePlacement& s,
                                       const machine::MachineConfig& m);
 std::string sparse_x_name(const SparseProblem& p);  // "x" or "B"

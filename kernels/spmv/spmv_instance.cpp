@@ -146,16 +146,16 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
   // With passes, each pass's movements on their own: "A.pass0", "x.pass0", ...
   std::uint64_t loads_of_a = 0;
   for (const program::Instr& instr : program.instrs)
-    if (const auto* l = std::get_if<program::Load>(&instr); l && l->tensor == "A_pe") ++loads_of_a;
+    if (const auto* l = std::get_if<program::Load>(&instr); l && l->tensor == "A") ++loads_of_a;
   std::uint64_t pass = 0;
   for (std::size_t i = 0; i < program.instrs.size(); ++i) {
     const program::Instr& instr = program.instrs[i];
     const auto* l = std::get_if<program::Load>(&instr);
     const auto* s = std::get_if<program::Store>(&instr);
     const std::string tensor = l ? l->tensor : s ? s->tensor : "";
-    if (tensor != "A_pe" && tensor != x && tensor != y) continue;
-    const std::string name = tensor == "A_pe" ? "A" : tensor;
-    if (tensor == "A_pe" && i > 0) ++pass;
+    if (tensor != "A" && tensor != x && tensor != y) continue;
+    const std::string& name = tensor;
+    if (tensor == "A" && i > 0) ++pass;
     const int width = static_cast<int>(fmt::to_string(loads_of_a - 1).size());  // pass01 sorts before pass10
     out.push_back(
         {loads_of_a > 1 ? fmt::format("{}.pass{:0{}}", name, pass, width) : name, i, i + 1, std::nullopt});
@@ -170,7 +170,7 @@ DramImage SparseInstance::inputs() const {
 }
 
 std::vector<std::string> SparseInstance::input_tensors() const {
-  std::vector<std::string> names{"A_pe", sparse_x_name(p_)};
+  std::vector<std::string> names{"A", sparse_x_name(p_)};
   if (!p_.bias.empty()) names.push_back("bias");
   return names;
 }

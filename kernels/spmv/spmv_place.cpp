@@ -147,7 +147,11 @@ SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineCo
   // LM: A's block and x / B's rows (twice over with passes), the bias (SpMV: twice over with row
   // blocks, as a row block's bias is read after its last tile), then the int32 rows (and their sums
   // with 2d) and the int8 rows.
-  s.block_bytes = align8(s.block_bytes);
+  s.block_bytes = (s.block_bytes + kAChunk - 1) / kAChunk * kAChunk;
+  s.a_chunk_begin.assign(1, 0);
+  for (const PeShare& share : s.shares)
+    s.a_chunk_begin.push_back(s.a_chunk_begin.back() +
+                              (sparse::block_bytes(share.local) + kAChunk - 1) / kAChunk);
   s.lm_a = 0;
   s.lm_x = s.lm_a + s.block_bytes;
   const std::uint64_t buffer_end = s.lm_x + align8(s.x_rows * p.n);
@@ -198,12 +202,19 @@ SparsePlacement fewest_row_blocks(const SparseProblem& p, const machine::Machine
 }  // namespace
 
 SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
-  // Row blocks first; when a row per grid row still does not fit, column tiles too (doubling), up
-  // to a column per tile.
-  SparsePlacement s = fewest_row_blocks(p, m, 1, place_in_passes(p, m, 1, 1));
-  for (std::uint64_t tiles = 2; s.lm_end > m.lm_bytes() && tiles / 2 < p.a.cols; tiles *= 2)
-    s = fewest_row_blocks(p, m, tiles, place_in_passes(p, m, 1, tiles));
-  return s;
+  SparsePlacement one = place_in_passes(p, m, 1, 1);
+  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * one.grid_cols + one.pes - 1) / one.pes);
+  SparsePlacement s = fewest_row_blocks(p, m, 1, std::move(one));
+  if (s.lm_end <= m.lm_bytes()) return s;
+  // A row per grid row and pass does not fit: column tiles too, doubling until the finest row split
+  // fits (one placement each), then the fewest row blocks with those tiles.
+  std::uint64_t tiles = 2;
+  for (; tiles / 2 < p.a.cols; tiles *= 2) {
+    s = place_in_passes(p, m, most, tiles);
+    if (s.lm_end <= m.lm_bytes()) break;
+  }
+  if (s.lm_end > m.lm_bytes()) return s;
+  return fewest_row_blocks(p, m, tiles, place_in_passes(p, m, 1, tiles));
 }
 
 }  // namespace treesim::kernels

@@ -25,11 +25,6 @@ std::string pe_axes(const machine::MachineConfig& m) {
   return levels;
 }
 
-// `per_pe` elements in each PE, contiguous from the instruction's LM offset, PE after PE.
-layout::TensorLayout per_pe_layout(std::uint64_t per_pe, const machine::MachineConfig& m) {
-  return layout::parse_layout_or_throw(fmt::format("(({}{}:1))", pe_axes(m), per_pe), m);
-}
-
 // A [P·rows, cols] block: `rows` rows of `cols` in each PE, row-major from the LM offset.
 layout::TensorLayout per_pe_rows_layout(std::uint64_t rows, std::uint64_t cols,
                                         const machine::MachineConfig& m) {
@@ -58,27 +53,31 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   program::Program prog;
   const std::uint64_t pes = s.pes;
   const std::string x = sparse_x_name(p), y = sparse_y_name(p);
-  prog.tensors = {{"A_pe", {s.passes * pes * s.block_bytes}, core::DType::kUInt8},
+  prog.tensors = {{"A", {s.a_chunk_begin.back(), kAChunk}, core::DType::kUInt8},
                   {x, {p.a.cols, p.n}, core::DType::kInt8},
                   {y, {p.a.rows, p.n}, core::DType::kInt8}};
   if (!p.bias.empty())
     prog.tensors.push_back(
         {"bias", p.spmm ? std::vector<std::uint64_t>{p.n} : std::vector<std::uint64_t>{p.a.rows, 1},
          core::DType::kInt32});
-  const layout::TensorLayout a_layout = per_pe_layout(s.block_bytes, m);
+  const layout::TensorLayout a_layout = per_pe_rows_layout(s.block_bytes / kAChunk, kAChunk, m);
   const layout::TensorLayout x_layout = per_pe_rows_layout(s.x_rows, p.n, m);
   const layout::TensorLayout c_layout = per_pe_rows_layout(s.c_rows, p.n, m);
   const std::uint64_t y_per_pe = s.c_rows * p.n;
   for (std::uint64_t j = 0; j < s.passes; ++j) {
-    // Pass j: row block k's column tile t. Its PEs' A blocks (a block of A_pe) and x rows go into
+    // Pass j: row block k's column tile t. Its PEs' A blocks (their rows of A) and x rows go into
     // buffer j mod 2, the row block's bias into bias buffer k mod 2 with its first tile.
     const std::uint64_t k = j / s.col_tiles, t = j % s.col_tiles;
     const bool last_tile = t + 1 == s.col_tiles;
     const std::uint64_t buffer = (j % 2) * s.buffer_bytes,
                         bias_at = s.lm_bias + (k % 2) * s.bias_buffer_bytes;
     program::Load a;
-    a.tensor = "A_pe", a.layout = a_layout, a.lm = s.lm_a + buffer;
-    if (s.passes > 1) a.offset = {j * pes * s.block_bytes}, a.shape = {pes * s.block_bytes};
+    a.tensor = "A", a.layout = a_layout, a.lm = s.lm_a + buffer;
+    std::vector<std::vector<std::uint64_t>> chunks(pes);
+    for (std::uint64_t pe = 0; pe < pes; ++pe)
+      for (std::uint64_t c = s.a_chunk_begin[j * pes + pe]; c < s.a_chunk_begin[j * pes + pe + 1]; ++c)
+        chunks[pe].push_back(c);
+    a.rows = padded_rows(chunks, s.block_bytes / kAChunk);
     prog.instrs.push_back(a);
     // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
     // their terms vanish).
@@ -136,11 +135,11 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
 std::map<std::string, std::vector<std::uint8_t>> sparse_inputs(const SparseProblem& p,
                                                                const SparsePlacement& s) {
   std::map<std::string, std::vector<std::uint8_t>> image;
-  std::vector<std::uint8_t>& a = image["A_pe"];
-  a.assign(s.shares.size() * s.block_bytes, 0);
+  std::vector<std::uint8_t>& a = image["A"];
+  a.assign(s.a_chunk_begin.back() * kAChunk, 0);
   for (std::size_t i = 0; i < s.shares.size(); ++i) {
     const std::vector<std::uint8_t> block = sparse::pack_block(s.shares[i].local);
-    std::memcpy(a.data() + i * s.block_bytes, block.data(), block.size());
+    std::memcpy(a.data() + s.a_chunk_begin[i] * kAChunk, block.data(), block.size());
   }
   image[sparse_x_name(p)].assign(reinterpret_cast<const std::uint8_t*>(p.b.data()),
                                  reinterpret_cast<const std::uint8_t*>(p.b.data()) + p.b.size());

@@ -32,15 +32,29 @@ std::uint64_t pe_count(const layout::BoundLayout& b) {
   return pes;
 }
 
-// The tensor elements of block rows [r0, r0 + rn) × columns [c0, c0 + cn), padding rows left out.
-void add_elements(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
-                  const std::vector<std::uint64_t>& offset, std::uint64_t r0, std::uint64_t rn,
-                  std::uint64_t c0, std::uint64_t cn, std::vector<std::uint64_t>& out) {
+// The tensor elements of block rows [r0, r0 + rn) × columns [c0, c0 + cn), padding rows left out,
+// as one run per row.
+void add_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+              const std::vector<std::uint64_t>& offset, std::uint64_t r0, std::uint64_t rn, std::uint64_t c0,
+              std::uint64_t cn, std::vector<ElementRun>& out) {
   for (std::uint64_t r = r0; r < r0 + rn; ++r) {
     const std::uint64_t row = rows[offset[0] + r];
-    if (row == kPadRow) continue;
-    for (std::uint64_t c = c0; c < c0 + cn; ++c) out.push_back(row * row_elements + offset[1] + c);
+    if (row != kPadRow && cn > 0) out.push_back({row * row_elements + offset[1] + c0, cn});
   }
+}
+
+// Sorted, disjoint, maximal runs covering `runs` (reordered).
+std::vector<ElementRun> merged(std::vector<ElementRun>& runs) {
+  std::sort(runs.begin(), runs.end(),
+            [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
+  std::vector<ElementRun> out;
+  for (const ElementRun& r : runs) {
+    if (!out.empty() && r.first <= out.back().first + out.back().count)
+      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
+    else
+      out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace
@@ -48,23 +62,21 @@ void add_elements(const std::vector<std::uint64_t>& rows, std::uint64_t row_elem
 std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
                                  const std::vector<std::uint64_t>& offset,
                                  const std::vector<std::uint64_t>& shape) {
-  std::vector<std::uint64_t> elements;
-  std::vector<std::uint8_t> seen;
-  add_elements(rows, row_elements, offset, 0, shape[0], 0, shape[1], elements);
-  return distinct_runs(elements, seen);
+  std::vector<ElementRun> runs;
+  add_runs(rows, row_elements, offset, 0, shape[0], 0, shape[1], runs);
+  return merged(runs);
 }
 
 HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
                                const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
   std::vector<std::vector<ElementRun>> needs(pe_count(b));
-  std::vector<std::uint64_t> elements;
-  std::vector<std::uint8_t> seen;
+  std::vector<ElementRun> runs;
   for_each_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
-    elements.clear();
+    runs.clear();
     for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
       for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
-        add_elements(rows, row_elements, offset, r0, rn, c0, cn, elements);
-    needs[pe] = distinct_runs(elements, seen);
+        add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
+    needs[pe] = merged(runs);
   });
   return needs_traffic(std::move(needs), b);
 }
@@ -77,14 +89,14 @@ RowScatterTraffic row_scatter_traffic(const std::vector<std::uint64_t>& rows, st
   // sends[l][u]: the elements unit u of level l sends up (its PEs' replica-0 non-padding elements).
   std::vector<std::vector<std::uint64_t>> sends(levels);
   sends[levels - 1].assign(pe_count(b), 0);
-  std::vector<std::uint64_t> elements;
+  std::vector<ElementRun> runs;
   for_each_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
     if (v.replica != 0) return;
-    elements.clear();
+    runs.clear();
     for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
       for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
-        add_elements(rows, row_elements, offset, r0, rn, c0, cn, elements);
-    sends[levels - 1][pe] = elements.size();
+        add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
+    for (const ElementRun& r : runs) sends[levels - 1][pe] += r.count;
   });
   for (std::size_t l = levels - 1; l-- > 0;) {
     const std::uint64_t f = b.fanout(l + 1);
