@@ -120,10 +120,11 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
       "rows; LM {} of {} bytes",
       p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, p_.encoding_name,
       sparse::partition_name(p_.partition), s.pes, grid,
-      s.passes == 1      ? ""
-      : s.col_tiles == 1 ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes)
-                         : fmt::format(" in {} passes, {} row blocks of {} column tiles (double-buffered)",
-                                       s.passes, s.passes / s.col_tiles, s.col_tiles),
+      s.passes == 1 ? ""
+      : s.col_tiles == 1
+          ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes)
+          : fmt::format(" in {} passes, {} row block{} of {} column tiles (double-buffered)", s.passes,
+                        s.passes / s.col_tiles, s.passes == s.col_tiles ? "" : "s", s.col_tiles),
       s.passes > 1 ? " and pass" : "", s.block_bytes, s.x_rows, s.c_rows, s.lm_end, m.lm_bytes());
   out.mapping = got.value();
   return out;

@@ -14,8 +14,8 @@ the same section (since the last heading) print or have in their commands. Numbe
 values (`12,345` is 12345, `87%` matches `87.0%`); link targets and section signs (`§8.5`) are
 skipped. --rewrite does not rewrite prose: fix the reported numbers by hand.
 
-Each block runs in a fresh temporary directory holding a copy of docs/examples/ and `configs` and
-`tests` links to the repository's configs/ and tests/ (whose tests/data/mlp/ holds the committed
+Each block runs in a fresh temporary directory holding a copy of docs/examples/ and `configs`, `tools` and
+`tests` links to the repository's configs/, tools/ and tests/ (whose tests/data/mlp/ holds the committed
 models), so commands use paths such as `configs/mini.yaml`, `tests/data/mlp/int8` and `gemm.prog` and
 write their files there. `treesim` is the built binary (its directory is first on PATH, then
 /usr/bin, so `python3` is the system one with NumPy); TREESIM_ROOT is the repository root. The
@@ -149,6 +149,7 @@ def run_block(commands, root, treesim, timeout):
             shutil.copytree(examples, tmp, dirs_exist_ok=True)
         os.symlink(os.path.join(root, "configs"), os.path.join(tmp, "configs"))
         os.symlink(os.path.join(root, "tests"), os.path.join(tmp, "tests"))
+        os.symlink(os.path.join(root, "tools"), os.path.join(tmp, "tools"))
         for cmd in commands:
             try:
                 p = subprocess.run(["bash", "-c", cmd.text], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
