@@ -111,23 +111,41 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
   SparseMatrix m{coo.rows, coo.cols, e, {}, std::vector<LevelArrays>(nlev), {}};
   m.level_sizes = level_sizes(e, coo.rows, coo.cols);
 
-  // Level coordinates of every entry, sorted; duplicates add up.
-  std::map<std::vector<std::uint64_t>, double> by_level;
-  for (const Triple& t : coo.entries) {
-    std::vector<std::uint64_t> lc(nlev);
-    for (std::size_t l = 0; l < nlev; ++l) lc[l] = level_coordinate(e.levels[l].expr, t.row, t.col);
-    by_level[lc] += t.value;
-  }
-  std::vector<std::vector<std::uint64_t>> crds;
+  // Level coordinates of every entry (nlev per entry, flat), sorted; duplicates add up in file
+  // order (a stable sort keeps it). One array, no allocation per entry.
+  const std::size_t n = coo.entries.size();
+  std::vector<std::uint64_t> all(n * nlev);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t l = 0; l < nlev; ++l)
+      all[k * nlev + l] = level_coordinate(e.levels[l].expr, coo.entries[k].row, coo.entries[k].col);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::lexicographical_compare(all.begin() + static_cast<std::ptrdiff_t>(a * nlev),
+                                        all.begin() + static_cast<std::ptrdiff_t>((a + 1) * nlev),
+                                        all.begin() + static_cast<std::ptrdiff_t>(b * nlev),
+                                        all.begin() + static_cast<std::ptrdiff_t>((b + 1) * nlev));
+  });
+  std::vector<std::uint64_t> flat;
   std::vector<double> vals;
-  for (auto& [lc, v] : by_level) crds.push_back(lc), vals.push_back(v);
+  flat.reserve(n * nlev);
+  vals.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t* lc = all.data() + order[i] * nlev;
+    if (!vals.empty() && std::equal(lc, lc + nlev, flat.end() - static_cast<std::ptrdiff_t>(nlev))) {
+      vals.back() += coo.entries[order[i]].value;
+      continue;
+    }
+    flat.insert(flat.end(), lc, lc + nlev);
+    vals.push_back(0.0 + coo.entries[order[i]].value);  // as a sum from 0 (-0.0 becomes 0.0)
+  }
 
-  std::vector<Range> parents = {{0, crds.size()}};
+  std::vector<Range> parents = {{0, vals.size()}};
   for (std::size_t l = 0; l < nlev; ++l) {
     const LevelType& t = e.levels[l].type;
     LevelArrays& a = m.levels[l];
     std::vector<Range> children;
-    const auto crd_at = [&](std::size_t k) { return crds[k][l]; };
+    const auto crd_at = [&](std::size_t k) { return flat[k * nlev + l]; };
     switch (t.format) {
       case LevelFormat::kDense:
         if (parents.size() * m.level_sizes[l] > kMaxStoredEntries)
