@@ -7,6 +7,20 @@
 #include "sim/layout/unit_view.h"
 
 namespace treesim::program {
+
+std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs) {
+  std::sort(runs.begin(), runs.end(),
+            [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
+  std::vector<ElementRun> out;
+  for (const ElementRun& r : runs) {
+    if (!out.empty() && r.first <= out.back().first + out.back().count)
+      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
 namespace {
 
 using Runs = std::vector<ElementRun>;
@@ -41,15 +55,7 @@ Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& 
   Runs all;
   all.reserve(runs);
   for (const Runs* p : parts) all.insert(all.end(), p->begin(), p->end());
-  std::sort(all.begin(), all.end(),
-            [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
-  for (const ElementRun& r : all) {
-    if (!out.empty() && r.first <= out.back().first + out.back().count)
-      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
-    else
-      out.push_back(r);
-  }
-  return out;
+  return merge_runs(all);
 }
 
 struct AxesLess {

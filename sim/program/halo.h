@@ -41,6 +41,9 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
 std::vector<std::pair<std::uint64_t, std::uint64_t>> held_intervals(const std::vector<layout::IndexRun>& runs,
                                                                     std::uint64_t limit);
 
+// Sorted, disjoint, maximal runs covering `runs` (reordered).
+std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs);
+
 // Sorted, disjoint, maximal runs of the elements in `e` (reordered; repeats once): marked in `seen`
 // (scratch) over their range where that is not much larger than they are, else sorted.
 std::vector<ElementRun> distinct_runs(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen);

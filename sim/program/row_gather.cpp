@@ -43,20 +43,6 @@ void add_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements
   }
 }
 
-// Sorted, disjoint, maximal runs covering `runs` (reordered).
-std::vector<ElementRun> merged(std::vector<ElementRun>& runs) {
-  std::sort(runs.begin(), runs.end(),
-            [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
-  std::vector<ElementRun> out;
-  for (const ElementRun& r : runs) {
-    if (!out.empty() && r.first <= out.back().first + out.back().count)
-      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
-    else
-      out.push_back(r);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
@@ -64,7 +50,7 @@ std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::ui
                                  const std::vector<std::uint64_t>& shape) {
   std::vector<ElementRun> runs;
   add_runs(rows, row_elements, offset, 0, shape[0], 0, shape[1], runs);
-  return merged(runs);
+  return merge_runs(runs);
 }
 
 HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
@@ -76,7 +62,7 @@ HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint
     for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
       for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
         add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
-    needs[pe] = merged(runs);
+    needs[pe] = merge_runs(runs);
   });
   return needs_traffic(std::move(needs), b);
 }
