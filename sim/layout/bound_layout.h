@@ -100,6 +100,8 @@ class BoundLayout {
   std::uint64_t footprint_bytes_per_unit() const;
   // PEs in the whole machine holding at least one slot of the tensor.
   std::uint64_t pes_used() const;
+  // PEs in the whole machine, used or not: the product of the levels' fanouts.
+  std::uint64_t pe_count() const;
 
   // Global PE id of unit coordinates (note §4.3.5): ((u0·F1 + u1)·F2 + u2)·F3 + u3.
   std::uint64_t pe_id(const std::vector<std::uint64_t>& units) const;

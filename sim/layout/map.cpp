@@ -54,6 +54,12 @@ std::uint64_t BoundLayout::footprint_bytes_per_unit() const {
   return cosize(addr_target()) * words_per_address_ * element_bytes_;
 }
 
+std::uint64_t BoundLayout::pe_count() const {
+  std::uint64_t n = 1;
+  for (std::uint64_t f : fanouts_) n *= f;
+  return n;
+}
+
 std::uint64_t BoundLayout::pes_used() const {
   std::uint64_t n = 1;
   for (std::size_t lv = 0; lv < fanouts_.size(); ++lv) {

@@ -120,8 +120,7 @@ std::string summary(const BoundLayout& b, const std::string& type_name) {
     if (b.padded_shape()[d] != b.shape()[d]) extent += "→" + std::to_string(b.padded_shape()[d]);
     axes += (d ? ", " : "") + extent + (only_addr && b.padded_shape()[d] == b.shape()[d] ? "" : ": " + parts);
   }
-  std::uint64_t pes = 1;
-  for (std::size_t lv = 0; lv < b.level_count(); ++lv) pes *= b.fanout(lv);
+  const std::uint64_t pes = b.pe_count();
   const std::string& pe = b.level_name(b.level_count() - 1);
   return fmt::format("{}[{}] {} words/{} ({} B), {} of {} {}s, replicated ×{}", type_name, axes,
                      b.cosize(b.addr_target()), pe, b.footprint_bytes_per_unit(), b.pes_used(), pes, pe,

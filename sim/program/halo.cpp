@@ -109,21 +109,12 @@ Runs distinct_runs(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& see
 
 HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tensor,
                          const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
-  const std::size_t levels = b.level_count();
-  std::uint64_t pes = 1;
-  for (std::size_t l = 0; l < levels; ++l) pes *= b.fanout(l);
-  std::vector<Runs> pe_needs(pes);
-  std::vector<std::uint64_t> coords(levels, 0), elements;
+  std::vector<Runs> pe_needs(b.pe_count());
+  std::vector<std::uint64_t> elements;
   std::vector<std::uint8_t> seen;
   // PEs holding the same rows and columns (copies along another dimension) need the same elements.
   std::map<std::vector<std::vector<layout::IndexRun>>, Runs, AxesLess> by_view;
-  for (std::uint64_t pe = 0; pe < pes; ++pe) {
-    for (std::size_t l = levels, rest = pe; l-- > 0;) {
-      coords[l] = rest % b.fanout(l);
-      rest /= b.fanout(l);
-    }
-    const layout::UnitView v = layout::unit_view(b, coords);
-    if (!v.used) continue;
+  for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
     auto [it, fresh] = by_view.try_emplace(v.axes);
     if (fresh) {
       elements.clear();
@@ -133,7 +124,7 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
       it->second = distinct_runs(elements, seen);
     }
     pe_needs[pe] = it->second;
-  }
+  });
   return needs_traffic(std::move(pe_needs), b);
 }
 

@@ -48,6 +48,22 @@ std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs);
 // (scratch) over their range where that is not much larger than they are, else sorted.
 std::vector<ElementRun> distinct_runs(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen);
 
+// Calls f(pe, view) for every PE that holds a slot of the layout, PEs numbered row-major over the
+// levels' fanouts, root first.
+template <typename F>
+void for_each_used_pe(const layout::BoundLayout& b, F&& f) {
+  const std::size_t levels = b.level_count();
+  std::vector<std::uint64_t> coords(levels, 0);
+  for (std::uint64_t pe = 0, pes = b.pe_count(); pe < pes; ++pe) {
+    for (std::size_t l = levels, rest = pe; l-- > 0;) {
+      coords[l] = rest % b.fanout(l);
+      rest /= b.fanout(l);
+    }
+    const layout::UnitView v = layout::unit_view(b, coords);
+    if (v.used) f(pe, v);
+  }
+}
+
 // The traffic of a load whose PE p (row-major over the layout's fanouts, root first) needs the
 // tensor elements pe_needs[p] (sorted, disjoint runs): need(U) is the union of its PEs', as above.
 HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const layout::BoundLayout& b);

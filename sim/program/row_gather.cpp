@@ -3,34 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "sim/layout/unit_view.h"
 #include "sim/program/row_list.h"
 
 namespace treesim::program {
 namespace {
-
-// Calls f(pe, view) for every PE the layout uses, PEs numbered row-major over the fanouts.
-template <typename F>
-void for_each_pe(const layout::BoundLayout& b, F&& f) {
-  const std::size_t levels = b.level_count();
-  std::uint64_t pes = 1;
-  for (std::size_t l = 0; l < levels; ++l) pes *= b.fanout(l);
-  std::vector<std::uint64_t> coords(levels, 0);
-  for (std::uint64_t pe = 0; pe < pes; ++pe) {
-    for (std::size_t l = levels, rest = pe; l-- > 0;) {
-      coords[l] = rest % b.fanout(l);
-      rest /= b.fanout(l);
-    }
-    const layout::UnitView v = layout::unit_view(b, coords);
-    if (v.used) f(pe, v);
-  }
-}
-
-std::uint64_t pe_count(const layout::BoundLayout& b) {
-  std::uint64_t pes = 1;
-  for (std::size_t l = 0; l < b.level_count(); ++l) pes *= b.fanout(l);
-  return pes;
-}
 
 // The tensor elements of block rows [r0, r0 + rn) × columns [c0, c0 + cn), padding rows left out,
 // as one run per row.
@@ -55,9 +31,9 @@ std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::ui
 
 HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
                                const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
-  std::vector<std::vector<ElementRun>> needs(pe_count(b));
+  std::vector<std::vector<ElementRun>> needs(b.pe_count());
   std::vector<ElementRun> runs;
-  for_each_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
+  for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
     runs.clear();
     for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
       for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
@@ -74,9 +50,9 @@ RowScatterTraffic row_scatter_traffic(const std::vector<std::uint64_t>& rows, st
   const std::uint64_t eb = b.element_bytes();
   // sends[l][u]: the elements unit u of level l sends up (its PEs' replica-0 non-padding elements).
   std::vector<std::vector<std::uint64_t>> sends(levels);
-  sends[levels - 1].assign(pe_count(b), 0);
+  sends[levels - 1].assign(b.pe_count(), 0);
   std::vector<ElementRun> runs;
-  for_each_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
+  for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
     if (v.replica != 0) return;
     runs.clear();
     for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
