@@ -184,8 +184,7 @@ void add_partition(CLI::App& sparse) {
     if (m->count() > 0) {
       const machine::MachineConfig mc = load_machine_or_throw(*machine);
       n = mc.pe_count();
-      const int level = kernels::sparse_grid_level(mc);
-      f.grid_cols = level < 0 ? 1 : n / mc.units_at(static_cast<std::size_t>(level));
+      f.grid_cols = kernels::sparse_grid_cols(mc);
     } else {
       f.grid_cols = sparse::squarest_grid_cols(n);
     }

@@ -91,6 +91,8 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
 // 2d on `m`: the level whose units' PEs form a grid row, the one with the most PEs per unit not
 // above √pes (the squarest grid the tree's reduce can sum); -1 when none has more than one PE.
 int sparse_grid_level(const machine::MachineConfig& m);
+// 2d on `m`: the PEs of one grid row (those of a unit at sparse_grid_level; 1 when it is -1).
+std::uint64_t sparse_grid_cols(const machine::MachineConfig& m);
 
 // Splits and stores A over the machine's PEs, in as few passes as fit the LMs. Throws sparse::SparseError
 // when a share cannot be stored in the encoding (an ELL row or an n:m block with too many nonzeros).

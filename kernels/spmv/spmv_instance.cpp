@@ -7,9 +7,7 @@
 #include "kernels/kernel.h"
 #include "kernels/spmv/spmv.h"
 #include "kernels/spmv/spmv_kernel.h"
-#include "sim/layout/bound_layout.h"
-#include "sim/layout/loader_plan.h"
-#include "sim/layout/parse.h"
+#include "sim/layout/diagnostic.h"
 #include "sim/program/checked_program.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/timing/cost_model.h"
@@ -148,6 +146,7 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
   std::uint64_t loads_of_a = 0;
   for (const program::Instr& instr : program.instrs)
     if (const auto* l = std::get_if<program::Load>(&instr); l && l->tensor == "A") ++loads_of_a;
+  const int width = static_cast<int>(fmt::to_string(loads_of_a - 1).size());  // pass01 sorts before pass10
   std::uint64_t pass = 0;
   for (std::size_t i = 0; i < program.instrs.size(); ++i) {
     const program::Instr& instr = program.instrs[i];
@@ -155,11 +154,9 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
     const auto* s = std::get_if<program::Store>(&instr);
     const std::string tensor = l ? l->tensor : s ? s->tensor : "";
     if (tensor != "A" && tensor != x && tensor != y) continue;
-    const std::string& name = tensor;
     if (tensor == "A" && i > 0) ++pass;
-    const int width = static_cast<int>(fmt::to_string(loads_of_a - 1).size());  // pass01 sorts before pass10
-    out.push_back(
-        {loads_of_a > 1 ? fmt::format("{}.pass{:0{}}", name, pass, width) : name, i, i + 1, std::nullopt});
+    out.push_back({loads_of_a > 1 ? fmt::format("{}.pass{:0{}}", tensor, pass, width) : tensor, i, i + 1,
+                   std::nullopt});
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "kernels/spmv/spmv.h"
 #include "sim/sparse/sparse_error.h"
@@ -45,13 +46,12 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
   pes = std::max<std::uint64_t>(pes, 1);
   col_tiles = std::max<std::uint64_t>(col_tiles, 1);
   grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
-  const std::uint64_t grid_rows = pes / grid_cols;
+  const std::uint64_t grid_rows = pes / grid_cols, group = dim_group(e, 1);
   std::vector<std::uint64_t> row_entries(a.rows, 0);
   for (const sparse::Triple& t : a.entries) ++row_entries[t.row];
   const std::vector<std::uint64_t> row_starts =
       sparse::row_bounds(kind, row_entries, grid_rows, dim_group(e, 0));
-  const std::vector<std::uint64_t> col_starts = sparse::row_bounds(
-      sparse::Partition::kRows, std::vector<std::uint64_t>(a.cols, 0), grid_cols, dim_group(e, 1));
+  const std::vector<std::uint64_t> col_starts = sparse::even_bounds(a.cols, grid_cols, group);
   const auto range_of = [](const std::vector<std::uint64_t>& starts, std::uint64_t i) {
     return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
                                       starts.begin()) -
@@ -61,8 +61,7 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
   std::vector<std::vector<std::uint64_t>> tile_starts(grid_cols);
   for (std::uint64_t g = 0; g < grid_cols; ++g) {
     const std::uint64_t lo = col_starts[g], hi = col_starts[g + 1];
-    tile_starts[g] = sparse::row_bounds(sparse::Partition::kRows, std::vector<std::uint64_t>(hi - lo, 0),
-                                        col_tiles, dim_group(e, 1));
+    tile_starts[g] = sparse::even_bounds(hi - lo, col_tiles, group);
     for (std::uint64_t& x : tile_starts[g]) x += lo;
   }
   // Share part·col_tiles + tile: a part's tiles all hold its rows.
@@ -79,7 +78,6 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
     const std::uint64_t tile = col_tiles > 1 ? range_of(tile_starts[gc], t.col) : 0;
     parts[part * col_tiles + tile].entries.push_back(t);
   }
-  const std::uint64_t group = dim_group(e, 1);
   for (std::uint64_t pe = 0; pe < shares.size(); ++pe) {
     PeShare& share = shares[pe];
     sparse::Coo& part = parts[pe];
@@ -113,6 +111,11 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
 
 namespace {
 
+// The PEs of one grid row: 2d's, else one.
+std::uint64_t grid_cols_of(const SparseProblem& p, const machine::MachineConfig& m) {
+  return p.partition == sparse::Partition::k2d ? sparse_grid_cols(m) : 1;
+}
+
 // The split in row_blocks × col_tiles passes and its LM layout.
 SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineConfig& m,
                                 std::uint64_t row_blocks, std::uint64_t col_tiles) {
@@ -120,10 +123,8 @@ SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineCo
   s.pes = m.pe_count();
   s.passes = row_blocks * col_tiles;
   s.col_tiles = col_tiles;
-  if (p.partition == sparse::Partition::k2d) {
-    s.reduce_level = sparse_grid_level(m);
-    s.grid_cols = s.reduce_level < 0 ? 1 : s.pes / m.units_at(static_cast<std::size_t>(s.reduce_level));
-  }
+  if (p.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
+  s.grid_cols = grid_cols_of(p, m);
   s.grid_rows = s.pes / s.grid_cols;
   // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
   std::vector<PeShare> split =
@@ -166,20 +167,21 @@ SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineCo
   return s;
 }
 
-// The fewest row blocks that fit with `col_tiles` tiles (`one`: the placement in one row block), at
-// most as many as leave every grid row a row. The LM a pass needs shrinks about in proportion, so
-// guess from it, then look for the fewest between the last that did not fit and the first that did.
-// When none fits, the placement with the most row blocks.
+// The fewest row blocks, 1 to `most` (a row per grid row), that fit with `col_tiles` tiles;
+// `at_most` is the placement in `most` row blocks when the caller has it (not made again). The LM a
+// pass needs shrinks about in proportion to the row blocks, so guess from one block's, doubling,
+// then bisect between the most that did not fit and the fewest that did. When none fits, the
+// placement with the most row blocks.
 SparsePlacement fewest_row_blocks(const SparseProblem& p, const machine::MachineConfig& m,
-                                  std::uint64_t col_tiles, SparsePlacement one) {
+                                  std::uint64_t col_tiles, std::uint64_t most,
+                                  std::optional<SparsePlacement> at_most) {
   const std::uint64_t lm = m.lm_bytes();
-  if (one.lm_end <= lm) return one;
-  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * one.grid_cols + one.pes - 1) / one.pes);
-  if (most == 1) return one;
+  SparsePlacement one = place_in_passes(p, m, 1, col_tiles);
+  if (one.lm_end <= lm || most == 1) return one;
   std::uint64_t fails = 1, fits = 0;
   SparsePlacement fit;
   for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * one.lm_end / lm + 1));;) {
-    SparsePlacement t = place_in_passes(p, m, k, col_tiles);
+    SparsePlacement t = k == most && at_most ? std::move(*at_most) : place_in_passes(p, m, k, col_tiles);
     if (t.lm_end <= lm) {
       fits = k, fit = std::move(t);
       break;
@@ -201,20 +203,23 @@ SparsePlacement fewest_row_blocks(const SparseProblem& p, const machine::Machine
 
 }  // namespace
 
+std::uint64_t sparse_grid_cols(const machine::MachineConfig& m) {
+  const int level = sparse_grid_level(m);
+  return level < 0 ? 1 : m.pe_count() / m.units_at(static_cast<std::size_t>(level));
+}
+
 SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
-  SparsePlacement one = place_in_passes(p, m, 1, 1);
-  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * one.grid_cols + one.pes - 1) / one.pes);
-  SparsePlacement s = fewest_row_blocks(p, m, 1, std::move(one));
+  const std::uint64_t pes = m.pe_count();
+  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * grid_cols_of(p, m) + pes - 1) / pes);
+  SparsePlacement s = fewest_row_blocks(p, m, 1, most, std::nullopt);
   if (s.lm_end <= m.lm_bytes()) return s;
   // A row per grid row and pass does not fit: column tiles too, doubling until the finest row split
   // fits (one placement each), then the fewest row blocks with those tiles.
-  std::uint64_t tiles = 2;
-  for (; tiles / 2 < p.a.cols; tiles *= 2) {
+  for (std::uint64_t tiles = 2; tiles / 2 < p.a.cols; tiles *= 2) {
     s = place_in_passes(p, m, most, tiles);
-    if (s.lm_end <= m.lm_bytes()) break;
+    if (s.lm_end <= m.lm_bytes()) return fewest_row_blocks(p, m, tiles, most, std::move(s));
   }
-  if (s.lm_end > m.lm_bytes()) return s;
-  return fewest_row_blocks(p, m, tiles, place_in_passes(p, m, 1, tiles));
+  return s;
 }
 
 }  // namespace treesim::kernels

@@ -1,8 +1,8 @@
-// The sparse kernels' program and DRAM image. A's shares stand side by side in DRAM, one PE's part
-// after another, so that one load places each in its PE's LM; x (or B), the bias and y (or C) are
-// in DRAM once, as the user gives and takes them, and move by row gathers and scatters: each PE
-// receives the x rows of its columns and the bias of its rows through the tree (each unit its
-// subtree's distinct rows, once), and sends its output rows up to their places.
+// The sparse kernels' program and DRAM image. A's shares stand packed in DRAM in kAChunk-byte rows,
+// and a row gather sends each PE its own; x (or B), the bias and y (or C) are in DRAM once, as the
+// user gives and takes them, and move by row gathers and scatters too: each PE receives the x rows
+// of its columns and the bias of its rows through the tree (each unit its subtree's distinct rows,
+// once), and sends its output rows up to their places. Pass by pass when the shares take several.
 #include <fmt/format.h>
 
 #include <cstring>

@@ -64,10 +64,9 @@ struct TernaryMacConfig {
   std::uint64_t latency_cycles = 0;
 };
 
-// The sparse walk (`sparse_mv`): items are stored entries and position reads; each entry gathers
-// its x value by coordinate, so it runs far below the dense MAC array's rate. Absent: the cost
-// model's default (sim/timing/cost_model.h).
-// The MAC unit's sparse walk: what a walk's steps cost, in items, done `items_per_cycle` per cycle.
+// The MAC unit's sparse walk (`sparse_mac`): what a walk's steps cost, in items, done
+// `items_per_cycle` per cycle (far below the dense MAC array's rate: each entry gathers its x value
+// by coordinate). Absent: the cost model's defaults (sim/timing/cost_model.h).
 // A walk costs entry_items per stored entry it multiplies (per ⌈n / MAC rate⌉ columns of B),
 // segment_items per segment whose positions it reads, and level_items[kind] per coordinate it
 // steps through at a level of that kind (dense, compressed, singleton, n:m: sim/sparse/walk.h).

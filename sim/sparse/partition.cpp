@@ -29,17 +29,19 @@ std::string partition_name(Partition p) {
   return "";
 }
 
-std::vector<std::uint64_t> even_bounds(std::uint64_t count, std::uint64_t parts) {
+std::vector<std::uint64_t> even_bounds(std::uint64_t count, std::uint64_t parts, std::uint64_t group) {
   parts = std::max<std::uint64_t>(parts, 1);
-  const std::uint64_t q = count / parts, r = count % parts;
+  group = std::max<std::uint64_t>(group, 1);
+  const std::uint64_t groups = (count + group - 1) / group, q = groups / parts, r = groups % parts;
   std::vector<std::uint64_t> b(parts + 1);
-  for (std::uint64_t k = 0; k <= parts; ++k) b[k] = k * q + std::min(k, r);
+  for (std::uint64_t k = 0; k <= parts; ++k) b[k] = std::min(count, (k * q + std::min(k, r)) * group);
   return b;
 }
 
 std::vector<std::uint64_t> row_bounds(Partition kind, const std::vector<std::uint64_t>& row_entries,
                                       std::uint64_t parts, std::uint64_t group) {
   parts = std::max<std::uint64_t>(parts, 1);
+  if (kind != Partition::kNnz) return even_bounds(row_entries.size(), parts, group);
   if (group > 1) {
     // The same rules on block rows: a group weighs its rows' entries plus one per row, which the
     // rule below adds back as the group's one.
@@ -52,7 +54,7 @@ std::vector<std::uint64_t> row_bounds(Partition kind, const std::vector<std::uin
   }
   const std::uint64_t rows = row_entries.size();
   // One row per part is the best a row split can do when rows are no more than parts.
-  if (kind != Partition::kNnz || rows <= parts) return even_bounds(rows, parts);
+  if (rows <= parts) return even_bounds(rows, parts);
   // Fills the parts in order, each up to `cap` (a row that does not fit starts the next part), and
   // stops a part early when the rows left are as many as the parts left; empty when `cap` needs
   // more than `parts` parts.

@@ -29,8 +29,9 @@ std::string partition_name(Partition p);
 std::vector<std::uint64_t> row_bounds(Partition kind, const std::vector<std::uint64_t>& row_entries,
                                       std::uint64_t parts, std::uint64_t group = 1);
 
-// `count` items (columns of a 2d grid) over `parts` ranges by the rows rule: `parts` + 1 boundaries.
-std::vector<std::uint64_t> even_bounds(std::uint64_t count, std::uint64_t parts);
+// `count` items (rows, a 2d grid's columns, a column tile's) over `parts` ranges by the rows rule,
+// in whole groups of `group` (every boundary but the last a multiple of it): `parts` + 1 boundaries.
+std::vector<std::uint64_t> even_bounds(std::uint64_t count, std::uint64_t parts, std::uint64_t group = 1);
 
 // The squarest grid of `pes`: columns = the largest divisor of pes not above √pes.
 std::uint64_t squarest_grid_cols(std::uint64_t pes);

@@ -58,6 +58,11 @@ TEST(Partition, GroupsKeepBlockRowsWhole) {
 
 TEST(Partition, EvenBoundsSplitColumnsLikeRows) { EXPECT_EQ(even_bounds(7, 3), (Bounds{0, 3, 5, 7})); }
 
+TEST(Partition, EvenBoundsKeepGroupsWhole) {
+  // 7 columns in groups of 2 (the last of one) over 3 ranges: 2, 1 and 1 groups.
+  EXPECT_EQ(even_bounds(7, 3, 2), (Bounds{0, 4, 6, 7}));
+}
+
 TEST(Partition, SquarestGridColumnsDivideThePes) {
   EXPECT_EQ(squarest_grid_cols(8), 2u);
   EXPECT_EQ(squarest_grid_cols(16), 4u);
