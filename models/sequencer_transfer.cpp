@@ -90,13 +90,11 @@ std::uint64_t Sequencer::dram_block(std::size_t index, const program::Transfer& 
       off += span.bytes;
     }
   };
-  if (t.window || t.rows) {
+  if (t.dram_runs) {
     // A windowed load reads each element its windows touch once, a row gather or scatter each of
     // its distinct rows; staging holds them from the first run's element on.
-    const auto& runs = t.window ? t.window->runs : t.rows->runs;
-    const std::uint64_t first = t.window ? t.window->first() : t.rows->first();
-    for (const program::ElementRun& run : runs) {
-      access(run.first, run.count, staging ? staging + (run.first - first) * eb : nullptr);
+    for (const program::ElementRun& run : t.dram_runs->runs) {
+      access(run.first, run.count, staging ? staging + (run.first - t.dram_runs->first()) * eb : nullptr);
       if (failed_access) break;
     }
   } else {
@@ -169,7 +167,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     // loader's im2col); the layout then places the block as any other.
     const program::WindowRead& w = *t.window;
     const std::size_t eb = t.bound.element_bytes();
-    if (staged) window_source_.resize(w.span() * eb);
+    if (staged) window_source_.resize(t.dram_runs->span() * eb);
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
     if (failed()) return;
     if (w.halo_patch_bytes) {
@@ -186,7 +184,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
                              staging_.data());
     else
       program::expand_window(w.window, w.tensor_shape, t.block.offset, t.block.shape, window_source_.data(),
-                             w.first(), eb, op.pad, staging_.data());
+                             t.dram_runs->first(), eb, op.pad, staging_.data());
     pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
     return;
   }
@@ -195,12 +193,12 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     // the layout as any other.
     const program::RowRead& rr = *t.rows;
     const std::size_t eb = t.bound.element_bytes();
-    if (staged) window_source_.resize(rr.span() * eb);
+    if (staged) window_source_.resize(t.dram_runs->span() * eb);
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
     if (failed() || !options_.functional) return;
     staging_.resize(t.block.elements() * eb);
     program::gather_rows(rr.rows, rr.row_elements, t.block.offset, t.block.shape,
-                         dmi ? dmi : window_source_.data(), dmi ? 0 : rr.first(), eb, op.pad,
+                         dmi ? dmi : window_source_.data(), dmi ? 0 : t.dram_runs->first(), eb, op.pad,
                          staging_.data());
     pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
     return;
@@ -226,9 +224,9 @@ void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t rea
     if (options_.functional) {
       staging_.resize(t.block.elements() * eb);
       pes->gather(t, op.lm, staging_.data(), nullptr);
-      if (staged) window_source_.assign(rr.span() * eb, 0);
+      if (staged) window_source_.assign(t.dram_runs->span() * eb, 0);
       program::scatter_rows(rr.rows, rr.row_elements, t.block.offset, t.block.shape, staging_.data(),
-                            dmi ? 0 : rr.first(), eb, dmi ? dmi : window_source_.data());
+                            dmi ? 0 : t.dram_runs->first(), eb, dmi ? dmi : window_source_.data());
     }
     transfer(i, t, false, ready, r, staged ? window_source_.data() : nullptr);
     return;

@@ -168,14 +168,12 @@ class InstrChecker {
     }
     if (window) {
       // DRAM reads each distinct element the windows touch once; the links carry the block.
-      WindowRead read{*window, seen, window_runs(*window, seen, block.offset, block.shape), 0, std::nullopt};
-      for (const ElementRun& r : read.runs) read.elements += r.count;
-      x.window = std::move(read);
+      x.window = WindowRead{*window, seen, std::nullopt};
+      x.dram_runs = DramRuns(window_runs(*window, seen, block.offset, block.shape));
     }
     if (rows) {
-      RowRead read{*rows, seen[1], row_runs(*rows, seen[1], block.offset, block.shape), 0};
-      for (const ElementRun& r : read.runs) read.elements += r.count;
-      x.rows = std::move(read);
+      x.rows = RowRead{*rows, seen[1]};
+      x.dram_runs = DramRuns(row_runs(*rows, seen[1], block.offset, block.shape));
     }
     const std::size_t element_bytes = core::dtype_bytes(t.dtype);
     for (const BoundTransfer& c : bound_cache_) {
@@ -262,7 +260,7 @@ class InstrChecker {
   template <typename Op>
   Transfer with_window_reads(Transfer x, std::size_t element_bytes, const Op& op) {
     if (!x.window) return x;
-    x.plan.dram_read_bytes = x.window->elements * element_bytes;
+    x.plan.dram_read_bytes = x.dram_runs->elements * element_bytes;
     if constexpr (std::is_same_v<Op, Load>) {
       if (op.halo) {
         const HaloTraffic& h = halo(op.layout, x, element_bytes);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/error.h"
@@ -37,29 +38,34 @@ struct Block {
   std::uint64_t elements() const;
 };
 
-// A windowed load's reads: the window, the tensor's shape, and the distinct tensor elements the
-// block's windows touch (what DRAM reads; the block's own elements are what the links carry).
-struct WindowRead {
-  Window window;
-  std::vector<std::uint64_t> tensor_shape;
+// The distinct tensor elements a transfer reads from DRAM or writes to it when they are not its
+// block's (a windowed load, a row gather or scatter): sorted, disjoint runs.
+struct DramRuns {
   std::vector<ElementRun> runs;
   std::uint64_t elements = 0;  // in the runs
+  explicit DramRuns(std::vector<ElementRun> r) : runs(std::move(r)) {
+    for (const ElementRun& x : runs) elements += x.count;
+  }
   // The tensor elements from the first run's to the last's end: what a staging buffer holds.
   std::uint64_t first() const { return runs.empty() ? 0 : runs.front().first; }
   std::uint64_t span() const { return runs.empty() ? 0 : runs.back().first + runs.back().count - first(); }
+};
+
+// A windowed load's window and the tensor's shape (its DRAM reads are Transfer::dram_runs: the
+// distinct tensor elements the block's windows touch; the block's own elements are what the links
+// carry).
+struct WindowRead {
+  Window window;
+  std::vector<std::uint64_t> tensor_shape;
   // Expanded at the PEs (Load::halo): the largest PE's patch, in bytes from the halo offset.
   std::optional<std::uint64_t> halo_patch_bytes;
 };
 
-// A row gather's or scatter's rows (Load::rows, Store::rows): the distinct tensor elements of the
-// block's rows, what DRAM reads or writes.
+// A row gather's or scatter's rows (Load::rows, Store::rows); its DRAM reads or writes are
+// Transfer::dram_runs, the distinct tensor elements of the block's rows.
 struct RowRead {
   std::vector<std::uint64_t> rows;
   std::uint64_t row_elements = 0;  // the tensor's (or view's) elements per row
-  std::vector<ElementRun> runs;
-  std::uint64_t elements = 0;  // in the runs
-  std::uint64_t first() const { return runs.empty() ? 0 : runs.front().first; }
-  std::uint64_t span() const { return runs.empty() ? 0 : runs.back().first + runs.back().count - first(); }
 };
 
 // A load or store: its layout bound to the block, and what it moves.
@@ -72,6 +78,7 @@ struct Transfer {
   layout::PortTraffic ports;          // per level: the ports it uses and their bytes
   std::optional<WindowRead> window;   // a windowed load: `block` is a block of the window's matrix
   std::optional<RowRead> rows;        // a row gather or scatter: `block` is a block of the rows' matrix
+  std::optional<DramRuns> dram_runs;  // with window or rows: what DRAM reads or writes
 };
 
 // A convert: the tensor by each layout (whole-tensor transfers for the PEs' gather and scatter)

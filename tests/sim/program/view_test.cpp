@@ -39,7 +39,7 @@ TEST(LoadView, AWindowedLoadThroughAViewMovesWhatItMovesFromTheReshapedTensor) {
   ASSERT_TRUE(b.ok()) << b.errors.front().message();
   const Transfer &ta = *a.instrs[0].transfer, &tb = *b.instrs[0].transfer;
   EXPECT_EQ(ta.plan.dram_read_bytes, tb.plan.dram_read_bytes);
-  EXPECT_EQ(ta.window->runs, tb.window->runs);
+  EXPECT_EQ(ta.dram_runs->runs, tb.dram_runs->runs);
   EXPECT_EQ(ta.window->tensor_shape, tb.window->tensor_shape);
   EXPECT_EQ(a.instrs[0].reads[0].lo, b.instrs[0].reads[0].lo);
   EXPECT_EQ(a.instrs[0].reads[0].hi, b.instrs[0].reads[0].hi);
