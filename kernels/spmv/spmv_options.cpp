@@ -61,11 +61,11 @@ sparse::Coo random_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t 
 // (sparse::quantize_values), or for a pattern file values drawn from `gen`.
 sparse::Coo file_matrix(const sparse::MatrixFile& f, core::Mt19937_64& gen) {
   sparse::Coo a = sparse::sum_duplicates(f.coo);
-  std::vector<double> reals;
-  for (const sparse::Triple& t : a.entries) reals.push_back(t.value);
   if (f.pattern) {
     for (sparse::Triple& t : a.entries) t.value = draw_value(gen);
   } else {
+    std::vector<double> reals(a.entries.size());
+    for (std::size_t i = 0; i < a.entries.size(); ++i) reals[i] = a.entries[i].value;
     const sparse::QuantizedValues q = sparse::quantize_values(reals);
     for (std::size_t i = 0; i < a.entries.size(); ++i) a.entries[i].value = q.values[i];
   }
@@ -191,7 +191,7 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
   } else {
     // The default output stage: 1 / (16 · the most nonzeros in a row), so that typical sums land
     // inside int8.
-    std::map<std::uint64_t, std::uint64_t> per;
+    std::vector<std::uint64_t> per(p.a.rows, 0);
     std::uint64_t most = 1;
     for (const sparse::Triple& t : p.a.entries) most = std::max(most, ++per[t.row]);
     p.out.multipliers = {numeric::quantize_multiplier(1.0 / (16.0 * static_cast<double>(most)))};

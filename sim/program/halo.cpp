@@ -9,8 +9,9 @@
 namespace treesim::program {
 
 std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs) {
-  std::sort(runs.begin(), runs.end(),
-            [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; });
+  const auto by_first = [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; };
+  // Row gathers list their runs in order already (a PE's columns increase): check before sorting.
+  if (!std::is_sorted(runs.begin(), runs.end(), by_first)) std::sort(runs.begin(), runs.end(), by_first);
   std::vector<ElementRun> out;
   for (const ElementRun& r : runs) {
     if (!out.empty() && r.first <= out.back().first + out.back().count)
@@ -52,9 +53,26 @@ Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& 
         std::fill_n(seen.begin() + static_cast<std::ptrdiff_t>(r.first - lo), r.count, 1);
     return marked_runs(seen, lo);
   }
+  // Each part is sorted: merge them pairwise (log k rounds) rather than sort the whole.
   Runs all;
   all.reserve(runs);
-  for (const Runs* p : parts) all.insert(all.end(), p->begin(), p->end());
+  std::vector<std::size_t> bounds{0};
+  for (const Runs* p : parts) {
+    all.insert(all.end(), p->begin(), p->end());
+    if (!p->empty()) bounds.push_back(all.size());
+  }
+  const auto by_first = [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; };
+  while (bounds.size() > 2) {
+    std::vector<std::size_t> merged{0};
+    for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
+      const std::size_t end = i + 2 < bounds.size() ? bounds[i + 2] : bounds[i + 1];
+      std::inplace_merge(all.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
+                         all.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]),
+                         all.begin() + static_cast<std::ptrdiff_t>(end), by_first);
+      merged.push_back(end);
+    }
+    bounds = std::move(merged);
+  }
   return merge_runs(all);
 }
 

@@ -24,9 +24,25 @@ void add_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements
 std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
                                  const std::vector<std::uint64_t>& offset,
                                  const std::vector<std::uint64_t>& shape) {
+  // The distinct rows (marked, or sorted when sparse in their range), each a run of the block's columns;
+  // whole rows that follow each other make one run.
+  std::vector<std::uint64_t> distinct;
+  distinct.reserve(shape[0]);
+  for (std::uint64_t r = 0; r < shape[0]; ++r)
+    if (rows[offset[0] + r] != kPadRow) distinct.push_back(rows[offset[0] + r]);
+  std::vector<std::uint8_t> seen;
+  const std::vector<ElementRun> row_sets = distinct_runs(distinct, seen);
   std::vector<ElementRun> runs;
-  add_runs(rows, row_elements, offset, 0, shape[0], 0, shape[1], runs);
-  return merge_runs(runs);
+  if (shape[1] == 0) return runs;
+  for (const ElementRun& set : row_sets) {
+    if (shape[1] == row_elements) {
+      runs.push_back({set.first * row_elements, set.count * row_elements});
+      continue;
+    }
+    for (std::uint64_t row = set.first; row < set.first + set.count; ++row)
+      runs.push_back({row * row_elements + offset[1], shape[1]});
+  }
+  return runs;
 }
 
 HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
