@@ -197,7 +197,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
     if (failed() || !options_.functional) return;
     staging_.resize(t.block.elements() * eb);
-    program::gather_rows(rr.rows, rr.row_elements, t.block.offset, t.block.shape,
+    program::gather_rows(op.rows, rr.row_elements, t.block.offset, t.block.shape,
                          dmi ? dmi : window_source_.data(), dmi ? 0 : t.dram_runs->first(), eb, op.pad,
                          staging_.data());
     pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
@@ -225,7 +225,7 @@ void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t rea
       staging_.resize(t.block.elements() * eb);
       pes->gather(t, op.lm, staging_.data(), nullptr);
       if (staged) window_source_.assign(t.dram_runs->span() * eb, 0);
-      program::scatter_rows(rr.rows, rr.row_elements, t.block.offset, t.block.shape, staging_.data(),
+      program::scatter_rows(op.rows, rr.row_elements, t.block.offset, t.block.shape, staging_.data(),
                             dmi ? 0 : t.dram_runs->first(), eb, dmi ? dmi : window_source_.data());
     }
     transfer(i, t, false, ready, r, staged ? window_source_.data() : nullptr);

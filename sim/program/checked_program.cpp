@@ -172,7 +172,7 @@ class InstrChecker {
       x.dram_runs = DramRuns(window_runs(*window, seen, block.offset, block.shape));
     }
     if (rows) {
-      x.rows = RowRead{*rows, seen[1]};
+      x.rows = RowRead{seen[1]};
       x.dram_runs = DramRuns(row_runs(*rows, seen[1], block.offset, block.shape));
     }
     const std::size_t element_bytes = core::dtype_bytes(t.dtype);
@@ -184,7 +184,7 @@ class InstrChecker {
       x.footprint_bytes = c.footprint_bytes;
       x.plan = c.plan;
       x.ports = c.ports;
-      return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), load);
+      return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), rows, load);
     }
     layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
     if (!bound) {
@@ -205,7 +205,7 @@ class InstrChecker {
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
     bound_cache_.push_back(
         {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
-    return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), load);
+    return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), rows, load);
   }
 
   // A row gather or scatter: a rank-2 tensor (or view), rows inside it, none written twice; one
@@ -240,15 +240,15 @@ class InstrChecker {
 
   // A row gather's links carry each unit's distinct rows and DRAM reads each distinct row once; a row
   // scatter sends its non-padding elements up (row_gather.h).
-  Transfer with_row_traffic(Transfer x, bool load) {
+  Transfer with_row_traffic(Transfer x, const std::vector<std::uint64_t>* rows, bool load) {
     if (!x.rows) return x;
     const RowRead& r = *x.rows;
     if (load) {
-      HaloTraffic h = row_gather_traffic(r.rows, r.row_elements, x.block.offset, x.bound);
+      HaloTraffic h = row_gather_traffic(*rows, r.row_elements, x.block.offset, x.bound);
       x.plan = std::move(h.plan);
       x.ports = std::move(h.ports);
     } else {
-      RowScatterTraffic s = row_scatter_traffic(r.rows, r.row_elements, x.block.offset, x.bound);
+      RowScatterTraffic s = row_scatter_traffic(*rows, r.row_elements, x.block.offset, x.bound);
       x.plan = std::move(s.plan);
       x.ports = std::move(s.ports);
     }

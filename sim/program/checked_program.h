@@ -61,10 +61,9 @@ struct WindowRead {
   std::optional<std::uint64_t> halo_patch_bytes;
 };
 
-// A row gather's or scatter's rows (Load::rows, Store::rows); its DRAM reads or writes are
-// Transfer::dram_runs, the distinct tensor elements of the block's rows.
+// A row gather or scatter (its rows are the instruction's, Load::rows or Store::rows, not copied);
+// its DRAM reads or writes are Transfer::dram_runs, the distinct tensor elements of the block's rows.
 struct RowRead {
-  std::vector<std::uint64_t> rows;
   std::uint64_t row_elements = 0;  // the tensor's (or view's) elements per row
 };
 
