@@ -53,12 +53,25 @@ struct PeShare {
   std::uint64_t nonzeros = 0;
 };
 
+// How A is stored and split: the encoding and partition (the options', or a tuner's), and the
+// passes (0: the fewest that fit the LMs, row blocks first).
+struct SparseChoice {
+  sparse::Encoding encoding;
+  std::string encoding_name;  // as given ("csr", a map, ...)
+  sparse::Partition partition = sparse::Partition::kRows;
+  std::uint64_t row_blocks = 0, col_tiles = 0;  // both given, or both 0
+};
+
+// The options' choice: their encoding and partition, the fewest passes.
+SparseChoice default_choice(const SparseProblem& p);
+
 // A's blocks travel in rows of this many bytes (the block in the LM is padded to whole rows).
 inline constexpr std::uint64_t kAChunk = 64;
 
 // Where the loader puts everything: the shares, the grid (2d: grid_cols PEs of one unit of
 // `reduce_level` share a row block) and the LM offsets, the same in every PE.
 struct SparsePlacement {
+  SparseChoice choice;  // with the row blocks and column tiles it has
   std::uint64_t pes = 0;
   // passes × pes shares: pass k's PE p holds shares[k·pes + p]. More than one pass when one pass's
   // shares would not fit the LMs: the passes run one after another, each loading its A blocks, x
@@ -94,9 +107,12 @@ int sparse_grid_level(const machine::MachineConfig& m);
 // 2d on `m`: the PEs of one grid row (those of a unit at sparse_grid_level; 1 when it is -1).
 std::uint64_t sparse_grid_cols(const machine::MachineConfig& m);
 
-// Splits and stores A over the machine's PEs, in as few passes as fit the LMs. Throws sparse::SparseError
-// when a share cannot be stored in the encoding (an ELL row or an n:m block with too many nonzeros).
-SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m);
+// Splits and stores A over the machine's PEs by `c`: in its row blocks and column tiles, or in as
+// few passes as fit the LMs. Throws sparse::SparseError when a share cannot be stored in the
+// encoding (an ELL row or an n:m block with too many nonzeros).
+SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, const machine::MachineConfig& m);
+// The most row blocks a choice can have: a row per grid row and pass.
+std::uint64_t most_row_blocks(const SparseProblem& p, const SparseChoice& c, const machine::MachineConfig& m);
 
 // The program: DRAM tensors A (uint8, every share's block in kAChunk-byte rows), x / B (int8, cols × n), bias
 // (SpMV: int32 rows × 1; SpMM: int32 n) and y / C (int8, rows × n).

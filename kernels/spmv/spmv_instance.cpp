@@ -11,6 +11,7 @@
 #include "sim/program/checked_program.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/timing/cost_model.h"
+#include "sim/timing/list_schedule.h"
 
 namespace treesim::kernels {
 namespace {
@@ -31,7 +32,7 @@ Result<std::shared_ptr<const SparsePlacement>> SparseInstance::placement(
     const machine::MachineConfig& m) const {
   if (!placement_) {
     try {
-      placement_ = std::make_shared<const SparsePlacement>(place_sparse(p_, m));
+      placement_ = std::make_shared<const SparsePlacement>(place_sparse(p_, default_choice(p_), m));
     } catch (const sparse::SparseError& e) {
       return core::Error{"--encoding", fmt::format("{}: {}", p_.encoding_name, e.what())};
     }
@@ -69,45 +70,57 @@ core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
 Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
   auto got = placement(m);
   if (!got) return got.errors();
-  const SparsePlacement& s = *got.value();
-  // Estimate: the steps one after another, each alone (the cost model's closed forms); the walk
-  // lasts as long as the busiest PE's.
+  return plan_of(got.value(), m);
+}
+
+Result<Plan> SparseInstance::plan_of(std::shared_ptr<const SparsePlacement> placed,
+                                     const machine::MachineConfig& m) const {
+  const SparsePlacement& s = *placed;
+  const SparseChoice& c = s.choice;
+  // Estimate: the program's steps by their closed forms, each starting when its data is ready and
+  // its resources are free (timing::list_schedule), so that a pass's loads overlap the walk before
+  // it as the double buffers let them. The walk lasts as long as the busiest PE's.
   const timing::CostModel cost(m);
-  double cycles = 0;
-  std::uint64_t busiest = 0;
+  std::uint64_t cycles = 0;
   try {
-    // The transfers' traffic as the checker computes it (the row gathers' multicast included).
     const program::Program prog = build_sparse_program(p_, s, m);
     const program::CheckedProgram checked = program::check_program(prog, m);
     if (!checked.ok()) return core::Error{"", checked.errors.front().message()};
+    std::vector<timing::ScheduleStep> steps(prog.instrs.size());
+    const auto hold = [](timing::ScheduleStep& step, const timing::TransferTime& t) {
+      for (const timing::Stage& stage : t.stages) step.holds.emplace_back(stage.resource, stage.cycles);
+      step.duration = t.duration();
+    };
+    const auto hold_unit = [](timing::ScheduleStep& step, timing::Unit u, const timing::UnitTime& t) {
+      step.holds.emplace_back(timing::Resource::unit(u), t.busy);
+      step.duration = t.duration();
+    };
     for (std::size_t i = 0; i < prog.instrs.size(); ++i) {
-      const auto& t = checked.instrs[i].transfer;
-      if (!t) continue;
-      cycles += static_cast<double>(
-          (std::holds_alternative<program::Load>(prog.instrs[i]) ? cost.load(t->plan) : cost.store(t->plan))
-              .duration());
+      timing::ScheduleStep& step = steps[i];
+      step.reads = &checked.instrs[i].reads, step.writes = &checked.instrs[i].writes;
+      const program::Instr& instr = prog.instrs[i];
+      if (const auto& t = checked.instrs[i].transfer) {
+        hold(step, std::holds_alternative<program::Load>(instr) ? cost.load(t->plan) : cost.store(t->plan));
+      } else if (const auto* mac = std::get_if<program::SparseMac>(&instr)) {
+        std::uint64_t busiest = 0;
+        for (std::uint64_t pe = 0; pe < mac->entries.size(); ++pe)
+          busiest = std::max(busiest, cost.sparse_items(mac->entries[pe], mac->segments[pe],
+                                                        {mac->visits[4 * pe], mac->visits[4 * pe + 1],
+                                                         mac->visits[4 * pe + 2], mac->visits[4 * pe + 3]},
+                                                        p_.n));
+        hold_unit(step, timing::Unit::kMac, cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse));
+      } else if (std::holds_alternative<program::Reduce>(instr)) {
+        hold(step, cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n));
+      } else if (std::holds_alternative<program::Requant>(instr)) {
+        hold_unit(step, timing::Unit::kRequant, cost.unit(timing::Unit::kRequant, s.c_rows * p_.n));
+      }
     }
+    cycles = timing::list_schedule(steps);
   } catch (const layout::LayoutError& e) {
     return core::Error{"", e.what()};
   }
-  // Each pass: the walk lasts as long as its busiest PE's; after a row block's last tile, the
-  // reduce and the requant.
-  for (std::uint64_t k = 0; k < s.passes; ++k) {
-    busiest = 0;
-    for (std::uint64_t pe = 0; pe < s.pes; ++pe) {
-      const PeShare& share = s.shares[k * s.pes + pe];
-      busiest = std::max(busiest,
-                         cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n));
-    }
-    cycles += static_cast<double>(cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse).duration());
-    if ((k + 1) % s.col_tiles != 0) continue;
-    if (s.reduce_level >= 0)
-      cycles += static_cast<double>(
-          cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n).duration());
-    cycles += static_cast<double>(cost.unit(timing::Unit::kRequant, s.c_rows * p_.n).duration());
-  }
   Plan out;
-  out.estimated_cycles = cycles;
+  out.estimated_cycles = static_cast<double>(cycles);
   std::string grid = s.reduce_level >= 0
                          ? fmt::format(" ({}x{} grid, rows summed over each {})", s.grid_rows, s.grid_cols,
                                        m.levels[static_cast<std::size_t>(s.reduce_level)].name)
@@ -116,21 +129,22 @@ Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
       "plan: {} {}x{} ({} nonzeros) in {} split by {} over {} PEs{}{}; per PE{}: A {} B, x {} rows, {} "
       "output "
       "rows; LM {} of {} bytes",
-      p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, p_.encoding_name,
-      sparse::partition_name(p_.partition), s.pes, grid,
+      p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, c.encoding_name,
+      sparse::partition_name(c.partition), s.pes, grid,
       s.passes == 1 ? ""
       : s.col_tiles == 1
           ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes)
           : fmt::format(" in {} passes, {} row block{} of {} column tiles (double-buffered)", s.passes,
                         s.passes / s.col_tiles, s.passes == s.col_tiles ? "" : "s", s.col_tiles),
       s.passes > 1 ? " and pass" : "", s.block_bytes, s.x_rows, s.c_rows, s.lm_end, m.lm_bytes());
-  out.mapping = got.value();
+  out.mapping = std::move(placed);
   return out;
 }
 
 Result<program::Program> SparseInstance::program(const Plan& plan, const machine::MachineConfig& m) const {
   const SparsePlacement* s = placement_of(plan);
   if (!s) return core::Error{"", "spmv: the plan was not made by spmv"};
+  built_ = std::any_cast<Placement>(plan.mapping);
   try {
     return build_sparse_program(p_, *s, m);
   } catch (const layout::LayoutError& e) {
@@ -162,7 +176,10 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
 }
 
 DramImage SparseInstance::inputs() const {
-  // make_problem placed A once already (its errors are values there), so this cannot fail.
+  // A packed as the plan last built places it (a plan file's or a tuner's may differ from the
+  // options'); else as the options place it, which make_problem did once already (its errors are
+  // values there), so this cannot fail.
+  if (built_) return sparse_inputs(p_, *built_);
   auto s = placement(machine_);
   return s ? sparse_inputs(p_, *s.value()) : DramImage{};
 }
@@ -190,8 +207,8 @@ void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineC
   if (!s) return;
   stats.info["plan"] = plan.description;
   stats.info["matrix"] = p_.matrix;
-  stats.info["encoding"] = sparse::print_encoding(p_.encoding);
-  stats.info["partition"] = sparse::partition_name(p_.partition);
+  stats.info["encoding"] = sparse::print_encoding(s->choice.encoding);
+  stats.info["partition"] = sparse::partition_name(s->choice.partition);
   stats.extra["rows"] = p_.a.rows;
   stats.extra["cols"] = p_.a.cols;
   stats.extra["n"] = p_.n;
@@ -212,7 +229,7 @@ void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineC
   }
   for (std::uint64_t n : items) sp.pe_items_max = std::max(sp.pe_items_max, n), sp.pe_items_total += n;
   stats.extra["passes"] = s->passes;
-  for (std::size_t l = 0; l < p_.encoding.levels.size(); ++l) {
+  for (std::size_t l = 0; l < s->choice.encoding.levels.size(); ++l) {
     sp.storage_bytes.emplace_back(fmt::format("pos[{}]", l), s->storage_bytes[2 * l]);
     sp.storage_bytes.emplace_back(fmt::format("crd[{}]", l), s->storage_bytes[2 * l + 1]);
   }

@@ -27,6 +27,10 @@ class SparseInstance : public Problem {
   std::vector<Phase> phases(const Plan& plan, const program::Program& program,
                             const machine::MachineConfig& machine) const override;
   std::vector<OutputArray> outputs() const override;
+  // Tuning: every encoding of the tuner's list (spmv_tune.cpp) × partition × pass plan, by estimate.
+  Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
+  Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
+  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
   const SparseProblem& problem() const { return p_; }
   // Why A cannot be split and stored on the machine (an encoding that cannot hold a PE's share).
@@ -36,10 +40,14 @@ class SparseInstance : public Problem {
   // The split over the machine's PEs, made once (the machine of a run does not change).
   Result<std::shared_ptr<const SparsePlacement>> placement(const machine::MachineConfig& machine) const;
   std::string output_name() const;
+  // The plan of a placement: its estimate (the program's steps list-scheduled) and description.
+  Result<Plan> plan_of(std::shared_ptr<const SparsePlacement> placed, const machine::MachineConfig& m) const;
 
   SparseProblem p_;
   machine::MachineConfig machine_;  // the machine it was made for: inputs() place A on it
   mutable std::shared_ptr<const SparsePlacement> placement_;
+  // The placement of the plan program() last built: inputs() pack A as it places it.
+  mutable std::shared_ptr<const SparsePlacement> built_;
 };
 
 }  // namespace treesim::kernels

@@ -272,7 +272,9 @@ Kernel spmv_kernel() {
            "Write y as .npy",
            {{"rows", "40"}, {"cols", "30"}, {"nnz-per-row", "4"}},
            &make_spmv,
-           "partition"};
+           "partition",
+           /*tunable=*/true,
+           /*plan_files=*/true};
   return k;
 }
 
@@ -283,7 +285,9 @@ Kernel spmm_kernel() {
            "Write C as .npy",
            {{"rows", "40"}, {"cols", "30"}, {"nnz-per-row", "4"}, {"n", "8"}},
            &make_spmm,
-           "partition"};
+           "partition",
+           /*tunable=*/true,
+           /*plan_files=*/true};
   return k;
 }
 

@@ -112,34 +112,37 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
 namespace {
 
 // The PEs of one grid row: 2d's, else one.
-std::uint64_t grid_cols_of(const SparseProblem& p, const machine::MachineConfig& m) {
-  return p.partition == sparse::Partition::k2d ? sparse_grid_cols(m) : 1;
+std::uint64_t grid_cols_of(const SparseChoice& c, const machine::MachineConfig& m) {
+  return c.partition == sparse::Partition::k2d ? sparse_grid_cols(m) : 1;
 }
 
 // The split in row_blocks × col_tiles passes and its LM layout.
-SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineConfig& m,
-                                std::uint64_t row_blocks, std::uint64_t col_tiles) {
+SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
+                                const machine::MachineConfig& m, std::uint64_t row_blocks,
+                                std::uint64_t col_tiles) {
   SparsePlacement s;
+  s.choice = c;
+  s.choice.row_blocks = row_blocks, s.choice.col_tiles = col_tiles;
   s.pes = m.pe_count();
   s.passes = row_blocks * col_tiles;
   s.col_tiles = col_tiles;
-  if (p.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
-  s.grid_cols = grid_cols_of(p, m);
+  if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
+  s.grid_cols = grid_cols_of(c, m);
   s.grid_rows = s.pes / s.grid_cols;
   // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
   std::vector<PeShare> split =
-      split_shares(p.a, p.encoding, p.partition, s.pes * row_blocks, s.grid_cols, col_tiles);
+      split_shares(p.a, c.encoding, c.partition, s.pes * row_blocks, s.grid_cols, col_tiles);
   s.shares.resize(split.size());
   for (std::uint64_t k = 0; k < row_blocks; ++k)
     for (std::uint64_t t = 0; t < col_tiles; ++t)
       for (std::uint64_t pe = 0; pe < s.pes; ++pe)
         s.shares[(k * col_tiles + t) * s.pes + pe] = std::move(split[(k * s.pes + pe) * col_tiles + t]);
-  s.storage_bytes.assign(2 * p.encoding.levels.size() + 1, 0);
+  s.storage_bytes.assign(2 * c.encoding.levels.size() + 1, 0);
   for (const PeShare& share : s.shares) {
     s.block_bytes = std::max(s.block_bytes, sparse::block_bytes(share.local));
     s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
     s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);
-    for (std::size_t l = 0; l < p.encoding.levels.size(); ++l) {
+    for (std::size_t l = 0; l < c.encoding.levels.size(); ++l) {
       s.storage_bytes[2 * l] += sparse::level_array_bytes(share.local, l, true);
       s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
     }
@@ -172,16 +175,16 @@ SparsePlacement place_in_passes(const SparseProblem& p, const machine::MachineCo
 // pass needs shrinks about in proportion to the row blocks, so guess from one block's, doubling,
 // then bisect between the most that did not fit and the fewest that did. When none fits, the
 // placement with the most row blocks.
-SparsePlacement fewest_row_blocks(const SparseProblem& p, const machine::MachineConfig& m,
-                                  std::uint64_t col_tiles, std::uint64_t most,
-                                  std::optional<SparsePlacement> at_most) {
+SparsePlacement fewest_row_blocks(const SparseProblem& p, const SparseChoice& c,
+                                  const machine::MachineConfig& m, std::uint64_t col_tiles,
+                                  std::uint64_t most, std::optional<SparsePlacement> at_most) {
   const std::uint64_t lm = m.lm_bytes();
-  SparsePlacement one = place_in_passes(p, m, 1, col_tiles);
+  SparsePlacement one = place_in_passes(p, c, m, 1, col_tiles);
   if (one.lm_end <= lm || most == 1) return one;
   std::uint64_t fails = 1, fits = 0;
   SparsePlacement fit;
   for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * one.lm_end / lm + 1));;) {
-    SparsePlacement t = k == most && at_most ? std::move(*at_most) : place_in_passes(p, m, k, col_tiles);
+    SparsePlacement t = k == most && at_most ? std::move(*at_most) : place_in_passes(p, c, m, k, col_tiles);
     if (t.lm_end <= lm) {
       fits = k, fit = std::move(t);
       break;
@@ -192,7 +195,7 @@ SparsePlacement fewest_row_blocks(const SparseProblem& p, const machine::Machine
   }
   while (fits - fails > 1) {
     const std::uint64_t k = fails + (fits - fails) / 2;
-    SparsePlacement t = place_in_passes(p, m, k, col_tiles);
+    SparsePlacement t = place_in_passes(p, c, m, k, col_tiles);
     if (t.lm_end <= lm)
       fits = k, fit = std::move(t);
     else
@@ -208,16 +211,26 @@ std::uint64_t sparse_grid_cols(const machine::MachineConfig& m) {
   return level < 0 ? 1 : m.pe_count() / m.units_at(static_cast<std::size_t>(level));
 }
 
-SparsePlacement place_sparse(const SparseProblem& p, const machine::MachineConfig& m) {
+SparseChoice default_choice(const SparseProblem& p) {
+  return {p.encoding, p.encoding_name, p.partition, 0, 0};
+}
+
+std::uint64_t most_row_blocks(const SparseProblem& p, const SparseChoice& c,
+                              const machine::MachineConfig& m) {
   const std::uint64_t pes = m.pe_count();
-  const std::uint64_t most = std::max<std::uint64_t>(1, (p.a.rows * grid_cols_of(p, m) + pes - 1) / pes);
-  SparsePlacement s = fewest_row_blocks(p, m, 1, most, std::nullopt);
+  return std::max<std::uint64_t>(1, (p.a.rows * grid_cols_of(c, m) + pes - 1) / pes);
+}
+
+SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, const machine::MachineConfig& m) {
+  if (c.row_blocks > 0 && c.col_tiles > 0) return place_in_passes(p, c, m, c.row_blocks, c.col_tiles);
+  const std::uint64_t most = most_row_blocks(p, c, m);
+  SparsePlacement s = fewest_row_blocks(p, c, m, 1, most, std::nullopt);
   if (s.lm_end <= m.lm_bytes()) return s;
   // A row per grid row and pass does not fit: column tiles too, doubling until the finest row split
   // fits (one placement each), then the fewest row blocks with those tiles.
   for (std::uint64_t tiles = 2; tiles / 2 < p.a.cols; tiles *= 2) {
-    s = place_in_passes(p, m, most, tiles);
-    if (s.lm_end <= m.lm_bytes()) return fewest_row_blocks(p, m, tiles, most, std::move(s));
+    s = place_in_passes(p, c, m, most, tiles);
+    if (s.lm_end <= m.lm_bytes()) return fewest_row_blocks(p, c, m, tiles, most, std::move(s));
   }
   return s;
 }

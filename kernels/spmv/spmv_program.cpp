@@ -78,7 +78,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
       for (std::uint64_t c = s.a_chunk_begin[j * pes + pe]; c < s.a_chunk_begin[j * pes + pe + 1]; ++c)
         chunks[pe].push_back(c);
     a.rows = padded_rows(chunks, s.block_bytes / kAChunk);
-    prog.instrs.push_back(a);
+    prog.instrs.push_back(std::move(a));
     // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
     // their terms vanish).
     std::vector<std::vector<std::uint64_t>> cols(pes), rows(pes), outs(pes);
@@ -92,7 +92,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     program::Load lx;
     lx.tensor = x, lx.layout = x_layout, lx.lm = s.lm_x + buffer;
     lx.pad = p.b_zero, lx.rows = padded_rows(cols, s.x_rows);
-    prog.instrs.push_back(lx);
+    prog.instrs.push_back(std::move(lx));
     if (!p.bias.empty() && t == 0 && (!p.spmm || k == 0)) {  // SpMM's bias is the same for every row
       program::Load lb;
       lb.tensor = "bias", lb.lm = bias_at;
@@ -102,10 +102,10 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
         lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
         lb.rows = padded_rows(rows, s.c_rows);
       }
-      prog.instrs.push_back(lb);
+      prog.instrs.push_back(std::move(lb));
     }
     program::SparseMac mac;
-    mac.encoding = p.encoding;
+    mac.encoding = s.choice.encoding;
     mac.a = s.lm_a + buffer, mac.a_bytes = s.block_bytes;
     mac.b = s.lm_x + buffer, mac.b_rows = s.x_rows, mac.n = p.n, mac.b_zero = p.b_zero;
     mac.c = s.lm_c, mac.c_rows = s.c_rows;
@@ -127,7 +127,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     program::Store st;
     st.tensor = y, st.layout = c_layout, st.lm = s.lm_y;
     st.rows = padded_rows(outs, s.c_rows);
-    prog.instrs.push_back(st);
+    prog.instrs.push_back(std::move(st));
   }
   return prog;
 }

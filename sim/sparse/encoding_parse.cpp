@@ -2,6 +2,7 @@
 // checks of the map (which MLIR's verifier makes), each error with a caret under its token.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -413,6 +414,23 @@ Encoding parse_encoding(std::string_view text) {
   for (const auto& s : shortcuts())
     if (trimmed == s.name) return parse_encoding(s.text);
   if (const auto f = family(trimmed)) return parse_encoding(*f);
+  // NAME/W: a named encoding with W-bit positions and coordinates ("csr/16").
+  if (const std::size_t slash = trimmed.rfind('/'); slash != std::string_view::npos) {
+    const std::string_view name = trimmed.substr(0, slash), bits = trimmed.substr(slash + 1);
+    const bool named = std::any_of(shortcuts().begin(), shortcuts().end(),
+                                   [&](const Shortcut& s) { return name == s.name; }) ||
+                       family(name).has_value();
+    if (named) {
+      if (bits != "8" && bits != "16" && bits != "32" && bits != "64")
+        throw SparseError(
+            fmt::format("'{}': expected NAME/W with W one of 8, 16, 32, 64 (the widths of positions "
+                        "and coordinates), got '{}'",
+                        core::echo(trimmed), core::echo(bits)));
+      Encoding e = parse_encoding(name);
+      e.pos_width = e.crd_width = std::stoi(std::string(bits));
+      return e;
+    }
+  }
   Parser p(text);
   Encoding e = p.parse();
   check_map(e, p);

@@ -38,6 +38,24 @@ TEST(Encoding, ShortcutsExpandToTheirMaps) {
             parse_encoding("(i, j) -> (i : dense, j floordiv 4 : dense, j mod 4 : block2_4)"));
 }
 
+TEST(Encoding, NameSlashWidthSetsBothWidths) {
+  const Encoding e = parse_encoding("csr/16");
+  EXPECT_EQ(print_encoding(e),
+            print_encoding(
+                parse_encoding("map = (i, j) -> (i : dense, j : compressed), posWidth = 16, crdWidth = 16")));
+  EXPECT_EQ(parse_encoding("bsr2x2/8").pos_width, 8);
+  EXPECT_EQ(parse_encoding("ell4/32").crd_width, 32);
+}
+
+TEST(Encoding, NameSlashWidthRefusesOtherWidths) {
+  try {
+    parse_encoding("csr/12");
+    FAIL() << "csr/12 parsed";
+  } catch (const SparseError& e) {
+    EXPECT_NE(std::string(e.what()).find("W one of 8, 16, 32, 64"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Encoding, FamiliesTakeTheirSizes) {
   const Encoding b = parse_encoding("bsr3x5");
   EXPECT_EQ(b.levels[0].expr.k, 3u);
