@@ -61,6 +61,8 @@ def main():
         ("sweep_wall_time", [os.path.join(bench, "sweep_wall_time.sh"), treesim]),
         ("tgemm_vs_qgemm", [os.path.join(bench, "tgemm_vs_qgemm.sh"), treesim]),
         ("spmv_board", [os.path.join(bench, "spmv_board.sh"), treesim, os.path.join(build, "bench", "bench_spmv_native")]),
+        ("spmv_over_native", [sys.executable, os.path.join(bench, "spmv_over_native.py"), treesim,
+                              os.path.join(build, "bench", "spmv_native")]),
     ]
     if a.only:
         runs = [(n, c) for n, c in runs if n in a.only]

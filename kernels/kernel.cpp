@@ -20,6 +20,8 @@ std::vector<std::string> Problem::input_tensors() const {
 
 DramImage Problem::host_outputs(const Plan&, DramImage dram) const { return dram; }
 
+const program::CheckedProgram* Problem::checked_program(const Plan&) const { return nullptr; }
+
 Result<Candidates> Problem::candidates(const machine::MachineConfig&) const {
   return core::Error{"", "this kernel has no tuning candidates"};
 }

@@ -35,6 +35,10 @@
 #include "sim/program/instruction.h"
 #include "sim/report/run_stats.h"
 
+namespace treesim::program {
+struct CheckedProgram;
+}
+
 namespace treesim::kernels {
 
 // A value or the errors that prevented it.
@@ -145,6 +149,9 @@ class Problem {
   virtual core::Errors check(const machine::MachineConfig& machine) const = 0;
   virtual Result<Plan> plan(const machine::MachineConfig& machine) const = 0;
   virtual Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const = 0;
+  // The checker's result for program(plan) when the kernel has it already (its planner checked the
+  // program to estimate it), so that the run does not check it again; by default none.
+  virtual const program::CheckedProgram* checked_program(const Plan& plan) const;
   virtual DramImage inputs() const = 0;
   // inputs() for a caller that needs them once: a kernel may hand over the bytes it holds instead
   // of copying them, and make them again if asked later (a seeded qgemm hands over its drawn A and

@@ -14,6 +14,7 @@
 #include "models/board.h"
 #include "models/dram.h"
 #include "sim/machine/machine_config.h"
+#include "sim/program/checked_program.h"
 #include "sim/program/instruction.h"
 #include "sim/report/run_stats.h"
 #include "sim/topology/topology.h"
@@ -81,6 +82,10 @@ class Simulation {
   // this machine (one per line), or std::runtime_error when the VCD cannot be written.
   SimulationResult run(const program::Program& program, const DramImage& inputs,
                        const SimulationOptions& options = {});
+  // The same with the checker's result for `program` on this machine, made by the caller already
+  // (a planner that checked the program to estimate it): it is not checked again.
+  SimulationResult run(const program::Program& program, const program::CheckedProgram& checked,
+                       const DramImage& inputs, const SimulationOptions& options = {});
 
  private:
   // The tree's units, built on first use (only traces name units).

@@ -33,7 +33,9 @@ kernels::Result<Outcome> run_problem(kernels::Problem& problem, const kernels::P
                                                           : std::vector<kernels::Problem::Phase>{};
   for (const auto& p : phases) simulation.phases.emplace_back(p.first, p.last);
   try {
-    out.run = sim.run(program.value(), inputs, simulation);
+    const program::CheckedProgram* checked = problem.checked_program(plan);
+    out.run = checked ? sim.run(program.value(), *checked, inputs, simulation)
+                      : sim.run(program.value(), inputs, simulation);
   } catch (const models::SimError& e) {
     return core::Error{"", e.what()};
   } catch (const layout::LayoutError& e) {

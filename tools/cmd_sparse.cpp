@@ -117,7 +117,7 @@ std::pair<sparse::Coo, sparse::Encoding> partition_input(const std::string& file
       a.entries.erase(std::remove_if(a.entries.begin(), a.entries.end(),
                                      [](const sparse::Triple& t) { return t.value == 0; }),
                       a.entries.end());
-      return {sparse::sum_duplicates(a),
+      return {sparse::sum_duplicates(std::move(a)),
               encoding_given ? encoding_option(encoding_text, "--encoding") : m.encoding};
     }
     const sparse::Encoding e = encoding_option(encoding_text, "--encoding");

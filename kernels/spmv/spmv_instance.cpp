@@ -84,8 +84,10 @@ Result<Plan> SparseInstance::plan_of(std::shared_ptr<const SparsePlacement> plac
   std::uint64_t cycles = 0;
   try {
     const program::Program prog = build_sparse_program(p_, s, m);
-    const program::CheckedProgram checked = program::check_program(prog, m);
+    auto checked_ptr = std::make_shared<const program::CheckedProgram>(program::check_program(prog, m));
+    const program::CheckedProgram& checked = *checked_ptr;
     if (!checked.ok()) return core::Error{"", checked.errors.front().message()};
+    checked_for_ = placed, checked_ = std::move(checked_ptr);
     std::vector<timing::ScheduleStep> steps(prog.instrs.size());
     const auto hold = [](timing::ScheduleStep& step, const timing::TransferTime& t) {
       for (const timing::Stage& stage : t.stages) step.holds.emplace_back(stage.resource, stage.cycles);
@@ -150,6 +152,11 @@ Result<program::Program> SparseInstance::program(const Plan& plan, const machine
   } catch (const layout::LayoutError& e) {
     return core::Error{"", e.what()};
   }
+}
+
+const program::CheckedProgram* SparseInstance::checked_program(const Plan& plan) const {
+  const SparsePlacement* s = placement_of(plan);
+  return s && s == checked_for_.lock().get() ? checked_.get() : nullptr;
 }
 
 std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::Program& program,

@@ -17,6 +17,7 @@ class SparseInstance : public Problem {
   core::Errors check(const machine::MachineConfig& machine) const override;
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
+  const program::CheckedProgram* checked_program(const Plan& plan) const override;
   DramImage inputs() const override;
   std::vector<std::string> input_tensors() const override;
   Result<DramImage> reference() const override;
@@ -48,6 +49,9 @@ class SparseInstance : public Problem {
   mutable std::shared_ptr<const SparsePlacement> placement_;
   // The placement of the plan program() last built: inputs() pack A as it places it.
   mutable std::shared_ptr<const SparsePlacement> built_;
+  // The checked program of the plan plan_of made last (its estimate checks it), for the run.
+  mutable std::weak_ptr<const SparsePlacement> checked_for_;  // weak: a new plan may reuse the address
+  mutable std::shared_ptr<const program::CheckedProgram> checked_;
 };
 
 }  // namespace treesim::kernels

@@ -59,8 +59,8 @@ sparse::Coo random_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t 
 
 // A file's triples summed per (row, col), in row-major order, with int8 codes: the reals quantized
 // (sparse::quantize_values), or for a pattern file values drawn from `gen`.
-sparse::Coo file_matrix(const sparse::MatrixFile& f, core::Mt19937_64& gen) {
-  sparse::Coo a = sparse::sum_duplicates(f.coo);
+sparse::Coo file_matrix(sparse::MatrixFile f, core::Mt19937_64& gen) {
+  sparse::Coo a = sparse::sum_duplicates(std::move(f.coo));
   if (f.pattern) {
     for (sparse::Triple& t : a.entries) t.value = draw_value(gen);
   } else {

@@ -66,32 +66,48 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
   }
   // Share part·col_tiles + tile: a part's tiles all hold its rows.
   std::vector<PeShare> shares(pes * col_tiles);
-  std::vector<sparse::Coo> parts(pes * col_tiles);
   for (std::uint64_t i = 0; i < shares.size(); ++i) {
     const std::uint64_t g = i / col_tiles / grid_cols;
     shares[i].row_begin = row_starts[g];
     shares[i].row_end = row_starts[g + 1];
   }
-  for (const sparse::Triple& t : a.entries) {
+  // Each entry's share, then the entries bucketed by share in one array (counted, not grown).
+  std::vector<std::uint32_t> share_of(a.entries.size());
+  std::vector<std::uint64_t> start(shares.size() + 1, 0);
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    const sparse::Triple& t = a.entries[i];
     const std::uint64_t gc = grid_cols > 1 ? range_of(col_starts, t.col) : 0;
     const std::uint64_t part = range_of(row_starts, t.row) * grid_cols + gc;
     const std::uint64_t tile = col_tiles > 1 ? range_of(tile_starts[gc], t.col) : 0;
-    parts[part * col_tiles + tile].entries.push_back(t);
+    share_of[i] = static_cast<std::uint32_t>(part * col_tiles + tile);
+    ++start[share_of[i] + 1];
   }
+  for (std::size_t s = 0; s < shares.size(); ++s) start[s + 1] += start[s];
+  std::vector<sparse::Triple> bucketed(a.entries.size());
+  {
+    std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
+    for (std::size_t i = 0; i < a.entries.size(); ++i) bucketed[next[share_of[i]]++] = a.entries[i];
+  }
+  // A column group's local number in the share being renumbered (stamped with the share, so the
+  // array is cleared once).
+  std::vector<std::uint64_t> stamp((a.cols + group - 1) / group, UINT64_MAX), local(stamp.size(), 0);
+  std::vector<std::uint64_t> groups;
+  sparse::Coo part;
   for (std::uint64_t pe = 0; pe < shares.size(); ++pe) {
     PeShare& share = shares[pe];
-    sparse::Coo& part = parts[pe];
+    part.entries.assign(bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe]),
+                        bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe + 1]));
     // The column groups this PE touches, renumbered in order.
-    std::vector<std::uint64_t> groups;
-    for (const sparse::Triple& t : part.entries) groups.push_back(t.col / group);
+    groups.clear();
+    for (const sparse::Triple& t : part.entries)
+      if (stamp[t.col / group] != pe) stamp[t.col / group] = pe, groups.push_back(t.col / group);
     std::sort(groups.begin(), groups.end());
-    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
-    for (std::uint64_t g : groups)
-      for (std::uint64_t c = g * group; c < (g + 1) * group; ++c) share.cols.push_back(c);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      local[groups[k]] = k;
+      for (std::uint64_t c = groups[k] * group; c < (groups[k] + 1) * group; ++c) share.cols.push_back(c);
+    }
     for (sparse::Triple& t : part.entries) {
-      const std::uint64_t g = static_cast<std::uint64_t>(
-          std::lower_bound(groups.begin(), groups.end(), t.col / group) - groups.begin());
-      t.col = g * group + t.col % group;
+      t.col = local[t.col / group] * group + t.col % group;
       t.row -= share.row_begin;
       share.nonzeros += t.value != 0;
     }

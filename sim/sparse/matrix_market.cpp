@@ -27,14 +27,15 @@ struct MatrixMarketReader {
   [[noreturn]] void fail(const std::string& what) const {
     throw SparseError(fmt::format("{}:{}: {}", name, lines.line(), what));
   }
-  // The next line that is not a comment or blank; nullopt at the end.
-  std::optional<std::vector<std::string_view>> words() {
+  std::vector<std::string_view> buffer;  // one line's words, reused (no allocation per entry)
+  // The words of the next line that is not a comment or blank; null at the end.
+  const std::vector<std::string_view>* words() {
     while (auto l = lines.next()) {
       if (!l->empty() && (*l)[0] == '%') continue;
-      auto w = split_words(*l);
-      if (!w.empty()) return w;
+      split_words(*l, buffer);
+      if (!buffer.empty()) return &buffer;
     }
-    return std::nullopt;
+    return nullptr;
   }
   std::uint64_t index(std::string_view w, std::uint64_t size, const char* what) {
     const auto v = parse_uint(w);
@@ -58,7 +59,7 @@ struct MatrixMarketReader {
 }  // namespace
 
 MatrixFile read_matrix_market(const std::string& text, const std::string& name) {
-  MatrixMarketReader r{name, TextLines(text)};
+  MatrixMarketReader r{name, TextLines(text), {}};
   const auto banner = r.lines.next();
   const auto b = banner ? split_words(*banner) : std::vector<std::string_view>{};
   if (b.size() != 5 || lower(b[0]) != "%%matrixmarket" || lower(b[1]) != "matrix")
@@ -78,8 +79,10 @@ MatrixFile read_matrix_market(const std::string& text, const std::string& name) 
   if (pattern && array) r.fail("an array matrix cannot be a pattern");
   const bool sym = symmetry == "symmetric", skew = symmetry == "skew-symmetric";
 
-  const auto size = r.words();
-  if (!size) r.fail("expected the size line, got the end of the file");
+  const auto* size_line = r.words();
+  if (!size_line) r.fail("expected the size line, got the end of the file");
+  const std::vector<std::string_view> size_words = *size_line;  // words() reuses its buffer
+  const auto* size = &size_words;
   if (size->size() != (array ? 2u : 3u))
     r.fail(array ? "expected the size line 'ROWS COLS'" : "expected the size line 'ROWS COLS ENTRIES'");
   const auto rows = parse_uint((*size)[0]), cols = parse_uint((*size)[1]);

@@ -39,10 +39,11 @@ MatrixFile read_metis_graph(const std::string& text, const std::string& name) {
 
   MatrixFile f{{*n, *n, {}}, "graph", true};
   f.coo.entries.reserve(2 * *m);
+  std::vector<std::string_view> w;  // one line's words, reused
   for (std::uint64_t v = 0; v < *n; ++v) {
     const auto l = next();
     if (!l) fail(fmt::format("expected {} vertex lines, got {} before the end of the file", *n, v));
-    const auto w = split_words(*l);
+    split_words(*l, w);
     const std::size_t skip = (vsize ? 1 : 0) + (vwgt ? *ncon : 0);
     if (w.size() < skip || (ewgt && (w.size() - skip) % 2 != 0))
       fail(fmt::format("vertex {}: expected {}sizes, weights and neighbours", v + 1,

@@ -57,7 +57,7 @@ SparseMatrix build_dense(const std::vector<double>& dense, std::uint64_t rows, s
                          const Encoding& e);
 
 // One triple per (row, col), in row-major order, duplicates summed in file order.
-Coo sum_duplicates(const Coo& coo);
+Coo sum_duplicates(Coo coo);
 
 // Every stored entry with its matrix coordinates, in storage order (padding left out; in-block
 // zeros of BSR and dense levels included).

@@ -18,15 +18,27 @@ std::optional<std::string_view> TextLines::next() {
   return l;
 }
 
-std::vector<std::string_view> split_words(std::string_view line) {
-  std::vector<std::string_view> out;
+namespace {
+
+// C's isspace in the "C" locale, without the locale lookup per character.
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+}  // namespace
+
+void split_words(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
   std::size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() && is_space(line[i])) ++i;
     const std::size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() && !is_space(line[i])) ++i;
     if (i > start) out.push_back(line.substr(start, i - start));
   }
+}
+
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> out;
+  split_words(line, out);
   return out;
 }
 
@@ -46,6 +58,19 @@ std::optional<std::int64_t> parse_int(std::string_view w) {
 
 std::optional<double> parse_real(std::string_view w) {
   if (w.empty() || w.size() > 64) return std::nullopt;
+  // Most files write C's form: from_chars reads it in place (correctly rounded, as strtod). Its
+  // general format takes no hex; inf and nan are refused below. Fortran's D exponent and a leading
+  // '+' take the slow path.
+  if (w[0] != '+' && w.find_first_of("Dd") == std::string_view::npos) {
+    double v = 0;
+    const auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+    if (ec != std::errc::result_out_of_range) {  // (strtod below says what an underflow reads as)
+      if (ec != std::errc() || p != w.data() + w.size() || !std::isfinite(v)) return std::nullopt;
+      for (char c : w)
+        if (c == 'n' || c == 'N' || c == 'i' || c == 'I') return std::nullopt;  // "nan", "inf" spelled out
+      return v;
+    }
+  }
   std::string s(w);
   for (char& c : s)
     if (c == 'D' || c == 'd') c = 'e';

@@ -22,6 +22,8 @@ class TextLines {
 };
 
 std::vector<std::string_view> split_words(std::string_view line);
+// The same into `out` (cleared first): a reader reuses one vector for every line.
+void split_words(std::string_view line, std::vector<std::string_view>& out);
 std::optional<std::uint64_t> parse_uint(std::string_view word);
 std::optional<std::int64_t> parse_int(std::string_view word);
 // A real as C or Fortran writes it (1.5, -2e3, 0.1D+01); finite only.

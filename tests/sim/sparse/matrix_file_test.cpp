@@ -81,6 +81,26 @@ TEST(MatrixFiles, SkewSymmetricMirrorsNegated) {
   EXPECT_EQ(dense_of(f.coo), (std::vector<double>{0, -3, 3, 0}));
 }
 
+// Reals as C and Fortran write them: a leading '+', an underflow (0, as strtod reads it), an
+// exponent; inf and nan are refused.
+TEST(MatrixFiles, RealValuesInEveryWrittenForm) {
+  const MatrixFile f = read_matrix_market(
+      "%%MatrixMarket matrix coordinate real general\n1 5 5\n1 1 +1.5\n1 2 1e-400\n1 3 -2.5e3\n1 4 .25\n1 5 "
+      "7\n",
+      "r.mtx");
+  ASSERT_EQ(f.coo.entries.size(), 5u);
+  EXPECT_EQ(f.coo.entries[0].value, 1.5);
+  EXPECT_EQ(f.coo.entries[1].value, 0.0);
+  EXPECT_EQ(f.coo.entries[2].value, -2500.0);
+  EXPECT_EQ(f.coo.entries[3].value, 0.25);
+  EXPECT_EQ(f.coo.entries[4].value, 7.0);
+  for (const char* bad : {"inf", "nan", "1e999", "0x10", "1.5.2"})
+    EXPECT_THROW(read_matrix_market(
+                     std::string("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 ") + bad + "\n", "r.mtx"),
+                 SparseError)
+        << bad;
+}
+
 std::string read_error(const std::string& text) {
   try {
     read_matrix_market(text, "m.mtx");

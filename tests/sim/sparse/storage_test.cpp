@@ -2,6 +2,8 @@
 // conversions back to the same matrix.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sim/sparse/encoding.h"
 #include "sim/sparse/sparse_error.h"
 #include "sim/sparse/storage.h"
@@ -114,6 +116,30 @@ TEST(Storage, WidthsSetTheBytesOfEachArray) {
 TEST(Storage, DuplicateTriplesAddUp) {
   const SparseMatrix m = build(Coo{2, 2, {{1, 1, 2.0}, {1, 1, 3.0}, {0, 0, 1.0}}}, parse_encoding("csr"));
   EXPECT_EQ(m.values, (D{1, 5}));
+}
+
+// Against a plain reference (a map in file order): short rows (sorted by insertion) and a long one
+// (by stable_sort), unsorted and repeated columns, rows out of order.
+TEST(Storage, SumDuplicatesSortsRowsAndAddsRepeatsInFileOrder) {
+  Coo c{5, 100, {}};
+  std::map<std::pair<std::uint64_t, std::uint64_t>, double> want;
+  std::uint64_t x = 7;
+  for (int i = 0; i < 400; ++i) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    const std::uint64_t row = i < 300 ? 2 : (x >> 40) % 5, col = (x >> 20) % (row == 2 ? 100 : 7);
+    const double v = static_cast<double>((x >> 50) % 9) - 4;
+    c.entries.push_back({row, col, v});
+    want[{row, col}] += v;
+  }
+  const Coo got = sum_duplicates(c);
+  ASSERT_EQ(got.entries.size(), want.size());
+  std::size_t k = 0;
+  for (const auto& [at, v] : want) {
+    EXPECT_EQ(got.entries[k].row, at.first);
+    EXPECT_EQ(got.entries[k].col, at.second);
+    EXPECT_EQ(got.entries[k].value, v);
+    ++k;
+  }
 }
 
 TEST(StorageErrors, TwoFourBlockWithThreeNonzeros) {
