@@ -31,14 +31,12 @@ layout::TensorLayout per_pe_rows_layout(std::uint64_t rows, std::uint64_t cols,
   return layout::parse_layout_or_throw(fmt::format("(({}{}:{}), ({}:1))", pe_axes(m), rows, cols, cols), m);
 }
 
-// Every PE's list padded to `per_pe` rows, PE after PE.
-std::vector<std::uint64_t> padded_rows(const std::vector<std::vector<std::uint64_t>>& lists,
-                                       std::uint64_t per_pe) {
-  std::vector<std::uint64_t> rows;
-  rows.reserve(lists.size() * per_pe);
+// Every PE's list padded to `per_pe` rows, PE after PE (the padding one run per PE).
+program::RowList padded_rows(const std::vector<std::vector<std::uint64_t>>& lists, std::uint64_t per_pe) {
+  program::RowList rows;
   for (const auto& l : lists) {
-    rows.insert(rows.end(), l.begin(), l.end());
-    rows.insert(rows.end(), per_pe - l.size(), program::kPadRow);
+    for (std::uint64_t r : l) rows.add(r);
+    rows.add_padding(per_pe - l.size());
   }
   return rows;
 }

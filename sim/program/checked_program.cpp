@@ -137,7 +137,7 @@ class InstrChecker {
         full = *window_matrix_shape(*window, seen);
       }
     }
-    const std::vector<std::uint64_t>* rows = nullptr;
+    const RowList* rows = nullptr;
     if constexpr (std::is_same_v<Op, Load> || std::is_same_v<Op, Store>) {
       if (!op.rows.empty()) {
         rows = &op.rows;
@@ -223,24 +223,29 @@ class InstrChecker {
       return false;
     }
     std::vector<std::uint8_t> written(load ? 0 : seen[0], 0);
-    for (std::size_t i = 0; i < op.rows.size(); ++i) {
-      const std::uint64_t r = op.rows[i];
-      if (r == kPadRow) continue;
-      if (r >= seen[0]) {
-        fail(fmt::format("rows[{}] = {} is not a row of '{}' ({} rows)", i, r, t.name, seen[0]));
-        return false;
+    bool ok = true;
+    op.rows.for_each(0, op.rows.size(), [&](std::uint64_t at, const RowRun& run) {
+      if (!ok || run.padding()) return;
+      if (run.first + run.count > seen[0]) {
+        const std::uint64_t bad = std::max(run.first, seen[0]);
+        fail(fmt::format("rows[{}] = {} is not a row of '{}' ({} rows)", at + (bad - run.first), bad, t.name,
+                         seen[0]));
+        ok = false;
+        return;
       }
-      if (!load && written[r]++) {
-        fail(fmt::format("rows[{}]: row {} of '{}' is written twice", i, r, t.name));
-        return false;
-      }
-    }
-    return true;
+      for (std::uint64_t k = 0; k < run.count && !load; ++k)
+        if (written[run.first + k]++) {
+          fail(fmt::format("rows[{}]: row {} of '{}' is written twice", at + k, run.first + k, t.name));
+          ok = false;
+          return;
+        }
+    });
+    return ok;
   }
 
   // A row gather's links carry each unit's distinct rows and DRAM reads each distinct row once; a row
   // scatter sends its non-padding elements up (row_gather.h).
-  Transfer with_row_traffic(Transfer x, const std::vector<std::uint64_t>* rows, bool load) {
+  Transfer with_row_traffic(Transfer x, const RowList* rows, bool load) {
     if (!x.rows) return x;
     const RowRead& r = *x.rows;
     if (load) {

@@ -21,6 +21,7 @@
 #include "sim/numeric/fixed_point.h"
 #include "sim/numeric/quantized_add.h"
 #include "sim/numeric/ternary_codec.h"
+#include "sim/program/row_list.h"
 #include "sim/sparse/encoding.h"
 
 namespace treesim::program {
@@ -89,7 +90,7 @@ struct Load {
   // Set: a row gather (row_list.h). The block is of the matrix whose row i is tensor row rows[i] (a
   // rank-2 tensor or view) or padding (`pad`); each unit receives the distinct tensor rows stored
   // below it, once, and DRAM reads each distinct row once: a sparse kernel's x rows, multicast.
-  std::vector<std::uint64_t> rows;
+  RowList rows;
   auto tie() const { return std::tie(tensor, layout, lm, offset, shape, pad, window, halo, view, rows); }
 };
 
@@ -103,7 +104,7 @@ struct Store {
   std::vector<std::uint64_t> shape;
   // Set: a row scatter (row_list.h), the inverse of Load::rows: row i of the gathered block goes to
   // tensor row rows[i]; padding rows stay behind. No tensor row may be written twice.
-  std::vector<std::uint64_t> rows;
+  RowList rows;
   auto tie() const { return std::tie(tensor, layout, lm, offset, shape, rows); }
 };
 

@@ -43,7 +43,7 @@ class Fields {
     if (!ok) fail(fmt::format("field '{}': expected a non-negative integer, got '{}'", key, core::echo(s)));
     return std::stoull(s);
   }
-  std::vector<std::uint64_t> rows(const std::string& key) {
+  RowList rows(const std::string& key) {
     std::string error;
     auto v = parse_row_list(raw(key), error);
     if (!v) fail(fmt::format("field '{}': {}", key, error));
@@ -260,8 +260,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
       }
       return l;
     }
-    return Store{tensor, layout, lm,
-                 offset, shape,  f.has("rows") ? f.rows("rows") : std::vector<std::uint64_t>{}};
+    return Store{tensor, layout, lm, offset, shape, f.has("rows") ? f.rows("rows") : RowList{}};
   }
   if (kind == "convert") {
     Convert c;

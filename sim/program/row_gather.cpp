@@ -8,33 +8,48 @@
 namespace treesim::program {
 namespace {
 
-// The tensor elements of block rows [r0, r0 + rn) × columns [c0, c0 + cn), padding rows left out,
-// as one run per row.
-void add_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
-              const std::vector<std::uint64_t>& offset, std::uint64_t r0, std::uint64_t rn, std::uint64_t c0,
-              std::uint64_t cn, std::vector<ElementRun>& out) {
-  for (std::uint64_t r = r0; r < r0 + rn; ++r) {
-    const std::uint64_t row = rows[offset[0] + r];
-    if (row != kPadRow && cn > 0) out.push_back({row * row_elements + offset[1] + c0, cn});
-  }
+// The tensor elements of block rows [r0, r0 + rn) × columns [c0, c0 + cn), padding rows left out:
+// one run per run of whole rows, else one per row.
+void add_runs(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,
+              std::uint64_t r0, std::uint64_t rn, std::uint64_t c0, std::uint64_t cn,
+              std::vector<ElementRun>& out) {
+  if (cn == 0) return;
+  const bool whole = offset[1] + c0 == 0 && cn == row_elements;
+  rows.for_each(offset[0] + r0, rn, [&](std::uint64_t, const RowRun& r) {
+    if (r.padding()) return;
+    if (whole) {
+      out.push_back({r.first * row_elements, r.count * row_elements});
+      return;
+    }
+    for (std::uint64_t row = r.first; row < r.first + r.count; ++row)
+      out.push_back({row * row_elements + offset[1] + c0, cn});
+  });
 }
 
 }  // namespace
 
-std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements,
                                  const std::vector<std::uint64_t>& offset,
                                  const std::vector<std::uint64_t>& shape) {
-  // The distinct rows (marked, or sorted when sparse in their range), each a run of the block's columns;
-  // whole rows that follow each other make one run.
-  std::vector<std::uint64_t> distinct;
-  distinct.reserve(shape[0]);
-  for (std::uint64_t r = 0; r < shape[0]; ++r)
-    if (rows[offset[0] + r] != kPadRow) distinct.push_back(rows[offset[0] + r]);
-  std::vector<std::uint8_t> seen;
-  const std::vector<ElementRun> row_sets = distinct_runs(distinct, seen);
+  // The distinct rows: the block's runs of rows, ordered and merged; each row then a run of the
+  // block's columns (whole rows that follow each other, one run).
+  std::vector<RowRun> sets;
+  rows.for_each(offset[0], shape[0], [&](std::uint64_t, const RowRun& r) {
+    if (!r.padding()) sets.push_back(r);
+  });
+  const auto by_first = [](const RowRun& a, const RowRun& b) { return a.first < b.first; };
+  if (!std::is_sorted(sets.begin(), sets.end(), by_first)) std::sort(sets.begin(), sets.end(), by_first);
+  std::vector<RowRun> distinct;
+  for (const RowRun& r : sets) {
+    if (!distinct.empty() && r.first <= distinct.back().first + distinct.back().count)
+      distinct.back().count =
+          std::max(distinct.back().first + distinct.back().count, r.first + r.count) - distinct.back().first;
+    else
+      distinct.push_back(r);
+  }
   std::vector<ElementRun> runs;
   if (shape[1] == 0) return runs;
-  for (const ElementRun& set : row_sets) {
+  for (const RowRun& set : distinct) {
     if (shape[1] == row_elements) {
       runs.push_back({set.first * row_elements, set.count * row_elements});
       continue;
@@ -45,7 +60,7 @@ std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::ui
   return runs;
 }
 
-HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+HaloTraffic row_gather_traffic(const RowList& rows, std::uint64_t row_elements,
                                const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
   std::vector<std::vector<ElementRun>> needs(b.pe_count());
   std::vector<ElementRun> runs;
@@ -59,7 +74,7 @@ HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint
   return needs_traffic(std::move(needs), b);
 }
 
-RowScatterTraffic row_scatter_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+RowScatterTraffic row_scatter_traffic(const RowList& rows, std::uint64_t row_elements,
                                       const std::vector<std::uint64_t>& offset,
                                       const layout::BoundLayout& b) {
   const std::size_t levels = b.level_count();
@@ -104,32 +119,42 @@ RowScatterTraffic row_scatter_traffic(const std::vector<std::uint64_t>& rows, st
   return out;
 }
 
-void gather_rows(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
-                 const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
-                 const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::int32_t pad,
-                 std::uint8_t* dst) {
+void gather_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,
+                 const std::vector<std::uint64_t>& shape, const std::uint8_t* src, std::uint64_t base,
+                 std::size_t eb, std::int32_t pad, std::uint8_t* dst) {
   std::uint8_t pad_bytes[4];
   for (std::size_t i = 0; i < 4; ++i)
     pad_bytes[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(pad) >> (8 * i));
   const std::uint64_t width = shape[1] * eb;
-  for (std::uint64_t r = 0; r < shape[0]; ++r, dst += width) {
-    const std::uint64_t row = rows[offset[0] + r];
-    if (row == kPadRow) {
-      for (std::uint64_t c = 0; c < shape[1]; ++c) std::memcpy(dst + c * eb, pad_bytes, eb);
-      continue;
+  const bool whole = shape[1] == row_elements;  // then a run of rows is one block of bytes
+  rows.for_each(offset[0], shape[0], [&](std::uint64_t at, const RowRun& r) {
+    std::uint8_t* out = dst + (at - offset[0]) * width;
+    if (r.padding()) {
+      for (std::uint64_t c = 0; c < r.count * shape[1]; ++c) std::memcpy(out + c * eb, pad_bytes, eb);
+    } else if (whole) {
+      std::memcpy(out, src + (r.first * row_elements - base) * eb, r.count * width);
+    } else {
+      for (std::uint64_t k = 0; k < r.count; ++k)
+        std::memcpy(out + k * width, src + ((r.first + k) * row_elements + offset[1] - base) * eb, width);
     }
-    std::memcpy(dst, src + (row * row_elements + offset[1] - base) * eb, width);
-  }
+  });
 }
 
-void scatter_rows(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
-                  const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
-                  const std::uint8_t* src, std::uint64_t base, std::size_t eb, std::uint8_t* dst) {
+void scatter_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,
+                  const std::vector<std::uint64_t>& shape, const std::uint8_t* src, std::uint64_t base,
+                  std::size_t eb, std::uint8_t* dst) {
   const std::uint64_t width = shape[1] * eb;
-  for (std::uint64_t r = 0; r < shape[0]; ++r, src += width) {
-    const std::uint64_t row = rows[offset[0] + r];
-    if (row != kPadRow) std::memcpy(dst + (row * row_elements + offset[1] - base) * eb, src, width);
-  }
+  const bool whole = shape[1] == row_elements;
+  rows.for_each(offset[0], shape[0], [&](std::uint64_t at, const RowRun& r) {
+    if (r.padding()) return;
+    const std::uint8_t* in = src + (at - offset[0]) * width;
+    if (whole) {
+      std::memcpy(dst + (r.first * row_elements - base) * eb, in, r.count * width);
+      return;
+    }
+    for (std::uint64_t k = 0; k < r.count; ++k)
+      std::memcpy(dst + ((r.first + k) * row_elements + offset[1] - base) * eb, in + k * width, width);
+  });
 }
 
 }  // namespace treesim::program

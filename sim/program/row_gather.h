@@ -14,18 +14,19 @@
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/port_traffic.h"
 #include "sim/program/halo.h"
+#include "sim/program/row_list.h"
 #include "sim/program/window.h"
 
 namespace treesim::program {
 
 // The distinct tensor elements of block [offset, offset + shape) of the rows' matrix, where the
 // tensor has `row_elements` elements per row: sorted, disjoint runs.
-std::vector<ElementRun> row_runs(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements,
                                  const std::vector<std::uint64_t>& offset,
                                  const std::vector<std::uint64_t>& shape);
 
 // A row gather's traffic (load) of that block placed by `bound`.
-HaloTraffic row_gather_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+HaloTraffic row_gather_traffic(const RowList& rows, std::uint64_t row_elements,
                                const std::vector<std::uint64_t>& offset, const layout::BoundLayout& bound);
 
 struct RowScatterTraffic {
@@ -33,20 +34,19 @@ struct RowScatterTraffic {
   layout::PortTraffic ports;
 };
 // A row scatter's traffic (store) of that block placed by `bound`.
-RowScatterTraffic row_scatter_traffic(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
+RowScatterTraffic row_scatter_traffic(const RowList& rows, std::uint64_t row_elements,
                                       const std::vector<std::uint64_t>& offset,
                                       const layout::BoundLayout& bound);
 
 // The block [offset, offset + shape) of the rows' matrix, row-major at `dst`, from the tensor's
 // elements at `src` (src[0] is tensor element `base`); padding rows filled with `pad`.
-void gather_rows(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
-                 const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
-                 const std::uint8_t* src, std::uint64_t base, std::size_t element_bytes, std::int32_t pad,
-                 std::uint8_t* dst);
+void gather_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,
+                 const std::vector<std::uint64_t>& shape, const std::uint8_t* src, std::uint64_t base,
+                 std::size_t element_bytes, std::int32_t pad, std::uint8_t* dst);
 // The inverse: each non-padding block row from `src` (row-major) to its tensor row at `dst`
 // (dst[0] is tensor element `base`).
-void scatter_rows(const std::vector<std::uint64_t>& rows, std::uint64_t row_elements,
-                  const std::vector<std::uint64_t>& offset, const std::vector<std::uint64_t>& shape,
-                  const std::uint8_t* src, std::uint64_t base, std::size_t element_bytes, std::uint8_t* dst);
+void scatter_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,
+                  const std::vector<std::uint64_t>& shape, const std::uint8_t* src, std::uint64_t base,
+                  std::size_t element_bytes, std::uint8_t* dst);
 
 }  // namespace treesim::program

@@ -19,8 +19,41 @@ std::optional<std::uint64_t> number(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::vector<std::uint64_t>> parse_row_list(std::string_view text, std::string& error) {
-  std::vector<std::uint64_t> rows;
+RowList::RowList(const std::vector<std::uint64_t>& rows) {
+  for (std::uint64_t r : rows) add(r);
+}
+
+void RowList::add_run(std::uint64_t first, std::uint64_t count) {
+  if (count == 0) return;
+  size_ += count;
+  if (!runs_.empty()) {
+    RowRun& last = runs_.back();
+    if ((first == kPadRow && last.padding()) ||
+        (first != kPadRow && !last.padding() && first == last.first + last.count)) {
+      last.count += count;
+      return;
+    }
+  }
+  starts_.push_back(size_ - count);
+  runs_.push_back({first, count});
+}
+
+std::uint64_t RowList::at(std::uint64_t i) const {
+  std::uint64_t row = kPadRow;
+  for_each(i, 1, [&](std::uint64_t, const RowRun& r) { row = r.first; });
+  return row;
+}
+
+std::vector<std::uint64_t> RowList::expanded() const {
+  std::vector<std::uint64_t> out;
+  out.reserve(size_);
+  for (const RowRun& r : runs_)
+    for (std::uint64_t k = 0; k < r.count; ++k) out.push_back(r.padding() ? kPadRow : r.first + k);
+  return out;
+}
+
+std::optional<RowList> parse_row_list(std::string_view text, std::string& error) {
+  RowList rows;
   const auto too_long = [&] {
     error = fmt::format("more than {} rows", kMaxRowListLength);
     return std::nullopt;
@@ -39,7 +72,7 @@ std::optional<std::vector<std::uint64_t>> parse_row_list(std::string_view text, 
         k = *n;
       }
       if (k > kMaxRowListLength - rows.size()) return too_long();
-      rows.insert(rows.end(), k, kPadRow);
+      rows.add_padding(k);
     } else {
       const std::size_t dash = item.find('-');
       const auto a = number(item.substr(0, dash));
@@ -49,7 +82,7 @@ std::optional<std::vector<std::uint64_t>> parse_row_list(std::string_view text, 
         return std::nullopt;
       }
       if (*b - *a >= kMaxRowListLength - rows.size()) return too_long();
-      for (std::uint64_t r = *a; r <= *b; ++r) rows.push_back(r);
+      rows.add_run(*a, *b - *a + 1);
     }
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
@@ -57,19 +90,14 @@ std::optional<std::vector<std::uint64_t>> parse_row_list(std::string_view text, 
   return rows;
 }
 
-std::string print_row_list(const std::vector<std::uint64_t>& rows) {
+std::string print_row_list(const RowList& rows) {
   std::string out;
-  for (std::size_t i = 0; i < rows.size();) {
-    std::size_t j = i + 1;
+  for (const RowRun& r : rows.runs()) {
     if (!out.empty()) out += ',';
-    if (rows[i] == kPadRow) {
-      while (j < rows.size() && rows[j] == kPadRow) ++j;
-      out += j - i == 1 ? "_" : fmt::format("_{}", j - i);
-    } else {
-      while (j < rows.size() && rows[j] != kPadRow && rows[j] == rows[j - 1] + 1) ++j;
-      out += j - i == 1 ? fmt::format("{}", rows[i]) : fmt::format("{}-{}", rows[i], rows[j - 1]);
-    }
-    i = j;
+    if (r.padding())
+      out += r.count == 1 ? "_" : fmt::format("_{}", r.count);
+    else
+      out += r.count == 1 ? fmt::format("{}", r.first) : fmt::format("{}-{}", r.first, r.first + r.count - 1);
   }
   return out;
 }

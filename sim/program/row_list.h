@@ -1,8 +1,11 @@
 // A row gather's list (Load::rows, Store::rows): row i of the block's matrix is tensor row rows[i],
-// or a padding row (kPadRow). As text, comma-separated items: `N`, an ascending run `N-M` (N..M),
-// `_` (one padding row) or `_K` (K padding rows): "4-6,_,9,_3" is 4, 5, 6, pad, 9, pad, pad, pad.
+// or a padding row (kPadRow). Held as runs — ascending rows, or padding — so that a list padded to
+// the longest PE's rows costs one run per PE for its padding, not a word per padding row. As text,
+// comma-separated items: `N`, an ascending run `N-M` (N..M), `_` (one padding row) or `_K` (K
+// padding rows): "4-6,_,9,_3" is 4, 5, 6, pad, 9, pad, pad, pad.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,9 +18,58 @@ inline constexpr std::uint64_t kPadRow = ~std::uint64_t{0};
 // More rows than this in one list are refused (the simulator's instruction size limit).
 inline constexpr std::uint64_t kMaxRowListLength = std::uint64_t{1} << 26;
 
+// `count` rows from `first` upward, or `count` padding rows (first = kPadRow).
+struct RowRun {
+  std::uint64_t first = kPadRow, count = 0;
+  bool padding() const { return first == kPadRow; }
+  bool operator==(const RowRun& o) const { return first == o.first && count == o.count; }
+};
+
+class RowList {
+ public:
+  RowList() = default;
+  // Each element a row or kPadRow.
+  explicit RowList(const std::vector<std::uint64_t>& rows);
+
+  // Appends rows; a row that continues the last run (the next row up, or padding after padding)
+  // joins it, so that equal lists have equal runs.
+  void add(std::uint64_t row) { add_run(row, 1); }
+  void add_run(std::uint64_t first, std::uint64_t count);  // first..first+count-1, or padding
+  void add_padding(std::uint64_t count) { add_run(kPadRow, count); }
+
+  std::uint64_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::vector<RowRun>& runs() const { return runs_; }
+  std::uint64_t at(std::uint64_t i) const;  // the row at position i (kPadRow: padding)
+  std::vector<std::uint64_t> expanded() const;
+
+  // f(position, run) for the parts of the runs inside positions [begin, begin + n), in order.
+  template <typename F>
+  void for_each(std::uint64_t begin, std::uint64_t n, F&& f) const {
+    const std::uint64_t end = std::min(size_, begin + n);
+    if (begin >= end) return;
+    std::size_t k =
+        static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin()) -
+        1;
+    for (std::uint64_t at = begin; at < end; ++k) {
+      const RowRun& r = runs_[k];
+      const std::uint64_t skip = at - starts_[k], take = std::min(r.count - skip, end - at);
+      f(at, RowRun{r.padding() ? kPadRow : r.first + skip, take});
+      at += take;
+    }
+  }
+
+  bool operator==(const RowList& o) const { return runs_ == o.runs_; }
+
+ private:
+  std::vector<RowRun> runs_;
+  std::vector<std::uint64_t> starts_;  // each run's first position
+  std::uint64_t size_ = 0;
+};
+
 // The list, or nullopt with `error` saying what was expected.
-std::optional<std::vector<std::uint64_t>> parse_row_list(std::string_view text, std::string& error);
+std::optional<RowList> parse_row_list(std::string_view text, std::string& error);
 // The shortest text of the items above (runs and padding joined).
-std::string print_row_list(const std::vector<std::uint64_t>& rows);
+std::string print_row_list(const RowList& rows);
 
 }  // namespace treesim::program

@@ -45,7 +45,7 @@ void check_gather(const Case& k) {
     board.insert(x);
     for (std::size_t l = 0; l < levels; ++l) need[l][pe / below[l]].insert(x);
   });
-  const HaloTraffic h = row_gather_traffic(k.rows, k.cols, {0, 0}, b);
+  const HaloTraffic h = row_gather_traffic(RowList(k.rows), k.cols, {0, 0}, b);
   EXPECT_EQ(h.plan.dram_read_bytes, board.size());
   for (std::size_t x = 0; x < levels; ++x) {
     SCOPED_TRACE(m.levels[x].name);
@@ -82,7 +82,7 @@ TEST(RowGather, APrivateRowCrossesEachLevelOnce) {
   rows[5] = 3;
   const layout::BoundLayout b = layout::bind_or_throw(
       layout::parse_layout_or_throw("((2_L1B, 4_MAB, 4_PE, 1:4), (4:1))", m), {32, 4}, m, 1);
-  const HaloTraffic h = row_gather_traffic(rows, 4, {0, 0}, b);
+  const HaloTraffic h = row_gather_traffic(RowList(rows), 4, {0, 0}, b);
   EXPECT_EQ(h.plan.dram_read_bytes, 4u);
   for (const auto& level : h.plan.levels) EXPECT_EQ(level.down_delivered_bytes, 4u);
   EXPECT_EQ(h.pes, 1u);
@@ -94,7 +94,7 @@ TEST(RowScatter, EachNonPaddingRowGoesUpOnce) {
   for (std::uint64_t pe = 0; pe < 32; ++pe) rows.push_back(pe), rows.push_back(P);
   const layout::BoundLayout b = layout::bind_or_throw(
       layout::parse_layout_or_throw("((2_L1B, 4_MAB, 4_PE, 2:4), (4:1))", m), {64, 4}, m, 1);
-  const RowScatterTraffic t = row_scatter_traffic(rows, 4, {0, 0}, b);
+  const RowScatterTraffic t = row_scatter_traffic(RowList(rows), 4, {0, 0}, b);
   EXPECT_EQ(t.plan.dram_write_bytes, 128u);
   for (const auto& level : t.plan.levels) {
     EXPECT_EQ(level.up_sent_bytes, 128u);

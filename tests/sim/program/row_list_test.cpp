@@ -13,7 +13,7 @@ Rows parsed(const std::string& text) {
   std::string error;
   auto v = parse_row_list(text, error);
   EXPECT_TRUE(v) << text << ": " << error;
-  return v ? *v : Rows{};
+  return v ? v->expanded() : Rows{};
 }
 
 std::string error_of(const std::string& text) {
@@ -29,14 +29,14 @@ TEST(RowList, ItemsAreRowsRunsAndPadding) {
 }
 
 TEST(RowList, PrintJoinsRunsAndPadding) {
-  EXPECT_EQ(print_row_list({4, 5, 6, P, 9, P, P, P}), "4-6,_,9,_3");
-  EXPECT_EQ(print_row_list({2, 1, 0}), "2,1,0");
-  EXPECT_EQ(print_row_list({0, 1, 2, 0, 1, 2}), "0-2,0-2");
+  EXPECT_EQ(print_row_list(RowList(Rows{4, 5, 6, P, 9, P, P, P})), "4-6,_,9,_3");
+  EXPECT_EQ(print_row_list(RowList(Rows{2, 1, 0})), "2,1,0");
+  EXPECT_EQ(print_row_list(RowList(Rows{0, 1, 2, 0, 1, 2})), "0-2,0-2");
 }
 
 TEST(RowList, PrintedTextParsesBack) {
   const Rows rows{0, 1, P, 5, 7, 8, 9, P, P, 3};
-  EXPECT_EQ(parsed(print_row_list(rows)), rows);
+  EXPECT_EQ(parsed(print_row_list(RowList(rows))), rows);
 }
 
 TEST(RowList, BadItemsNameWhatWasExpected) {
@@ -50,6 +50,34 @@ TEST(RowList, BadItemsNameWhatWasExpected) {
 TEST(RowList, TooLongAListIsRefusedBeforeItIsMade) {
   EXPECT_NE(error_of("0-999999999999").find("more than"), std::string::npos);
   EXPECT_NE(error_of("_999999999999").find("more than"), std::string::npos);
+}
+
+// Runs: rows that follow each other and padding after padding join, so equal lists have equal runs;
+// positions inside runs read back.
+TEST(RowList, HoldsRunsAndReadsBackEveryPosition) {
+  const Rows rows{3, 4, 5, P, P, 9, 2, 3, P};
+  RowList l;
+  for (std::uint64_t r : rows) l.add(r);
+  EXPECT_EQ(l.runs().size(), 5u);  // 3-5, _2, 9, 2-3, _
+  EXPECT_EQ(l.size(), rows.size());
+  EXPECT_EQ(l, RowList(rows));
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(l.at(i), rows[i]) << i;
+  Rows part;
+  l.for_each(1, 6, [&](std::uint64_t at, const RowRun& r) {
+    EXPECT_EQ(at, 1 + part.size());
+    for (std::uint64_t k = 0; k < r.count; ++k) part.push_back(r.padding() ? P : r.first + k);
+  });
+  EXPECT_EQ(part, (Rows{4, 5, P, P, 9, 2}));
+}
+
+TEST(RowList, PaddingOfAnyLengthIsOneRun) {
+  RowList l;
+  l.add(7);
+  l.add_padding(1000000);
+  l.add(8);
+  EXPECT_EQ(l.runs().size(), 3u);
+  EXPECT_EQ(l.size(), 1000002u);
+  EXPECT_EQ(print_row_list(l), "7,_1000000,8");
 }
 
 }  // namespace row_list_test
