@@ -88,8 +88,9 @@ struct SparsePlacement {
   std::uint64_t grid_rows = 1, grid_cols = 1;  // of one pass
   int reduce_level = -1;                       // 2d: the level whose units' PEs share a row block; else -1
   std::uint64_t block_bytes = 0;               // A's bytes per PE (the largest share's, padded)
-  std::uint64_t x_rows = 1;                    // x / B rows per PE (the most columns any share touches)
-  std::uint64_t c_rows = 1;                    // output rows per PE
+  std::uint64_t largest_pe = 0, largest_pass = 0;  // where that share is
+  std::uint64_t x_rows = 1;                        // x / B rows per PE (the most columns any share touches)
+  std::uint64_t c_rows = 1;                        // output rows per PE
   std::uint64_t lm_a = 0, lm_x = 0, lm_bias = 0, lm_c = 0, lm_sum = 0, lm_y = 0, lm_end = 0;
   std::vector<std::uint64_t> storage_bytes;  // Σ over PEs, per level: positions, coordinates; then values
 };

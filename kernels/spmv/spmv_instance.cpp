@@ -53,16 +53,13 @@ core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
   if (!s) return s.errors();
   const SparsePlacement& pl = *s.value();
   if (pl.lm_end > m.lm_bytes()) {
-    std::uint64_t worst = 0;
-    for (std::uint64_t i = 1; i < pl.shares.size(); ++i)
-      if (sparse::block_bytes(pl.shares[i].local) > sparse::block_bytes(pl.shares[worst].local)) worst = i;
     return {{"--matrix",
              fmt::format("{}: in {} pass{} (a row per grid row and a column per tile) a PE's share still "
                          "needs {} bytes of LM (A's "
                          "arrays {} bytes, at PE {} of pass {}; x rows {}, output rows {}), the LM holds {}; "
                          "use a machine with more PEs or LM",
                          p_.matrix, pl.passes, pl.passes == 1 ? "" : "es", pl.lm_end, pl.block_bytes,
-                         worst % pl.pes, worst / pl.pes, pl.x_rows, pl.c_rows, m.lm_bytes())}};
+                         pl.largest_pe, pl.largest_pass, pl.x_rows, pl.c_rows, m.lm_bytes())}};
   }
   return {};
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "kernels/spmv/spmv.h"
@@ -41,12 +42,14 @@ int sparse_grid_level(const machine::MachineConfig& m) {
   return best;
 }
 
-std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
-                                  std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles) {
+void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
+                    std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles,
+                    const std::function<void(std::uint64_t, PeShare&)>& f) {
   pes = std::max<std::uint64_t>(pes, 1);
   col_tiles = std::max<std::uint64_t>(col_tiles, 1);
   grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
   const std::uint64_t grid_rows = pes / grid_cols, group = dim_group(e, 1);
+  const std::uint64_t count = pes * col_tiles;
   std::vector<std::uint64_t> row_entries(a.rows, 0);
   for (const sparse::Triple& t : a.entries) ++row_entries[t.row];
   const std::vector<std::uint64_t> row_starts =
@@ -64,16 +67,10 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
     tile_starts[g] = sparse::even_bounds(hi - lo, col_tiles, group);
     for (std::uint64_t& x : tile_starts[g]) x += lo;
   }
-  // Share part·col_tiles + tile: a part's tiles all hold its rows.
-  std::vector<PeShare> shares(pes * col_tiles);
-  for (std::uint64_t i = 0; i < shares.size(); ++i) {
-    const std::uint64_t g = i / col_tiles / grid_cols;
-    shares[i].row_begin = row_starts[g];
-    shares[i].row_end = row_starts[g + 1];
-  }
-  // Each entry's share, then the entries bucketed by share in one array (counted, not grown).
+  // Share part·col_tiles + tile (a part's tiles all hold its rows). Each entry's share, then the
+  // entries bucketed by share in one array (counted, not grown).
   std::vector<std::uint32_t> share_of(a.entries.size());
-  std::vector<std::uint64_t> start(shares.size() + 1, 0);
+  std::vector<std::uint64_t> start(count + 1, 0);
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const sparse::Triple& t = a.entries[i];
     const std::uint64_t gc = grid_cols > 1 ? range_of(col_starts, t.col) : 0;
@@ -82,7 +79,7 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
     share_of[i] = static_cast<std::uint32_t>(part * col_tiles + tile);
     ++start[share_of[i] + 1];
   }
-  for (std::size_t s = 0; s < shares.size(); ++s) start[s + 1] += start[s];
+  for (std::size_t s = 0; s < count; ++s) start[s + 1] += start[s];
   std::vector<sparse::Triple> bucketed(a.entries.size());
   {
     std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
@@ -93,8 +90,11 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
   std::vector<std::uint64_t> stamp((a.cols + group - 1) / group, UINT64_MAX), local(stamp.size(), 0);
   std::vector<std::uint64_t> groups;
   sparse::Coo part;
-  for (std::uint64_t pe = 0; pe < shares.size(); ++pe) {
-    PeShare& share = shares[pe];
+  for (std::uint64_t pe = 0; pe < count; ++pe) {
+    PeShare share;
+    const std::uint64_t g = pe / col_tiles / grid_cols;
+    share.row_begin = row_starts[g];
+    share.row_end = row_starts[g + 1];
     part.entries.assign(bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe]),
                         bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe + 1]));
     // The column groups this PE touches, renumbered in order.
@@ -121,7 +121,15 @@ std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& 
                                             share.row_begin, share.row_end - 1, err.what()));
     }
     share.work = sparse::walk_work(share.local);
+    f(pe, share);
   }
+}
+
+std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
+                                  std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles) {
+  std::vector<PeShare> shares(std::max<std::uint64_t>(pes, 1) * std::max<std::uint64_t>(col_tiles, 1));
+  for_each_share(a, e, kind, pes, grid_cols, col_tiles,
+                 [&](std::uint64_t i, PeShare& share) { shares[i] = std::move(share); });
   return shares;
 }
 
@@ -132,46 +140,11 @@ std::uint64_t grid_cols_of(const SparseChoice& c, const machine::MachineConfig& 
   return c.partition == sparse::Partition::k2d ? sparse_grid_cols(m) : 1;
 }
 
-// The split in row_blocks × col_tiles passes and its LM layout.
-SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
-                                const machine::MachineConfig& m, std::uint64_t row_blocks,
-                                std::uint64_t col_tiles) {
-  SparsePlacement s;
-  s.choice = c;
-  s.choice.row_blocks = row_blocks, s.choice.col_tiles = col_tiles;
-  s.pes = m.pe_count();
-  s.passes = row_blocks * col_tiles;
-  s.col_tiles = col_tiles;
-  if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
-  s.grid_cols = grid_cols_of(c, m);
-  s.grid_rows = s.pes / s.grid_cols;
-  // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
-  std::vector<PeShare> split =
-      split_shares(p.a, c.encoding, c.partition, s.pes * row_blocks, s.grid_cols, col_tiles);
-  s.shares.resize(split.size());
-  for (std::uint64_t k = 0; k < row_blocks; ++k)
-    for (std::uint64_t t = 0; t < col_tiles; ++t)
-      for (std::uint64_t pe = 0; pe < s.pes; ++pe)
-        s.shares[(k * col_tiles + t) * s.pes + pe] = std::move(split[(k * s.pes + pe) * col_tiles + t]);
-  s.storage_bytes.assign(2 * c.encoding.levels.size() + 1, 0);
-  for (const PeShare& share : s.shares) {
-    s.block_bytes = std::max(s.block_bytes, sparse::block_bytes(share.local));
-    s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
-    s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);
-    for (std::size_t l = 0; l < c.encoding.levels.size(); ++l) {
-      s.storage_bytes[2 * l] += sparse::level_array_bytes(share.local, l, true);
-      s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
-    }
-    s.storage_bytes.back() += share.local.values.size();
-  }
-  // LM: A's block and x / B's rows (twice over with passes), the bias (SpMV: twice over with row
-  // blocks, as a row block's bias is read after its last tile), then the int32 rows (and their sums
-  // with 2d) and the int8 rows.
-  s.block_bytes = (s.block_bytes + kAChunk - 1) / kAChunk * kAChunk;
-  s.a_chunk_begin.assign(1, 0);
-  for (const PeShare& share : s.shares)
-    s.a_chunk_begin.push_back(s.a_chunk_begin.back() +
-                              (sparse::block_bytes(share.local) + kAChunk - 1) / kAChunk);
+// The LM offsets of a placement from its block bytes, x rows, output rows and passes. LM: A's block
+// and x / B's rows (twice over with passes), the bias (SpMV: twice over with row blocks, as a row
+// block's bias is read after its last tile), then the int32 rows (and their sums with 2d) and the
+// int8 rows.
+void lay_out_lm(const SparseProblem& p, std::uint64_t row_blocks, SparsePlacement& s) {
   s.lm_a = 0;
   s.lm_x = s.lm_a + s.block_bytes;
   const std::uint64_t buffer_end = s.lm_x + align8(s.x_rows * p.n);
@@ -183,41 +156,147 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
   s.lm_sum = s.lm_c + (s.reduce_level >= 0 ? 4 * s.c_rows * p.n : 0);
   s.lm_y = s.lm_sum + 4 * s.c_rows * p.n;
   s.lm_end = s.lm_y + align8(s.c_rows * p.n);
+}
+
+// The split in row_blocks × col_tiles passes and its LM layout. Measuring only (`keep` false), the
+// shares are made one at a time for their sizes and dropped: the LM layout and lm_end hold, the
+// shares and A's chunk rows stay empty.
+SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
+                                const machine::MachineConfig& m, std::uint64_t row_blocks,
+                                std::uint64_t col_tiles, bool keep = true) {
+  SparsePlacement s;
+  s.choice = c;
+  s.choice.row_blocks = row_blocks, s.choice.col_tiles = col_tiles;
+  s.pes = m.pe_count();
+  s.passes = row_blocks * col_tiles;
+  s.col_tiles = col_tiles;
+  if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
+  s.grid_cols = grid_cols_of(c, m);
+  s.grid_rows = s.pes / s.grid_cols;
+  // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
+  if (keep) s.shares.resize(s.pes * row_blocks * col_tiles);
+  s.storage_bytes.assign(2 * c.encoding.levels.size() + 1, 0);
+  std::uint64_t most_chunks = 0, largest = 0;
+  for_each_share(p.a, c.encoding, c.partition, s.pes * row_blocks, s.grid_cols, col_tiles,
+                 [&](std::uint64_t i, PeShare& share) {
+                   const std::uint64_t part = i / col_tiles, t = i % col_tiles;
+                   const std::uint64_t k = part / s.pes, pe = part % s.pes;
+                   const std::uint64_t bytes = sparse::block_bytes(share.local);
+                   const std::uint64_t pass = k * col_tiles + t;  // the first largest, pass by pass
+                   if (bytes > largest ||
+                       (bytes == largest && std::pair(pass, pe) < std::pair(s.largest_pass, s.largest_pe)))
+                     largest = bytes, s.largest_pe = pe, s.largest_pass = pass;
+                   most_chunks = std::max(most_chunks, (bytes + kAChunk - 1) / kAChunk);
+                   s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
+                   s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);
+                   for (std::size_t l = 0; l < c.encoding.levels.size(); ++l) {
+                     s.storage_bytes[2 * l] += sparse::level_array_bytes(share.local, l, true);
+                     s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
+                   }
+                   s.storage_bytes.back() += share.local.values.size();
+                   if (keep) s.shares[(k * col_tiles + t) * s.pes + pe] = std::move(share);
+                 });
+  s.block_bytes = most_chunks * kAChunk;
+  if (keep) {
+    s.a_chunk_begin.assign(1, 0);
+    for (const PeShare& share : s.shares)
+      s.a_chunk_begin.push_back(s.a_chunk_begin.back() +
+                                (sparse::block_bytes(share.local) + kAChunk - 1) / kAChunk);
+  }
+  lay_out_lm(p, row_blocks, s);
   return s;
 }
 
-// The fewest row blocks, 1 to `most` (a row per grid row), that fit with `col_tiles` tiles;
-// `at_most` is the placement in `most` row blocks when the caller has it (not made again). The LM a
-// pass needs shrinks about in proportion to the row blocks, so guess from one block's, doubling,
-// then bisect between the most that did not fit and the fewest that did. When none fits, the
-// placement with the most row blocks.
-SparsePlacement fewest_row_blocks(const SparseProblem& p, const SparseChoice& c,
-                                  const machine::MachineConfig& m, std::uint64_t col_tiles,
-                                  std::uint64_t most, std::optional<SparsePlacement> at_most) {
+// The fewest row blocks, 1 to `most` (a row per grid row), that fit with `col_tiles` tiles, by
+// measuring placements (no shares kept); nullopt when none does. The LM a pass needs shrinks about
+// in proportion to the row blocks, so guess from one block's, doubling, then bisect between the most
+// that did not fit and the fewest that did.
+// `one` is the LM one row block needs when the caller has measured it.
+std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const SparseChoice& c,
+                                               const machine::MachineConfig& m, std::uint64_t col_tiles,
+                                               std::uint64_t most, std::optional<std::uint64_t> one) {
   const std::uint64_t lm = m.lm_bytes();
-  SparsePlacement one = place_in_passes(p, c, m, 1, col_tiles);
-  if (one.lm_end <= lm || most == 1) return one;
-  std::uint64_t fails = 1, fits = 0;
-  SparsePlacement fit;
-  for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * one.lm_end / lm + 1));;) {
-    SparsePlacement t = k == most && at_most ? std::move(*at_most) : place_in_passes(p, c, m, k, col_tiles);
-    if (t.lm_end <= lm) {
-      fits = k, fit = std::move(t);
+  const auto fits = [&](std::uint64_t k) {
+    return place_in_passes(p, c, m, k, col_tiles, false).lm_end <= lm;
+  };
+  if (!one) one = place_in_passes(p, c, m, 1, col_tiles, false).lm_end;
+  if (*one <= lm) return 1;
+  if (most == 1) return std::nullopt;
+  std::uint64_t fails = 1, fit = 0;
+  for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * *one / lm + 1));;) {
+    if (fits(k)) {
+      fit = k;
       break;
     }
     fails = k;
-    if (k == most) return t;
+    if (k == most) return std::nullopt;
     k = std::min(most, 2 * k);
   }
-  while (fits - fails > 1) {
-    const std::uint64_t k = fails + (fits - fails) / 2;
-    SparsePlacement t = place_in_passes(p, c, m, k, col_tiles);
-    if (t.lm_end <= lm)
-      fits = k, fit = std::move(t);
-    else
-      fails = k;
+  while (fit - fails > 1) {
+    const std::uint64_t k = fails + (fit - fails) / 2;
+    (fits(k) ? fit : fails) = k;
   }
   return fit;
+}
+
+// The column tiles that the longest rows need to fit with a row per grid row and pass: each of
+// them alone, its entries in each grid column cut into tiles and stored in the encoding, as the
+// finest row split would hold them; doubling from 1. A lower bound of the tiles the whole matrix
+// needs (its other shares are rows no longer), found without placing all of them.
+std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice& c,
+                                     const machine::MachineConfig& m, std::uint64_t most) {
+  const std::uint64_t group = dim_group(c.encoding, 1);
+  std::vector<std::uint64_t> per_row(p.a.rows, 0);
+  for (const sparse::Triple& t : p.a.entries) ++per_row[t.row];
+  std::vector<std::uint64_t> order(p.a.rows);
+  for (std::uint64_t r = 0; r < p.a.rows; ++r) order[r] = r;
+  const std::size_t top = std::min<std::size_t>(4, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                    [&](std::uint64_t a, std::uint64_t b) { return per_row[a] > per_row[b]; });
+  std::vector<std::vector<sparse::Triple>> rows(top);
+  for (const sparse::Triple& t : p.a.entries)
+    for (std::size_t k = 0; k < top; ++k)
+      if (t.row == order[k]) rows[k].push_back({0, t.col, t.value});
+  const std::uint64_t grid_cols = grid_cols_of(c, m);
+  const std::vector<std::uint64_t> col_starts = sparse::even_bounds(p.a.cols, grid_cols, group);
+  for (std::uint64_t tiles = 1;; tiles *= 2) {
+    SparsePlacement s;
+    s.choice = c;
+    s.pes = m.pe_count();
+    s.passes = std::max<std::uint64_t>(2, most * tiles);  // double-buffered, as any split in passes
+    if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
+    std::uint64_t most_chunks = 0;
+    for (const auto& row : rows)
+      for (std::uint64_t g = 0; g < grid_cols; ++g) {
+        std::vector<std::uint64_t> starts =
+            sparse::even_bounds(col_starts[g + 1] - col_starts[g], tiles, group);
+        for (std::uint64_t t = 0; t + 1 < starts.size(); ++t) {
+          // The row's entries in this tile, columns renumbered over the groups it touches.
+          sparse::Coo part{1, 0, {}};
+          std::vector<std::uint64_t> groups;
+          for (const sparse::Triple& e : row)
+            if (e.col >= col_starts[g] + starts[t] && e.col < col_starts[g] + starts[t + 1])
+              part.entries.push_back(e), groups.push_back(e.col / group);
+          if (part.entries.empty()) continue;
+          std::sort(groups.begin(), groups.end());
+          groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+          for (sparse::Triple& e : part.entries)
+            e.col = static_cast<std::uint64_t>(std::lower_bound(groups.begin(), groups.end(), e.col / group) -
+                                               groups.begin()) *
+                        group +
+                    e.col % group;
+          part.cols = groups.size() * group;
+          std::sort(part.entries.begin(), part.entries.end(),
+                    [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
+          const std::uint64_t bytes = sparse::block_bytes(sparse::build(part, c.encoding));
+          most_chunks = std::max(most_chunks, (bytes + kAChunk - 1) / kAChunk);
+          s.x_rows = std::max(s.x_rows, part.cols);
+        }
+      }
+    s.block_bytes = most_chunks * kAChunk;
+    lay_out_lm(p, std::max<std::uint64_t>(2, most), s);
+    if (s.lm_end <= m.lm_bytes() || tiles >= p.a.cols) return tiles;
+  }
 }
 
 }  // namespace
@@ -240,15 +319,19 @@ std::uint64_t most_row_blocks(const SparseProblem& p, const SparseChoice& c,
 SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, const machine::MachineConfig& m) {
   if (c.row_blocks > 0 && c.col_tiles > 0) return place_in_passes(p, c, m, c.row_blocks, c.col_tiles);
   const std::uint64_t most = most_row_blocks(p, c, m);
-  SparsePlacement s = fewest_row_blocks(p, c, m, 1, most, std::nullopt);
-  if (s.lm_end <= m.lm_bytes()) return s;
-  // A row per grid row and pass does not fit: column tiles too, doubling until the finest row split
-  // fits (one placement each), then the fewest row blocks with those tiles.
-  for (std::uint64_t tiles = 2; tiles / 2 < p.a.cols; tiles *= 2) {
-    s = place_in_passes(p, c, m, most, tiles);
-    if (s.lm_end <= m.lm_bytes()) return fewest_row_blocks(p, c, m, tiles, most, std::move(s));
+  // Row blocks first; column tiles when even a row per grid row and pass does not fit, starting
+  // from what the longest rows need, doubling. Placements are measured (sizes only) until the
+  // one to keep.
+  SparsePlacement one = place_in_passes(p, c, m, 1, 1);
+  if (one.lm_end <= m.lm_bytes()) return one;
+  std::optional<std::uint64_t> one_lm = one.lm_end;
+  one = {};
+  for (std::uint64_t tiles = tiles_for_longest_rows(p, c, m, most);; tiles *= 2) {
+    if (tiles > 1) one_lm.reset();
+    if (const auto k = fewest_row_blocks(p, c, m, tiles, most, one_lm))
+      return place_in_passes(p, c, m, *k, tiles);
+    if (tiles >= p.a.cols) return place_in_passes(p, c, m, most, tiles, false);  // nothing fits
   }
-  return s;
 }
 
 }  // namespace treesim::kernels

@@ -1,0 +1,89 @@
+// The sparse placement's search (place_sparse): on skewed matrices and LMs too small for one pass,
+// what it finds fits, and it is the fewest passes of its kind — one row block fewer with the same
+// column tiles does not fit, and neither do half the tiles with a row per grid row and pass.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/spmv/spmv.h"
+#include "tests/configs.h"
+
+namespace treesim::kernels {
+namespace spmv_place_test {
+
+// rows × cols with row r holding about nnz · (r + 1)^-1 / H entries (a power law: a few long rows),
+// in distinct columns from a fixed generator.
+sparse::Coo power_law(std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz) {
+  double h = 0;
+  for (std::uint64_t r = 0; r < rows; ++r) h += 1.0 / static_cast<double>(r + 1);
+  sparse::Coo a{rows, cols, {}};
+  std::uint64_t x = 12345;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const auto want = std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(
+               cols, static_cast<std::uint64_t>(static_cast<double>(nnz) / h / static_cast<double>(r + 1))));
+    std::vector<bool> used(cols, false);
+    for (std::uint64_t k = 0; k < want;) {
+      x = x * 6364136223846793005u + 1442695040888963407u;
+      const std::uint64_t c = (x >> 33) % cols;
+      if (used[c]) continue;
+      used[c] = true, ++k;
+    }
+    for (std::uint64_t c = 0; c < cols; ++c)
+      if (used[c]) a.entries.push_back({r, c, static_cast<double>(c % 7 + 1)});
+  }
+  return a;
+}
+
+SparseProblem problem(const std::string& encoding, sparse::Partition partition, std::uint64_t n) {
+  SparseProblem p;
+  p.a = power_law(300, 2000, 6000);
+  p.encoding = sparse::parse_encoding(encoding);
+  p.encoding_name = encoding;
+  p.partition = partition;
+  p.spmm = n > 1, p.n = n;
+  p.b.assign(p.a.cols * n, 1);
+  return p;
+}
+
+// Returns the placement's row blocks and tiles.
+std::pair<std::uint64_t, std::uint64_t> expect_fewest(const SparseProblem& p,
+                                                      const machine::MachineConfig& m) {
+  const SparseChoice c = default_choice(p);
+  const SparsePlacement s = place_sparse(p, c, m);
+  const std::uint64_t k = s.choice.row_blocks, t = s.choice.col_tiles;
+  EXPECT_LE(s.lm_end, m.lm_bytes()) << k << " row blocks × " << t << " tiles";
+  if (k > 1) {
+    SparseChoice fewer = c;
+    fewer.row_blocks = k - 1, fewer.col_tiles = t;
+    EXPECT_GT(place_sparse(p, fewer, m).lm_end, m.lm_bytes()) << k - 1 << " row blocks × " << t << " tiles";
+  }
+  if (t > 1) {
+    SparseChoice half = c;
+    half.row_blocks = most_row_blocks(p, c, m), half.col_tiles = t / 2;
+    EXPECT_GT(place_sparse(p, half, m).lm_end, m.lm_bytes()) << "the most row blocks × " << t / 2 << " tiles";
+  }
+  return {k, t};
+}
+
+TEST(SparsePlace, FindsTheFewestPassesOfRowBlocksAndTilesThatFit) {
+  int with_blocks = 0, with_tiles = 0;  // the cases must take both kinds of passes
+  for (const char* lm : {"2KiB", "1KiB", "512"}) {
+    machine::MachineConfig m = testing::mini();
+    m.levels.back().memory_bytes =
+        std::stoull(lm) * (std::string(lm).find("KiB") != std::string::npos ? 1024 : 1);
+    for (const char* e : {"csr", "dcsr", "coo", "bsr2x2"})
+      for (auto part : {sparse::Partition::kRows, sparse::Partition::kNnz, sparse::Partition::k2d})
+        for (std::uint64_t n : {1, 4}) {
+          SCOPED_TRACE(::testing::Message()
+                       << lm << " " << e << " " << sparse::partition_name(part) << " n " << n);
+          const auto [k, t] = expect_fewest(problem(e, part, n), m);
+          with_blocks += k > 1, with_tiles += t > 1;
+        }
+  }
+  EXPECT_GT(with_blocks, 10);
+  EXPECT_GT(with_tiles, 10);
+}
+
+}  // namespace spmv_place_test
+}  // namespace treesim::kernels
