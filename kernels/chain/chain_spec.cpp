@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "kernels/chain/chain.h"
+#include "kernels/yaml_file.h"
 #include "sim/core/echo.h"
-#include "sim/io/input_file.h"
 
 namespace treesim::kernels {
 namespace {
@@ -44,20 +44,11 @@ Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const s
 }
 
 Result<GemmChainSpec> read_chain_spec(const std::string& path) {
-  std::string text;
-  try {
-    text = io::read_input_file(path, kMaxSpecBytes, "chain spec");
-  } catch (const io::InputFileError& e) {
-    return core::Error{path, e.reason()};
-  }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
-  }
+  Result<YAML::Node> loaded = load_yaml_file(path, kMaxSpecBytes, "chain spec");
+  if (!loaded) return loaded.errors();
+  const YAML::Node& root = loaded.value();
   auto at = [&](const YAML::Node& node, const std::string& message) {
-    return core::Error{fmt::format("{}:{}", path, node.IsDefined() ? node.Mark().line + 1 : 1), message};
+    return yaml_error(path, node, message);
   };
   if (!root.IsMap()) return at(root, "expected a mapping with m and widths");
   GemmChainSpec spec;

@@ -1,15 +1,13 @@
-// The GEMM plan file: the only file of kernels/ that knows yaml-cpp.
+// The GEMM plan file (and the chain plan file of its layers).
 #include "kernels/qgemm/plan_file.h"
-
-#include <yaml-cpp/yaml.h>
 
 #include <any>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "kernels/yaml_file.h"
 #include "sim/core/echo.h"
-#include "sim/io/input_file.h"
 
 namespace treesim::kernels {
 namespace {
@@ -35,8 +33,7 @@ std::string uses_text(const std::vector<Assignment::Use>& uses, const machine::M
 struct Reader {
   const std::string& path;
   core::Error at(const YAML::Node& node, const std::string& message) const {
-    const int line = node.IsDefined() ? node.Mark().line + 1 : 1;
-    return core::Error{fmt::format("{}:{}", path, line), message};
+    return yaml_error(path, node, message);
   }
 };
 
@@ -153,30 +150,16 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
   return f;
 }
 
-Result<YAML::Node> load_yaml(const std::string& path) {
-  std::string text;
-  try {
-    text = io::read_input_file(path, kMaxPlanFileBytes, "plan file");
-  } catch (const io::InputFileError& e) {
-    return core::Error{path, e.reason()};
-  }
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
-  }
-}
-
 }  // namespace
 
 Result<GemmPlanFile> read_plan_file(const std::string& path, const machine::MachineConfig& m) {
-  Result<YAML::Node> root = load_yaml(path);
+  Result<YAML::Node> root = load_yaml_file(path, kMaxPlanFileBytes, "plan file");
   if (!root) return root.errors();
   return parse_fields(root.value(), Reader{path}, m, true);
 }
 
 Result<GemmChainPlanFile> read_chain_plan_file(const std::string& path, const machine::MachineConfig& m) {
-  Result<YAML::Node> loaded = load_yaml(path);
+  Result<YAML::Node> loaded = load_yaml_file(path, kMaxPlanFileBytes, "plan file");
   if (!loaded) return loaded.errors();
   const YAML::Node& root = loaded.value();
   const Reader r{path};

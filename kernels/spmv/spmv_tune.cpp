@@ -1,15 +1,14 @@
 // The sparse kernels' tuner: encodings × partitions × pass plans, each placed and estimated, and
 // the plan file that names one (`treesim tune spmv|spmm --out`, `treesim run spmv --plan-file`).
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "kernels/spmv/spmv_kernel.h"
+#include "kernels/yaml_file.h"
 #include "sim/core/echo.h"
-#include "sim/io/input_file.h"
 #include "sim/sparse/sparse_error.h"
 
 namespace treesim::kernels {
@@ -149,21 +148,11 @@ Result<std::string> SparseInstance::plan_file(const Plan& plan, const machine::M
 }
 
 Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machine::MachineConfig& m) const {
-  std::string text;
-  try {
-    text = io::read_input_file(path, kMaxPlanFileBytes, "plan file");
-  } catch (const io::InputFileError& e) {
-    return core::Error{path, e.reason()};
-  }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
-  }
+  Result<YAML::Node> loaded = load_yaml_file(path, kMaxPlanFileBytes, "plan file");
+  if (!loaded) return loaded.errors();
+  const YAML::Node& root = loaded.value();
   const auto at = [&](const YAML::Node& node, const std::string& message) {
-    return core::Error{fmt::format("{}:{}", path, node.IsDefined() ? std::max(1, node.Mark().line + 1) : 1),
-                       message};
+    return yaml_error(path, node, message);
   };
   const std::string kernel = p_.spmm ? "spmm" : "spmv";
   static const std::set<std::string> keys{

@@ -1,0 +1,30 @@
+#include "kernels/yaml_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/io/input_file.h"
+
+namespace treesim::kernels {
+
+Result<YAML::Node> load_yaml_file(const std::string& path, std::uint64_t max_bytes, const std::string& kind) {
+  std::string text;
+  try {
+    text = io::read_input_file(path, max_bytes, kind);
+  } catch (const io::InputFileError& e) {
+    return core::Error{path, e.reason()};
+  }
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
+  }
+}
+
+core::Error yaml_error(const std::string& path, const YAML::Node& node, const std::string& message) {
+  const int line = node.IsDefined() ? std::max(1, node.Mark().line + 1) : 1;
+  return core::Error{fmt::format("{}:{}", path, line), message};
+}
+
+}  // namespace treesim::kernels

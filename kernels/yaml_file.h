@@ -1,0 +1,19 @@
+// The kernels' YAML input files (plan files, chain specs): read with io::read_input_file's checks
+// and cap and parsed with yaml-cpp; their errors name the file and the line.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/kernel.h"
+
+namespace treesim::kernels {
+
+// The file's YAML, or an error "PATH: why" (unreadable) or "PATH:LINE: not YAML: why".
+Result<YAML::Node> load_yaml_file(const std::string& path, std::uint64_t max_bytes, const std::string& kind);
+// An error about `node` of the file at `path`: "PATH:LINE" (line 1 for a missing node), `message`.
+core::Error yaml_error(const std::string& path, const YAML::Node& node, const std::string& message);
+
+}  // namespace treesim::kernels
