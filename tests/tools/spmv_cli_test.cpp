@@ -16,6 +16,7 @@
 namespace treesim {
 namespace {
 
+using testing::mini_with_lm;
 using testing::run_treesim;
 using testing::run_verified;
 using testing::source_path;
@@ -210,16 +211,6 @@ TEST(Spmv, LevelCostsFromTheMachineFileChangeTheWalk) {
     else
       EXPECT_EQ(more["cycles"], plain["cycles"]);
   }
-}
-
-// mini with PE LMs of `bytes`: too small for one pass of the test matrices.
-std::string mini_with_lm(const std::string& bytes) {
-  std::string text = testing::read_text(source_path("configs/mini.yaml"));
-  const std::string from = "memory_bytes: 64KiB";
-  text.replace(text.find(from), from.size(), "memory_bytes: " + bytes);
-  const std::string path = testing::temp_path("mini-lm-" + bytes + ".yaml");
-  std::ofstream(path) << text;
-  return path;
 }
 
 nlohmann::json run_on(const std::string& machine, const std::string& kernel, std::vector<std::string> extra,

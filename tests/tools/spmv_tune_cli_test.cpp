@@ -16,20 +16,11 @@ namespace treesim {
 namespace {
 
 using json = nlohmann::json;
+using testing::mini_with_lm;
 using testing::run_treesim;
 using testing::source_path;
 
 std::string data(const std::string& name) { return source_path("tests/data/sparse/" + name); }
-
-// mini with PE LMs of `bytes`.
-std::string mini_with_lm(const std::string& bytes) {
-  std::string text = testing::read_text(source_path("configs/mini.yaml"));
-  const std::string from = "memory_bytes: 64KiB";
-  text.replace(text.find(from), from.size(), "memory_bytes: " + bytes);
-  const std::string path = testing::temp_path("tune-mini-lm-" + bytes + ".yaml");
-  std::ofstream(path) << text;
-  return path;
-}
 
 struct Case {
   const char* name;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,16 @@ inline std::string joined(const std::vector<std::string>& options) {
   std::string all;
   for (const auto& a : options) all += a + " ";
   return all;
+}
+
+// configs/mini.yaml with PE LMs of `bytes` ("768", "1KiB"), written to a temp file: its path.
+inline std::string mini_with_lm(const std::string& bytes) {
+  std::string text = read_text(source_path("configs/mini.yaml"));
+  const std::string from = "memory_bytes: 64KiB";
+  text.replace(text.find(from), from.size(), "memory_bytes: " + bytes);
+  const std::string path = temp_path("mini-lm-" + bytes + ".yaml");
+  std::ofstream(path) << text;
+  return path;
 }
 
 // Expects exit 0 and a bit-exact verify; returns the report, or null when the run failed.
