@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "sim/io/input_file.h"
 
@@ -20,6 +21,25 @@ Result<YAML::Node> load_yaml_file(const std::string& path, std::uint64_t max_byt
   } catch (const YAML::Exception& e) {
     return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
   }
+}
+
+std::string yaml_scalar(const std::string& text, bool always_quote) {
+  bool plain = !always_quote && !text.empty() && std::isalnum(static_cast<unsigned char>(text.front())) &&
+               text.back() != ':';
+  for (char c : text)
+    plain = plain &&
+            (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/');
+  if (plain) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out + "\"";
 }
 
 core::Error yaml_error(const std::string& path, const YAML::Node& node, const std::string& message) {

@@ -13,6 +13,9 @@ namespace treesim::kernels {
 
 // The file's YAML, or an error "PATH: why" (unreadable) or "PATH:LINE: not YAML: why".
 Result<YAML::Node> load_yaml_file(const std::string& path, std::uint64_t max_bytes, const std::string& kind);
+// `text` as a YAML scalar that reads back as it: plain when it is a plain name (letters, digits,
+// '_', '-', '.', '/', ':' inside), else double-quoted with '\\', '"' and control characters escaped.
+std::string yaml_scalar(const std::string& text, bool always_quote = false);
 // An error about `node` of the file at `path`: "PATH:LINE" (line 1 for a missing node), `message`.
 core::Error yaml_error(const std::string& path, const YAML::Node& node, const std::string& message);
 

@@ -163,6 +163,9 @@ SimulationResult Simulation::run(const program::Program& program, const program:
   SimulationResult result;
   result.elaboration_seconds = elaboration_seconds_;
   if (!checked.ok()) throw SimError(checked.errors.front().message());
+  if (checked.instrs.size() != program.instrs.size())
+    throw SimError(fmt::format("the checked program has {} instructions, the program {}: not its check",
+                               checked.instrs.size(), program.instrs.size()));
   for (const auto& [name, bytes] : inputs) {
     const program::TensorDecl* t = program.find_tensor(name);
     if (!t) throw SimError(fmt::format("input '{}' is not a tensor of the program", name));

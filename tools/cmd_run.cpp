@@ -239,8 +239,14 @@ void run_kernel(KernelCommand& c) {
                                c.verify ? "--verify" : "--out", c.verify ? "compare" : "write"));
   const kernels::Options options =
       take(kernels::parse_options(kernel.options, given_options(kernel, c.bound)));
-  if (!kernel.compare_option.empty() && options.text(kernel.compare_option) == "all")
+  if (!kernel.compare_option.empty() && options.text(kernel.compare_option) == "all") {
+    if (!c.plan_file.empty())
+      throw CliError(
+          fmt::format("--plan-file: runs the one plan in the file; --{} all compares the "
+                      "options' plans (give one or the other)",
+                      kernel.compare_option));
     return run_comparison(c, options, machine, files);
+  }
   std::unique_ptr<models::Simulation> sim;
   if (!c.plan_only) sim = std::make_unique<models::Simulation>(machine, c.run.config());
   const ProblemRun run = run_one(c, options, files, sim.get(), "");

@@ -168,12 +168,15 @@ void tune(const TuneCommand& c) {
     tried.push_back({i, take(session::run_problem(*problem, cands.ranked[i].plan, sim, run)).report});
   // The default planner's plan is simulated too when the budget left it out (conv2d's ranks its
   // plans by more than the search did), so that the best is never slower than the default.
-  const kernels::Plan plain = take(problem->plan(machine));
+  // (A sparse kernel's options may name an encoding that cannot store the matrix: its plan is then
+  // no candidate, and the tuner says why it cannot run.)
+  const kernels::Result<kernels::Plan> plain = problem->plan(machine);
   std::optional<std::size_t> default_estimate;
-  for (std::size_t i = 0; i < cands.ranked.size() && !default_estimate; ++i)
-    if (cands.ranked[i].plan.description == plain.description) default_estimate = i;
+  for (std::size_t i = 0; plain && i < cands.ranked.size() && !default_estimate; ++i)
+    if (cands.ranked[i].plan.description == plain.value().description) default_estimate = i;
   if (default_estimate && *default_estimate >= n)
-    tried.push_back({*default_estimate, take(session::run_problem(*problem, plain, sim, run)).report});
+    tried.push_back(
+        {*default_estimate, take(session::run_problem(*problem, plain.value(), sim, run)).report});
   // Ranked by simulated cycles; on a tie the better estimate first.
   std::stable_sort(tried.begin(), tried.end(),
                    [](const Tried& a, const Tried& b) { return a.report.cycles < b.report.cycles; });
@@ -192,9 +195,11 @@ void tune(const TuneCommand& c) {
       if (default_estimate && tried[i].by_estimate == *default_estimate)
         where = fmt::format("(estimate rank {}) is rank {} at {} cycles", *default_estimate + 1, i + 1,
                             tried[i].report.cycles);
-    if (where.empty())
+    if (where.empty() && !plain)
+      where = "cannot run: " + first_error(plain.errors());
+    else if (where.empty())
       where = fmt::format("is not among the candidates: it takes {} cycles",
-                          take(session::run_problem(*problem, plain, sim, run)).report.cycles);
+                          take(session::run_problem(*problem, plain.value(), sim, run)).report.cycles);
     std::cout << fmt::format("best: {} cycles, {:.1f}% of the MAC roofline; the default planner's plan {}\n",
                              best.report.cycles, mac_roofline_pct(best.report), where);
     std::cout << cands.ranked[best.by_estimate].plan.description << "\n";

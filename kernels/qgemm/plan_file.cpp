@@ -44,7 +44,7 @@ std::string plan_file_text(const GemmPlanFile& f, const QgemmPlan& plan, const m
   std::string s = header ? fmt::format(
                                "# treesim plan: {} {}×{}×{} on {} (treesim run {} --plan-file FILE)\n"
                                "kernel: {}\nmachine: {}\n",
-                               f.kernel, f.m, f.n, f.k, f.machine, f.kernel, f.kernel, f.machine)
+                               f.kernel, f.m, f.n, f.k, f.machine, f.kernel, f.kernel, yaml_scalar(f.machine))
                          : "";
   s += fmt::format(
       "m: {}\nn: {}\nk: {}\n"
@@ -237,7 +237,7 @@ Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::st
 
 std::string chain_plan_file_text(const std::string& machine_name, const std::vector<std::string>& layer_texts,
                                  double estimated_cycles, const std::string& comment, bool via_dram) {
-  std::string s = "# " + comment + "\nkernel: chain\nmachine: " + machine_name +
+  std::string s = "# " + comment + "\nkernel: chain\nmachine: " + yaml_scalar(machine_name) +
                   (via_dram ? "\nactivations: dram" : "\nactivations: lm") +
                   fmt::format("\nestimated_cycles: {:.0f}\nlayers:\n", estimated_cycles);
   for (const std::string& t : layer_texts) s += indented(t, "  - ", "    ");

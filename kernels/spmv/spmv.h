@@ -41,6 +41,7 @@ struct SparseProblem {
   std::int32_t b_zero = 0;         // x's / B's zero point
   std::vector<std::int32_t> bias;  // SpMV: one per row; SpMM: one per column; empty: none
   numeric::OutputStage out;        // one multiplier (per tensor)
+  std::string placement_hint;      // said after an error of the options' encoding (" (--prune ...)")
 };
 
 // One PE's share: its rows (a range of global rows; local row i is row_begin + i), its columns

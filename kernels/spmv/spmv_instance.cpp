@@ -34,21 +34,21 @@ Result<std::shared_ptr<const SparsePlacement>> SparseInstance::placement(
     try {
       placement_ = std::make_shared<const SparsePlacement>(place_sparse(p_, default_choice(p_), m));
     } catch (const sparse::SparseError& e) {
-      return core::Error{"--encoding", fmt::format("{}: {}", p_.encoding_name, e.what())};
+      return core::Error{"--encoding",
+                         fmt::format("{}: {}{}", p_.encoding_name, e.what(), p_.placement_hint)};
     }
   }
   return placement_;
-}
-
-core::Errors SparseInstance::placement_errors() const {
-  auto s = placement(machine_);
-  return s ? core::Errors{} : s.errors();
 }
 
 core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
   if (m.pe.words_per_address != 1)
     return {{"--machine", fmt::format("{}: the sparse kernels need pe.words_per_address = 1, got {}", m.name,
                                       m.pe.words_per_address)}};
+  return {};
+}
+
+core::Errors SparseInstance::options_placement_fits(const machine::MachineConfig& m) const {
   auto s = placement(m);
   if (!s) return s.errors();
   const SparsePlacement& pl = *s.value();
@@ -65,8 +65,8 @@ core::Errors SparseInstance::check(const machine::MachineConfig& m) const {
 }
 
 Result<Plan> SparseInstance::plan(const machine::MachineConfig& m) const {
+  if (core::Errors e = options_placement_fits(m); !e.empty()) return e;
   auto got = placement(m);
-  if (!got) return got.errors();
   return plan_of(got.value(), m);
 }
 
@@ -181,8 +181,7 @@ std::vector<Problem::Phase> SparseInstance::phases(const Plan&, const program::P
 
 DramImage SparseInstance::inputs() const {
   // A packed as the plan last built places it (a plan file's or a tuner's may differ from the
-  // options'); else as the options place it, which make_problem did once already (its errors are
-  // values there), so this cannot fail.
+  // options'); else as the options place it (nothing when they cannot: plan() says why).
   if (built_) return sparse_inputs(p_, *built_);
   auto s = placement(machine_);
   return s ? sparse_inputs(p_, *s.value()) : DramImage{};

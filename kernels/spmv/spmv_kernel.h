@@ -34,8 +34,8 @@ class SparseInstance : public Problem {
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
   const SparseProblem& problem() const { return p_; }
-  // Why A cannot be split and stored on the machine (an encoding that cannot hold a PE's share).
-  core::Errors placement_errors() const;
+  // The options' placement on `m`, or why it cannot be made or does not fit the LMs.
+  core::Errors options_placement_fits(const machine::MachineConfig& m) const;
 
  private:
   // The split over the machine's PEs, made once (the machine of a run does not change).

@@ -196,16 +196,12 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
     for (const sparse::Triple& t : p.a.entries) most = std::max(most, ++per[t.row]);
     p.out.multipliers = {numeric::quantize_multiplier(1.0 / (16.0 * static_cast<double>(most)))};
   }
-  const auto [nm_n, nm_m] = n_of_m(p.encoding);
-  auto problem = std::make_unique<SparseInstance>(std::move(p), machine);
-  // A is placed now, so that an encoding that cannot store a PE's share is an error of the options.
-  if (core::Errors e = problem->placement_errors(); !e.empty()) {
-    // A file's matrix rarely is n:m as stored: say how to make it so.
-    if (nm_n && !matrix.empty() && !o.flag("prune"))
-      e.front().what += fmt::format(" (--prune keeps the {} largest of every {} columns)", nm_n, nm_m);
-    return e;
-  }
-  return std::unique_ptr<Problem>(std::move(problem));
+  // A file's matrix rarely is n:m as stored: an n:m encoding that cannot store it says how to make it so.
+  if (const auto [nm_n, nm_m] = n_of_m(p.encoding); nm_n && !matrix.empty() && !o.flag("prune"))
+    p.placement_hint = fmt::format(" (--prune keeps the {} largest of every {} columns)", nm_n, nm_m);
+  // A is placed by the options' encoding and partition when their plan is asked for (a plan file
+  // or the tuner may choose others).
+  return std::unique_ptr<Problem>(std::make_unique<SparseInstance>(std::move(p), machine));
 }
 
 Result<std::unique_ptr<Problem>> make_spmv(const Options& o, const machine::MachineConfig& m) {

@@ -50,6 +50,9 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
   const std::uint64_t grid_rows = pes / grid_cols, group = dim_group(e, 1);
   const std::uint64_t count = pes * col_tiles;
+  if (count > UINT32_MAX)  // entries carry their share's number in 32 bits
+    throw sparse::SparseError(fmt::format("{} shares (PEs × passes) are more than the {} supported", count,
+                                          std::uint64_t{UINT32_MAX}));
   std::vector<std::uint64_t> row_entries(a.rows, 0);
   for (const sparse::Triple& t : a.entries) ++row_entries[t.row];
   const std::vector<std::uint64_t> row_starts =
@@ -263,7 +266,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
     SparsePlacement s;
     s.choice = c;
     s.pes = m.pe_count();
-    s.passes = std::max<std::uint64_t>(2, most * tiles);  // double-buffered, as any split in passes
+    s.passes = most * tiles;  // as the placement with a row per grid row and pass would have them
     if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
     std::uint64_t most_chunks = 0;
     for (const auto& row : rows)
@@ -294,7 +297,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
         }
       }
     s.block_bytes = most_chunks * kAChunk;
-    lay_out_lm(p, std::max<std::uint64_t>(2, most), s);
+    lay_out_lm(p, most, s);
     if (s.lm_end <= m.lm_bytes() || tiles >= p.a.cols) return tiles;
   }
 }

@@ -47,6 +47,9 @@ std::string choice_text(const SparsePlacement& s) {
 }
 
 constexpr std::uint64_t kMaxPlanFileBytes = std::uint64_t{1} << 20;
+// PEs × passes: a plan file past this is refused before anything is placed (each share is a
+// matrix in memory; the largest plans the tuner makes hold a few hundred thousand).
+constexpr std::uint64_t kMaxPlanShares = std::uint64_t{1} << 22;
 
 // The choice's encoding as its name when the name reads back as it ("csr/16"), else in full.
 std::string encoding_text(const SparseChoice& c) {
@@ -119,7 +122,8 @@ Result<Candidates> SparseInstance::candidates(const machine::MachineConfig& m) c
         out.ranked.push_back({std::move(plan.value()), text, lm});
       }
     }
-  // The options' plan first among equals, so that ranked[0] is plan()'s when it is the best.
+  // By estimate; among equals in enumeration order (the options' encoding first when it is none of
+  // the tuner's).
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Candidate& a, const Candidate& b) {
     return a.plan.estimated_cycles < b.plan.estimated_cycles;
   });
@@ -138,11 +142,12 @@ Result<std::string> SparseInstance::plan_file(const Plan& plan, const machine::M
       "# treesim plan: {} of {} ({}x{}, {} stored entries) on {} (treesim run {} --plan-file FILE)\n"
       "kernel: {}\nmachine: {}\n"
       "# the matrix it was made for\nrows: {}\ncols: {}\nentries: {}\n{}"
-      "encoding: \"{}\"\npartition: {}\n"
+      "encoding: {}\npartition: {}\n"
       "# A in row_blocks × col_tiles passes\nrow_blocks: {}\ncol_tiles: {}\n"
       "# for people; the reader ignores it\nestimated_cycles: {:.0f}\n",
-      kernel, p_.matrix, p_.a.rows, p_.a.cols, p_.a.entries.size(), m.name, kernel, kernel, m.name, p_.a.rows,
-      p_.a.cols, p_.a.entries.size(), p_.spmm ? fmt::format("n: {}\n", p_.n) : "", encoding_text(s.choice),
+      kernel, p_.matrix, p_.a.rows, p_.a.cols, p_.a.entries.size(), m.name, kernel, kernel,
+      yaml_scalar(m.name), p_.a.rows, p_.a.cols, p_.a.entries.size(),
+      p_.spmm ? fmt::format("n: {}\n", p_.n) : "", yaml_scalar(encoding_text(s.choice), true),
       sparse::partition_name(s.choice.partition), s.choice.row_blocks, s.choice.col_tiles,
       plan.estimated_cycles);
 }
@@ -161,14 +166,15 @@ Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machi
   if (!root.IsMap()) return at(root, "expected a mapping of plan fields (kernel, machine, encoding, ...)");
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (!keys.count(key))
-      return at(kv.first, fmt::format("unknown field '{}' (expected kernel, machine, rows, cols, entries, n, "
+    if (!keys.count(key) || (key == "n" && !p_.spmm))
+      return at(kv.first, fmt::format("unknown field '{}' (expected kernel, machine, rows, cols, entries, {}"
                                       "encoding, partition, row_blocks, col_tiles or estimated_cycles)",
-                                      core::echo(key)));
+                                      core::echo(key), p_.spmm ? "n, " : ""));
   }
   const auto scalar = [&](const char* key) -> Result<std::string> {
     const YAML::Node node = root[key];
     if (!node.IsDefined()) return at(root, fmt::format("'{}' is missing", key));
+    if (node.IsNull()) return at(node, fmt::format("'{}': expected a value, got nothing", key));
     if (!node.IsScalar()) return at(node, fmt::format("'{}': expected a value, got a list or mapping", key));
     return node.Scalar();
   };
@@ -196,11 +202,12 @@ Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machi
   if (p_.spmm)
     if (auto e = whole("n", n)) return *e;
   if (rows != p_.a.rows || cols != p_.a.cols || entries != p_.a.entries.size() || n != p_.n)
-    return at(root,
-              fmt::format("the plan is for a {}x{} matrix of {} stored entries{}, this run's A is {}x{} with "
-                          "{}{}",
-                          rows, cols, entries, p_.spmm ? fmt::format(" and n {}", n) : "", p_.a.rows,
-                          p_.a.cols, p_.a.entries.size(), p_.spmm ? fmt::format(" and n {}", p_.n) : ""));
+    return at(root["rows"],
+              fmt::format(
+                  "the plan is for a {}x{} matrix of {} stored entries{}, this run's A is {}x{} of {} stored "
+                  "entries{}",
+                  rows, cols, entries, p_.spmm ? fmt::format(" and n {}", n) : "", p_.a.rows, p_.a.cols,
+                  p_.a.entries.size(), p_.spmm ? fmt::format(" and n {}", p_.n) : ""));
   SparseChoice c;
   Result<std::string> encoding = scalar("encoding");
   if (!encoding) return encoding.errors();
@@ -221,6 +228,13 @@ Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machi
     return at(root["row_blocks"],
               fmt::format("'row_blocks': at most {} (a row per grid row and pass), got {}",
                           most_row_blocks(p_, c, m), c.row_blocks));
+  const auto passes = checked_mul(c.row_blocks, c.col_tiles);
+  if (const auto shares = passes ? checked_mul(m.pe_count(), *passes) : std::nullopt;
+      !shares || *shares > kMaxPlanShares)
+    return at(
+        root["row_blocks"],
+        fmt::format("{} row blocks × {} column tiles over {} PEs are more than the {} shares a plan may hold",
+                    c.row_blocks, c.col_tiles, m.pe_count(), kMaxPlanShares));
   if (c.col_tiles > p_.a.cols)
     return at(root["col_tiles"],
               fmt::format("'col_tiles': at most {} (a column per tile), got {}", p_.a.cols, c.col_tiles));

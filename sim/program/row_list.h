@@ -40,14 +40,14 @@ class RowList {
   std::uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const std::vector<RowRun>& runs() const { return runs_; }
-  std::uint64_t at(std::uint64_t i) const;  // the row at position i (kPadRow: padding)
+  std::uint64_t at(std::uint64_t i) const;  // the row at position i < size() (kPadRow: padding)
   std::vector<std::uint64_t> expanded() const;
 
   // f(position, run) for the parts of the runs inside positions [begin, begin + n), in order.
   template <typename F>
   void for_each(std::uint64_t begin, std::uint64_t n, F&& f) const {
-    const std::uint64_t end = std::min(size_, begin + n);
-    if (begin >= end) return;
+    if (begin >= size_ || n == 0) return;
+    const std::uint64_t end = begin + std::min(n, size_ - begin);
     std::size_t k =
         static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin()) -
         1;

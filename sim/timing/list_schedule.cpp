@@ -24,7 +24,7 @@ std::uint64_t list_schedule(const std::vector<ScheduleStep>& steps) {
       finish = std::max(finish, start + busy);
       longest = std::max(longest, busy);
     }
-    const std::uint64_t done = finish + (s.duration - longest);
+    const std::uint64_t done = finish + (s.duration > longest ? s.duration - longest : 0);
     board.commit(reads, writes, done);
     end = std::max(end, done);
   }

@@ -85,5 +85,27 @@ TEST(SparsePlace, FindsTheFewestPassesOfRowBlocksAndTilesThatFit) {
   EXPECT_GT(with_tiles, 10);
 }
 
+// A row longer than the LM in a matrix of fewer rows than PEs (one row block) with a bias: the
+// tiles are the fewest that fit (the search once priced the bias's second buffer that one row
+// block does not have, and took twice the tiles).
+TEST(SparsePlace, ALongRowWithABiasTakesTheFewestTiles) {
+  SparseProblem p;
+  p.a = sparse::Coo{32, 4096, {}};
+  for (std::uint64_t c = 0; c < 4096; c += 2) p.a.entries.push_back({0, c, 3.0});
+  for (std::uint64_t r = 1; r < 32; ++r) p.a.entries.push_back({r, r, 1.0});
+  p.encoding = sparse::parse_encoding("csr");
+  p.encoding_name = "csr";
+  p.b.assign(4096, 1);
+  p.bias.assign(32, 5);
+  for (const char* lm : {"424", "856", "1560", "2840"}) {
+    machine::MachineConfig m = testing::mini();
+    m.levels.back().memory_bytes = std::stoull(lm);
+    SCOPED_TRACE(lm);
+    const auto [k, t] = expect_fewest(p, m);
+    EXPECT_EQ(k, 1u);
+    EXPECT_GT(t, 1u);
+  }
+}
+
 }  // namespace spmv_place_test
 }  // namespace treesim::kernels

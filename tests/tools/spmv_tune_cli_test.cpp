@@ -130,6 +130,9 @@ TEST(SpmvTuneFile, BadPlanFilesAreOneLineErrors) {
       {"col_tiles:", "col_tiles: [1]", "'col_tiles': expected a value"},
       {"encoding:", "encoding: \"csr/12\"", "'encoding': 'csr/12'"},
       {"encoding:", "encoding: \"ell1\"", "'encoding': PE "},
+      {"encoding:", "encoding:", "'encoding': expected a value, got nothing"},
+      {"entries:", "entries: 1920\nn: 4", "unknown field 'n'"},
+      {"col_tiles:", "col_tiles: 400000", "shares a plan may hold"},
   };
   int n = 0;
   for (const Bad& b : bad) {
@@ -146,6 +149,39 @@ TEST(SpmvTuneFile, BadPlanFilesAreOneLineErrors) {
     EXPECT_NE(r.err.find(path + ":"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+// A plan file of several passes in an encoding and partition other than the options': the run
+// places A as the file says (the report's passes, encoding and partition), bit-exact, in the
+// cycles of the same plan run timing-only; the options' encoding need not even store the matrix.
+TEST(SpmvTuneFile, APlanFileOfPassesRunsAsItSays) {
+  const std::string machine = mini_with_lm("2KiB"), plan = testing::temp_path("passes-plan.yaml");
+  std::ofstream(plan) << "kernel: spmv\nmachine: mini\nrows: 400\ncols: 400\nentries: 1920\n"
+                         "encoding: \"bsr2x2/16\"\npartition: 2d\nrow_blocks: 3\ncol_tiles: 5\n";
+  const std::vector<std::string> a{"--matrix", data("g20.rua"), "--encoding", "ell2", "--plan-file", plan};
+  std::vector<std::string> full = a, timing = a;
+  full.push_back("--verify"), timing.push_back("--timing-only");
+  const json r = run_report("spmv", machine, full), t = run_report("spmv", machine, timing);
+  EXPECT_EQ(r["verify"]["ok"], true);
+  EXPECT_EQ(r["passes"], 15);
+  EXPECT_EQ(r["info"]["partition"], "2d");
+  EXPECT_NE(r["info"]["encoding"].get<std::string>().find("posWidth = 16"), std::string::npos) << r["info"];
+  EXPECT_EQ(r["cycles"], t["cycles"]);
+}
+
+// The tuner still ranks the matrix's plans when the options' encoding cannot store it, and says so.
+TEST(SpmvTuneFile, OptionsThatCannotStoreTheMatrixAreNoCandidate) {
+  const auto r = run_treesim({"tune", "spmv", "--machine", source_path("configs/mini.yaml"), "--matrix",
+                              data("g20.rua"), "--encoding", "ell2", "--budget", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the default planner's plan cannot run: --encoding: ell2:"), std::string::npos) << r.out;
+}
+
+TEST(SpmvTuneFile, OnePlanFileIsNotComparedAcrossPartitions) {
+  const auto r = run_treesim({"run", "spmv", "--machine", source_path("configs/mini.yaml"), "--matrix",
+                              data("g20.rua"), "--partition", "all", "--plan-file", "p.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--plan-file: runs the one plan in the file"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -80,5 +80,20 @@ TEST(RowList, PaddingOfAnyLengthIsOneRun) {
   EXPECT_EQ(print_row_list(l), "7,_1000000,8");
 }
 
+TEST(RowList, ForEachStaysInsideTheList) {
+  const RowList l(Rows{10, 11, 12, P, 2});
+  int calls = 0;
+  const auto count = [&](std::uint64_t, const RowRun&) { ++calls; };
+  RowList().for_each(0, 5, count);  // empty
+  l.for_each(2, 0, count);          // no rows
+  l.for_each(5, 3, count);          // past the end
+  EXPECT_EQ(calls, 0);
+  Rows got;
+  l.for_each(3, UINT64_MAX, [&](std::uint64_t, const RowRun& r) {  // n larger than what is left
+    for (std::uint64_t k = 0; k < r.count; ++k) got.push_back(r.padding() ? P : r.first + k);
+  });
+  EXPECT_EQ(got, (Rows{P, 2}));
+}
+
 }  // namespace row_list_test
 }  // namespace treesim::program
