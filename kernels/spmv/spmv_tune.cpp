@@ -46,10 +46,10 @@ std::string choice_text(const SparsePlacement& s) {
   return fmt::format("{} {}, {}", c.encoding_name, sparse::partition_name(c.partition), passes);
 }
 
-constexpr std::uint64_t kMaxPlanFileBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMaxSparsePlanFileBytes = std::uint64_t{1} << 20;
 // PEs × passes: a plan file past this is refused before anything is placed (each share is a
 // matrix in memory; the largest plans the tuner makes hold a few hundred thousand).
-constexpr std::uint64_t kMaxPlanShares = std::uint64_t{1} << 22;
+constexpr std::uint64_t kMaxSparsePlanShares = std::uint64_t{1} << 22;
 
 // The choice's encoding as its name when the name reads back as it ("csr/16"), else in full.
 std::string encoding_text(const SparseChoice& c) {
@@ -153,7 +153,7 @@ Result<std::string> SparseInstance::plan_file(const Plan& plan, const machine::M
 }
 
 Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machine::MachineConfig& m) const {
-  Result<YAML::Node> loaded = load_yaml_file(path, kMaxPlanFileBytes, "plan file");
+  Result<YAML::Node> loaded = load_yaml_file(path, kMaxSparsePlanFileBytes, "plan file");
   if (!loaded) return loaded.errors();
   const YAML::Node& root = loaded.value();
   const auto at = [&](const YAML::Node& node, const std::string& message) {
@@ -230,11 +230,11 @@ Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machi
                           most_row_blocks(p_, c, m), c.row_blocks));
   const auto passes = checked_mul(c.row_blocks, c.col_tiles);
   if (const auto shares = passes ? checked_mul(m.pe_count(), *passes) : std::nullopt;
-      !shares || *shares > kMaxPlanShares)
+      !shares || *shares > kMaxSparsePlanShares)
     return at(
         root["row_blocks"],
         fmt::format("{} row blocks × {} column tiles over {} PEs are more than the {} shares a plan may hold",
-                    c.row_blocks, c.col_tiles, m.pe_count(), kMaxPlanShares));
+                    c.row_blocks, c.col_tiles, m.pe_count(), kMaxSparsePlanShares));
   if (c.col_tiles > p_.a.cols)
     return at(root["col_tiles"],
               fmt::format("'col_tiles': at most {} (a column per tile), got {}", p_.a.cols, c.col_tiles));

@@ -13,7 +13,7 @@
 #include "tests/tools/verified_run.h"
 
 namespace treesim {
-namespace {
+namespace spmv_tune_cli_test {  // named: unity builds batch test files together
 
 using json = nlohmann::json;
 using testing::mini_with_lm;
@@ -174,7 +174,8 @@ TEST(SpmvTuneFile, OptionsThatCannotStoreTheMatrixAreNoCandidate) {
   const auto r = run_treesim({"tune", "spmv", "--machine", source_path("configs/mini.yaml"), "--matrix",
                               data("g20.rua"), "--encoding", "ell2", "--budget", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("the default planner's plan cannot run: --encoding: ell2:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the default planner's plan cannot run: --encoding: ell2:"), std::string::npos)
+      << r.out;
 }
 
 TEST(SpmvTuneFile, OnePlanFileIsNotComparedAcrossPartitions) {
@@ -184,5 +185,5 @@ TEST(SpmvTuneFile, OnePlanFileIsNotComparedAcrossPartitions) {
   EXPECT_NE(r.err.find("--plan-file: runs the one plan in the file"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace spmv_tune_cli_test
 }  // namespace treesim

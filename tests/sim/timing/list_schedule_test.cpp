@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace treesim::timing {
-namespace {
+namespace list_schedule_test {  // named: unity builds batch test files together
 
 const Resource kDram = Resource::dram(), kMac = Resource::unit(Unit::kMac);
 const Resource kDown = Resource::port(0, Direction::kDown);
@@ -37,5 +37,5 @@ TEST(ListSchedule, AStepWaitsForTheDataItReadsAndOverwrites) {
       45u);
 }
 
-}  // namespace
+}  // namespace list_schedule_test
 }  // namespace treesim::timing
