@@ -101,17 +101,16 @@ Result<Plan> SparseInstance::plan_of(std::shared_ptr<const SparsePlacement> plac
       if (const auto& t = checked.instrs[i].transfer) {
         hold(step, std::holds_alternative<program::Load>(instr) ? cost.load(t->plan) : cost.store(t->plan));
       } else if (const auto* mac = std::get_if<program::SparseMac>(&instr)) {
+        // Each step's work from its instruction, as the sequencer takes it.
         std::uint64_t busiest = 0;
         for (std::uint64_t pe = 0; pe < mac->entries.size(); ++pe)
-          busiest = std::max(busiest, cost.sparse_items(mac->entries[pe], mac->segments[pe],
-                                                        {mac->visits[4 * pe], mac->visits[4 * pe + 1],
-                                                         mac->visits[4 * pe + 2], mac->visits[4 * pe + 3]},
-                                                        p_.n));
+          busiest = std::max(
+              busiest, cost.sparse_items(mac->entries[pe], mac->segments[pe], mac->visits_of(pe), mac->n));
         hold_unit(step, timing::Unit::kMac, cost.unit(timing::Unit::kMac, busiest, timing::Path::kSparse));
-      } else if (std::holds_alternative<program::Reduce>(instr)) {
-        hold(step, cost.collective(timing::Collective::kReduce, s.reduce_level, 4 * s.c_rows * p_.n));
-      } else if (std::holds_alternative<program::Requant>(instr)) {
-        hold_unit(step, timing::Unit::kRequant, cost.unit(timing::Unit::kRequant, s.c_rows * p_.n));
+      } else if (const auto* reduce = std::get_if<program::Reduce>(&instr)) {
+        hold(step, cost.collective(timing::Collective::kReduce, reduce->level.index, 4 * reduce->count));
+      } else if (const auto* rq = std::get_if<program::Requant>(&instr)) {
+        hold_unit(step, timing::Unit::kRequant, cost.unit(timing::Unit::kRequant, rq->rows * rq->cols));
       }
     }
     cycles = timing::list_schedule(steps);
