@@ -191,9 +191,8 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
   } else {
     // The default output stage: 1 / (16 · the most nonzeros in a row), so that typical sums land
     // inside int8.
-    std::vector<std::uint64_t> per(p.a.rows, 0);
     std::uint64_t most = 1;
-    for (const sparse::Triple& t : p.a.entries) most = std::max(most, ++per[t.row]);
+    for (std::uint64_t n : sparse::row_entries(p.a)) most = std::max(most, n);
     p.out.multipliers = {numeric::quantize_multiplier(1.0 / (16.0 * static_cast<double>(most)))};
   }
   // A file's matrix rarely is n:m as stored: an n:m encoding that cannot store it says how to make it so.

@@ -53,10 +53,8 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   if (count > UINT32_MAX)  // entries carry their share's number in 32 bits
     throw sparse::SparseError(fmt::format("{} shares (PEs × passes) are more than the {} supported", count,
                                           std::uint64_t{UINT32_MAX}));
-  std::vector<std::uint64_t> row_entries(a.rows, 0);
-  for (const sparse::Triple& t : a.entries) ++row_entries[t.row];
   const std::vector<std::uint64_t> row_starts =
-      sparse::row_bounds(kind, row_entries, grid_rows, dim_group(e, 0));
+      sparse::row_bounds(kind, sparse::row_entries(a), grid_rows, dim_group(e, 0));
   const std::vector<std::uint64_t> col_starts = sparse::even_bounds(a.cols, grid_cols, group);
   const auto range_of = [](const std::vector<std::uint64_t>& starts, std::uint64_t i) {
     return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
@@ -249,8 +247,7 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const Spa
 std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice& c,
                                      const machine::MachineConfig& m, std::uint64_t most) {
   const std::uint64_t group = dim_group(c.encoding, 1);
-  std::vector<std::uint64_t> per_row(p.a.rows, 0);
-  for (const sparse::Triple& t : p.a.entries) ++per_row[t.row];
+  const std::vector<std::uint64_t> per_row = sparse::row_entries(p.a);
   std::vector<std::uint64_t> order(p.a.rows);
   for (std::uint64_t r = 0; r < p.a.rows; ++r) order[r] = r;
   const std::size_t top = std::min<std::size_t>(4, order.size());

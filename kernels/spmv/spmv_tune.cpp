@@ -19,9 +19,8 @@ namespace {
 // that is 2:4 already), each at native, 32- and 16-bit positions and coordinates (NAME/W; a width
 // that cannot hold a share's numbers fails its placement). The options' own encoding besides.
 std::vector<std::pair<std::string, sparse::Encoding>> tuner_encodings(const SparseProblem& p) {
-  std::vector<std::uint64_t> per_row(p.a.rows, 0);
-  std::uint64_t longest = 0;
-  for (const sparse::Triple& t : p.a.entries) longest = std::max(longest, ++per_row[t.row]);
+  const std::vector<std::uint64_t> per_row = sparse::row_entries(p.a);
+  const std::uint64_t longest = per_row.empty() ? 0 : *std::max_element(per_row.begin(), per_row.end());
   const std::uint64_t mean = p.a.rows ? (p.a.entries.size() + p.a.rows - 1) / p.a.rows : 0;
   std::vector<std::string> bases{"csr", "coo", "dcsr", "bsr2x2"};
   if (longest > 0 && longest <= std::max<std::uint64_t>(4, 4 * mean))

@@ -58,6 +58,8 @@ SparseMatrix build_dense(const std::vector<double>& dense, std::uint64_t rows, s
 
 // One triple per (row, col), in row-major order, duplicates summed in file order.
 Coo sum_duplicates(Coo coo);
+// The triples in each row (a row's stored entries, once duplicates are summed).
+std::vector<std::uint64_t> row_entries(const Coo& coo);
 
 // Every stored entry with its matrix coordinates, in storage order (padding left out; in-block
 // zeros of BSR and dense levels included).

@@ -8,13 +8,12 @@ Coo sum_duplicates(Coo coo) {
   // Stable: duplicates meet in file order, so their sum is the one build() makes. Files list their
   // entries by row or by column, so the sort is by counting on rows, then each row on its own.
   const auto by_col = [](const Triple& a, const Triple& b) { return a.col < b.col; };
+  const std::vector<std::uint64_t> counts = row_entries(coo);
   std::vector<std::uint64_t> start(coo.rows + 1, 0);
+  for (std::uint64_t r = 0; r < coo.rows; ++r) start[r + 1] = start[r] + counts[r];
   bool by_row = true;
-  for (std::size_t i = 0; i < coo.entries.size(); ++i) {
-    ++start[coo.entries[i].row + 1];
-    if (i > 0 && coo.entries[i].row < coo.entries[i - 1].row) by_row = false;
-  }
-  for (std::uint64_t r = 0; r < coo.rows; ++r) start[r + 1] += start[r];
+  for (std::size_t i = 1; i < coo.entries.size() && by_row; ++i)
+    by_row = coo.entries[i].row >= coo.entries[i - 1].row;
   if (!by_row) {
     std::vector<Triple> sorted(coo.entries.size());
     std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
