@@ -28,6 +28,35 @@ std::uint64_t dim_group(const sparse::Encoding& e, std::size_t dim) {
   return g;
 }
 
+// Renumbers a share's columns over the column groups its entries touch, in order: an entry's
+// column becomes its group's local number × group + its place in the group. Returns the groups'
+// global columns (the x rows the share needs). The tables span A's column groups and are cleared
+// once: a share's groups are stamped with its own number.
+class ColumnRenumbering {
+ public:
+  ColumnRenumbering(std::uint64_t cols, std::uint64_t group)
+      : group_(group), stamp_((cols + group - 1) / group, UINT64_MAX), local_(stamp_.size(), 0) {}
+
+  std::vector<std::uint64_t> apply(std::vector<sparse::Triple>& entries, std::uint64_t share) {
+    groups_.clear();
+    for (const sparse::Triple& t : entries)
+      if (stamp_[t.col / group_] != share) stamp_[t.col / group_] = share, groups_.push_back(t.col / group_);
+    std::sort(groups_.begin(), groups_.end());
+    std::vector<std::uint64_t> cols;
+    cols.reserve(groups_.size() * group_);
+    for (std::size_t k = 0; k < groups_.size(); ++k) {
+      local_[groups_[k]] = k;
+      for (std::uint64_t c = groups_[k] * group_; c < (groups_[k] + 1) * group_; ++c) cols.push_back(c);
+    }
+    for (sparse::Triple& t : entries) t.col = local_[t.col / group_] * group_ + t.col % group_;
+    return cols;
+  }
+
+ private:
+  std::uint64_t group_;
+  std::vector<std::uint64_t> stamp_, local_, groups_;
+};
+
 }  // namespace
 
 int sparse_grid_level(const machine::MachineConfig& m) {
@@ -86,10 +115,7 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
     for (std::size_t i = 0; i < a.entries.size(); ++i) bucketed[next[share_of[i]]++] = a.entries[i];
   }
-  // A column group's local number in the share being renumbered (stamped with the share, so the
-  // array is cleared once).
-  std::vector<std::uint64_t> stamp((a.cols + group - 1) / group, UINT64_MAX), local(stamp.size(), 0);
-  std::vector<std::uint64_t> groups;
+  ColumnRenumbering renumber(a.cols, group);
   sparse::Coo part;
   for (std::uint64_t pe = 0; pe < count; ++pe) {
     PeShare share;
@@ -98,17 +124,8 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     share.row_end = row_starts[g + 1];
     part.entries.assign(bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe]),
                         bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe + 1]));
-    // The column groups this PE touches, renumbered in order.
-    groups.clear();
-    for (const sparse::Triple& t : part.entries)
-      if (stamp[t.col / group] != pe) stamp[t.col / group] = pe, groups.push_back(t.col / group);
-    std::sort(groups.begin(), groups.end());
-    for (std::size_t k = 0; k < groups.size(); ++k) {
-      local[groups[k]] = k;
-      for (std::uint64_t c = groups[k] * group; c < (groups[k] + 1) * group; ++c) share.cols.push_back(c);
-    }
+    share.cols = renumber.apply(part.entries, pe);
     for (sparse::Triple& t : part.entries) {
-      t.col = local[t.col / group] * group + t.col % group;
       t.row -= share.row_begin;
       share.nonzeros += t.value != 0;
     }
@@ -257,8 +274,13 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
   for (const sparse::Triple& t : p.a.entries)
     for (std::size_t k = 0; k < top; ++k)
       if (t.row == order[k]) rows[k].push_back({0, t.col, t.value});
+  for (auto& row : rows)
+    std::sort(row.begin(), row.end(),
+              [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
   const std::uint64_t grid_cols = grid_cols_of(c, m);
   const std::vector<std::uint64_t> col_starts = sparse::even_bounds(p.a.cols, grid_cols, group);
+  ColumnRenumbering renumber(p.a.cols, group);
+  std::uint64_t share = 0;  // each part's number for the renumbering's stamps
   for (std::uint64_t tiles = 1;; tiles *= 2) {
     SparsePlacement s;
     s.choice = c;
@@ -266,33 +288,24 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
     s.passes = most * tiles;  // as the placement with a row per grid row and pass would have them
     if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
     std::uint64_t most_chunks = 0;
-    for (const auto& row : rows)
+    for (const auto& row : rows) {
+      // The row's entries (in column order) tile by tile of each grid column, columns renumbered.
+      std::size_t next = 0;
       for (std::uint64_t g = 0; g < grid_cols; ++g) {
-        std::vector<std::uint64_t> starts =
+        const std::vector<std::uint64_t> starts =
             sparse::even_bounds(col_starts[g + 1] - col_starts[g], tiles, group);
         for (std::uint64_t t = 0; t + 1 < starts.size(); ++t) {
-          // The row's entries in this tile, columns renumbered over the groups it touches.
           sparse::Coo part{1, 0, {}};
-          std::vector<std::uint64_t> groups;
-          for (const sparse::Triple& e : row)
-            if (e.col >= col_starts[g] + starts[t] && e.col < col_starts[g] + starts[t + 1])
-              part.entries.push_back(e), groups.push_back(e.col / group);
+          while (next < row.size() && row[next].col < col_starts[g] + starts[t + 1])
+            part.entries.push_back(row[next++]);
           if (part.entries.empty()) continue;
-          std::sort(groups.begin(), groups.end());
-          groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
-          for (sparse::Triple& e : part.entries)
-            e.col = static_cast<std::uint64_t>(std::lower_bound(groups.begin(), groups.end(), e.col / group) -
-                                               groups.begin()) *
-                        group +
-                    e.col % group;
-          part.cols = groups.size() * group;
-          std::sort(part.entries.begin(), part.entries.end(),
-                    [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
+          part.cols = renumber.apply(part.entries, ++share).size();
           const std::uint64_t bytes = sparse::block_bytes(sparse::build(part, c.encoding));
           most_chunks = std::max(most_chunks, (bytes + kAChunk - 1) / kAChunk);
           s.x_rows = std::max(s.x_rows, part.cols);
         }
       }
+    }
     s.block_bytes = most_chunks * kAChunk;
     lay_out_lm(p, most, s);
     if (s.lm_end <= m.lm_bytes() || tiles >= p.a.cols) return tiles;
