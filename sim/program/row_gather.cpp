@@ -31,25 +31,16 @@ void add_runs(const RowList& rows, std::uint64_t row_elements, const std::vector
 std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements,
                                  const std::vector<std::uint64_t>& offset,
                                  const std::vector<std::uint64_t>& shape) {
-  // The distinct rows: the block's runs of rows, ordered and merged; each row then a run of the
-  // block's columns (whole rows that follow each other, one run).
-  std::vector<RowRun> sets;
+  // The distinct rows: the block's runs of rows, ordered and merged (as runs of row numbers); each
+  // row then a run of the block's columns (whole rows that follow each other, one run).
+  std::vector<ElementRun> sets;
   rows.for_each(offset[0], shape[0], [&](std::uint64_t, const RowRun& r) {
-    if (!r.padding()) sets.push_back(r);
+    if (!r.padding()) sets.push_back({r.first, r.count});
   });
-  const auto by_first = [](const RowRun& a, const RowRun& b) { return a.first < b.first; };
-  if (!std::is_sorted(sets.begin(), sets.end(), by_first)) std::sort(sets.begin(), sets.end(), by_first);
-  std::vector<RowRun> distinct;
-  for (const RowRun& r : sets) {
-    if (!distinct.empty() && r.first <= distinct.back().first + distinct.back().count)
-      distinct.back().count =
-          std::max(distinct.back().first + distinct.back().count, r.first + r.count) - distinct.back().first;
-    else
-      distinct.push_back(r);
-  }
+  const std::vector<ElementRun> distinct = merge_runs(sets);
   std::vector<ElementRun> runs;
   if (shape[1] == 0) return runs;
-  for (const RowRun& set : distinct) {
+  for (const ElementRun& set : distinct) {
     if (shape[1] == row_elements) {
       runs.push_back({set.first * row_elements, set.count * row_elements});
       continue;
