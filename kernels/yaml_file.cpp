@@ -42,6 +42,13 @@ std::string yaml_scalar(const std::string& text, bool always_quote) {
   return out + "\"";
 }
 
+std::optional<std::uint64_t> whole_number(const std::string& text) {
+  bool ok = !text.empty() && text.size() < 19;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  if (!ok) return std::nullopt;
+  return std::stoull(text);
+}
+
 core::Error yaml_error(const std::string& path, const YAML::Node& node, const std::string& message) {
   const int line = node.IsDefined() ? std::max(1, node.Mark().line + 1) : 1;
   return core::Error{fmt::format("{}:{}", path, line), message};

@@ -92,14 +92,11 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
     const YAML::Node node = root[key];
     if (!node.IsDefined()) return r.at(root, fmt::format("'{}' is missing", key));
     const std::string s = node.IsScalar() ? node.Scalar() : "";
-    std::uint64_t v = 0;
-    bool ok = !s.empty() && s.size() < 19;
-    for (char c : s) ok = ok && c >= '0' && c <= '9';
-    if (ok) v = std::stoull(s);
-    if (!ok || v < min)
+    const std::optional<std::uint64_t> v = whole_number(s);
+    if (!v || *v < min)
       return r.at(node, fmt::format("'{}': expected a whole number ≥ {}, got {}", key, min,
                                     node.IsScalar() ? "'" + core::echo(s) + "'" : "a list or mapping"));
-    out = v;
+    out = *v;
     return std::nullopt;
   };
   for (auto [key, out, min] : {std::tuple{"m", &f.m, 1},

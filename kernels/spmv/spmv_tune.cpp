@@ -180,12 +180,11 @@ Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machi
   const auto whole = [&](const char* key, std::uint64_t& out) -> std::optional<core::Error> {
     Result<std::string> s = scalar(key);
     if (!s) return s.errors().front();
-    bool ok = !s.value().empty() && s.value().size() < 19;
-    for (char ch : s.value()) ok = ok && ch >= '0' && ch <= '9';
-    if (!ok || std::stoull(s.value()) == 0)
+    const std::optional<std::uint64_t> v = whole_number(s.value());
+    if (!v || *v == 0)
       return at(root[key],
                 fmt::format("'{}': expected a whole number ≥ 1, got '{}'", key, core::echo(s.value())));
-    out = std::stoull(s.value());
+    out = *v;
     return std::nullopt;
   };
   for (auto [key, want] : {std::pair<const char*, std::string>{"kernel", kernel}, {"machine", m.name}}) {
