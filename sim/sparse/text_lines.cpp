@@ -59,15 +59,13 @@ std::optional<std::int64_t> parse_int(std::string_view w) {
 std::optional<double> parse_real(std::string_view w) {
   if (w.empty() || w.size() > 64) return std::nullopt;
   // Most files write C's form: from_chars reads it in place (correctly rounded, as strtod). Its
-  // general format takes no hex; inf and nan are refused below. Fortran's D exponent and a leading
-  // '+' take the slow path.
+  // general format takes no hex; the inf and nan it reads are not finite. Fortran's D exponent and
+  // a leading '+' take the slow path.
   if (w[0] != '+' && w.find_first_of("Dd") == std::string_view::npos) {
     double v = 0;
     const auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
     if (ec != std::errc::result_out_of_range) {  // (strtod below says what an underflow reads as)
       if (ec != std::errc() || p != w.data() + w.size() || !std::isfinite(v)) return std::nullopt;
-      for (char c : w)
-        if (c == 'n' || c == 'N' || c == 'i' || c == 'I') return std::nullopt;  // "nan", "inf" spelled out
       return v;
     }
   }
