@@ -78,10 +78,17 @@ Result<Candidates> SparseInstance::candidates(const machine::MachineConfig& m) c
       SparseChoice c{encoding, options_choice ? p_.encoding_name : name, partition, 0, 0};
       // The fewest passes that fit; then, as more passes overlap more of A's loading with the walk,
       // twice and four times as many row blocks.
+      // (The options' own choice is the placement plan() makes: made once.)
       std::shared_ptr<const SparsePlacement> fewest;
-      try {
-        fewest = std::make_shared<const SparsePlacement>(place_sparse(p_, c, m));
-      } catch (const sparse::SparseError&) {
+      if (options_choice) {
+        if (auto own = placement(m)) fewest = own.value();
+      } else {
+        try {
+          fewest = std::make_shared<const SparsePlacement>(place_sparse(p_, c, m));
+        } catch (const sparse::SparseError&) {
+        }
+      }
+      if (!fewest) {
         ++out.enumerated, ++pruned["the encoding cannot store a share"];
         continue;
       }
