@@ -194,7 +194,7 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
   // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
   if (keep) s.shares.resize(s.pes * row_blocks * col_tiles);
   s.storage_bytes.assign(2 * c.encoding.levels.size() + 1, 0);
-  std::uint64_t most_chunks = 0, largest = 0;
+  std::uint64_t largest = 0;
   for_each_share(p.a, c.encoding, c.partition, s.pes * row_blocks, s.grid_cols, col_tiles,
                  [&](std::uint64_t i, PeShare& share) {
                    const std::uint64_t part = i / col_tiles, t = i % col_tiles;
@@ -204,7 +204,6 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
                    if (bytes > largest ||
                        (bytes == largest && std::pair(pass, pe) < std::pair(s.largest_pass, s.largest_pe)))
                      largest = bytes, s.largest_pe = pe, s.largest_pass = pass;
-                   most_chunks = std::max(most_chunks, (bytes + kAChunk - 1) / kAChunk);
                    s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
                    s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);
                    for (std::size_t l = 0; l < c.encoding.levels.size(); ++l) {
@@ -214,7 +213,7 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
                    s.storage_bytes.back() += share.local.values.size();
                    if (keep) s.shares[(k * col_tiles + t) * s.pes + pe] = std::move(share);
                  });
-  s.block_bytes = most_chunks * kAChunk;
+  s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;  // whole chunk rows
   if (keep) {
     s.a_chunk_begin.assign(1, 0);
     for (const PeShare& share : s.shares)
@@ -287,7 +286,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
     s.pes = m.pe_count();
     s.passes = most * tiles;  // as the placement with a row per grid row and pass would have them
     if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
-    std::uint64_t most_chunks = 0;
+    std::uint64_t largest = 0;
     for (const auto& row : rows) {
       // The row's entries (in column order) tile by tile of each grid column, columns renumbered.
       std::size_t next = 0;
@@ -300,13 +299,12 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
             part.entries.push_back(row[next++]);
           if (part.entries.empty()) continue;
           part.cols = renumber.apply(part.entries, ++share).size();
-          const std::uint64_t bytes = sparse::block_bytes(sparse::build(part, c.encoding));
-          most_chunks = std::max(most_chunks, (bytes + kAChunk - 1) / kAChunk);
+          largest = std::max(largest, sparse::block_bytes(sparse::build(part, c.encoding)));
           s.x_rows = std::max(s.x_rows, part.cols);
         }
       }
     }
-    s.block_bytes = most_chunks * kAChunk;
+    s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;
     lay_out_lm(p, most, s);
     if (s.lm_end <= m.lm_bytes() || tiles >= p.a.cols) return tiles;
   }
