@@ -81,8 +81,11 @@ class PeArrayIf : public virtual sc_core::sc_interface {
   virtual std::optional<LaneError> sparse_mac(const program::SparseMac& op) = 0;
   // A load's bytes into every replica's LM slots (padding filled with `pad`): `host` is the block,
   // row-major, or with `tensor` the whole tensor the block lies in (DRAM's bytes through DMI).
+  // `gaps`: block elements not written (sorted, disjoint [begin, end) ranges of `host`'s block, a
+  // row gather's gap rows); their slots keep what they held.
   virtual void scatter(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm,
-                       std::int32_t pad, const program::Block* tensor) = 0;
+                       std::int32_t pad, const program::Block* tensor,
+                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>* gaps = nullptr) = 0;
   // A store's bytes: replica 0 of every element from the LMs into `host` (as scatter's).
   virtual void gather(const program::Transfer& t, std::uint64_t lm, std::uint8_t* host,
                       const program::Block* tensor) = 0;
@@ -128,7 +131,8 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void quant_add(const program::QuantAdd& op) override;
   std::optional<LaneError> sparse_mac(const program::SparseMac& op) override;
   void scatter(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm, std::int32_t pad,
-               const program::Block* tensor) override;
+               const program::Block* tensor,
+               const std::vector<std::pair<std::uint64_t, std::uint64_t>>* gaps = nullptr) override;
   void gather(const program::Transfer& t, std::uint64_t lm, std::uint8_t* host,
               const program::Block* tensor) override;
   void collective(const program::Instr& instr, std::uint64_t subtree) override;
@@ -159,6 +163,10 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void keep(std::exception_ptr e) {
     if (e && !host_error_) host_error_ = e;
   }
+  // scatter()'s path for a load that is mostly gaps (rank 2, one replica, no padding): false when
+  // the load is not, and the whole walk is cheaper.
+  bool scatter_around_gaps(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm_base,
+                           const std::vector<std::pair<std::uint64_t, std::uint64_t>>& gaps);
   // Calls body(slice, worker) over slices of a layout's run walk that cover it, on the lane pool.
   void walk_slices(const layout::BoundLayout& b,
                    const std::function<void(layout::OuterSlice, unsigned)>& body);

@@ -293,9 +293,10 @@ void PeArray::quant_add(const program::QuantAdd& op) {
 
 std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
   FirstError error;
-  on_lanes(count_, 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+  on_lanes(op.walkers(count_), 1, [&](std::uint64_t first, std::uint64_t last, unsigned) {
     std::vector<std::int32_t> c;
-    for (std::uint64_t p = first; p < last; ++p) {
+    for (std::uint64_t i = first; i < last; ++i) {
+      const std::uint64_t p = op.pe_of(i);
       try {
         const sparse::SparseMatrix a = sparse::unpack_block(lm(p) + op.a, op.a_bytes, op.encoding);
         if (a.rows > op.c_rows || a.cols > op.b_rows)
@@ -306,15 +307,15 @@ std::optional<LaneError> PeArray::sparse_mac(const program::SparseMac& op) {
         const sparse::WalkWork w = sparse::multiply_block(
             a, reinterpret_cast<const std::int8_t*>(lm(p) + op.b), op.n, op.b_zero, c.data());
         if (!c.empty()) std::memcpy(lm(p) + op.c, c.data(), c.size() * 4);
-        if (w.entries != op.entries[p] || w.segments != op.segments[p])
+        if (w.entries != op.entries[i] || w.segments != op.segments[i])
           error.add(p, fmt::format("its walk visits {} entries and {} segments; the instruction declares {} "
                                    "and {}",
-                                   w.entries, w.segments, op.entries[p], op.segments[p]));
-        else if (!op.visits.empty() && w.visits != op.visits_of(p))
+                                   w.entries, w.segments, op.entries[i], op.segments[i]));
+        else if (!op.visits.empty() && w.visits != op.visits_of(i))
           error.add(p,
                     fmt::format("its walk steps through {} coordinates (dense, compressed, singleton, n:m); "
                                 "the instruction declares {}",
-                                fmt::join(w.visits, ","), fmt::join(op.visits_of(p), ",")));
+                                fmt::join(w.visits, ","), fmt::join(op.visits_of(i), ",")));
       } catch (const sparse::SparseError& e) {
         error.add(p, e.what());
       }

@@ -34,7 +34,8 @@ void add_int32(std::uint8_t* __restrict sum, const std::uint8_t* __restrict part
 }  // namespace
 
 void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm_base,
-                      std::int32_t pad, const program::Block* tensor) {
+                      std::int32_t pad, const program::Block* tensor,
+                      const std::vector<std::pair<std::uint64_t, std::uint64_t>>* gaps) {
   // Replicas are recorded as shared only where the MAC kernels read shared operands.
   host::LmReplicas* shared = mac_batch_ ? &shared_ : nullptr;
   const host::LmView pes = lms();
@@ -54,12 +55,15 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
     std::vector<bool> covered(count_, false);
     bool all_dense = true;
     for (std::uint64_t pe = 0; pe < count_; ++pe)
-      all_dense = all_dense && (fill[pe] == 0 || fill[pe] == t.footprint_bytes);
+      all_dense = all_dense && !gaps && (fill[pe] == 0 || fill[pe] == t.footprint_bytes);
     for (std::uint64_t pe = 0; pe < count_ && all_dense; ++pe)
       for (std::uint64_t r = 0; r < shift.size() && fill[pe] > 0; ++r)
         covered[pe + shift[r] - shift[0]] = true;
     shared->overwrite(lm_base, lm_base + t.footprint_bytes, covered, pes);
   }
+  if (gaps && b.replicas() == 1 && !(shared && shared->overlaps(lm_base, lm_base + t.footprint_bytes)) &&
+      b.padded_elements() == b.logical_elements() && scatter_around_gaps(t, host, lm_base, *gaps))
+    return;
   // Replica 0, run by run, in slices of the walk on the lane pool (the slices write disjoint
   // slots); remember which PEs it filled and how many bytes.
   const layout::ElementIndex index = element_index(tensor);
@@ -75,7 +79,21 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
             for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * eb, pad_bytes, eb);
             return;
           }
-          std::memcpy(dst, host + static_cast<std::uint64_t>(element) * eb, count * eb);
+          const std::uint64_t first = static_cast<std::uint64_t>(element);
+          if (!gaps || gaps->empty()) {
+            std::memcpy(dst, host + first * eb, count * eb);
+            return;
+          }
+          // The run's parts outside the gaps (the first gap that ends past the run's start on).
+          auto g = std::upper_bound(gaps->begin(), gaps->end(), first,
+                                    [](std::uint64_t e, const auto& gap) { return e < gap.second; });
+          for (std::uint64_t at = first, end = first + count; at < end;) {
+            const std::uint64_t stop = g == gaps->end() ? end : std::min(end, g->first);
+            if (at < stop) std::memcpy(dst + (at - first) * eb, host + at * eb, (stop - at) * eb);
+            if (g == gaps->end()) break;
+            at = std::max(at, g->second);
+            ++g;
+          }
         },
         index, slice);
   });
@@ -111,6 +129,56 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
     for (std::uint64_t r = 1; r < shift.size(); ++r)
       std::memcpy(lm(pe + shift[r] - shift[0]) + lm_base + offset, src, count * eb);
   });
+}
+
+bool PeArray::scatter_around_gaps(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm_base,
+                                  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& gaps) {
+  // A load that is mostly gaps (a pass in which few PEs take part): place the elements between the
+  // gaps row by row, each row's first and last located, rather than walk every slot of the layout.
+  const layout::BoundLayout& b = t.bound;
+  const std::uint64_t total = b.logical_elements(), cols = b.rank() == 2 ? b.shape()[1] : 0;
+  std::uint64_t gap_elements = 0;
+  for (const auto& [first, end] : gaps) gap_elements += end - first;
+  if (cols == 0 || 8 * (total - gap_elements) > total) return false;
+  const std::size_t eb = b.element_bytes();
+  const std::uint64_t word = b.words_per_address() * eb;
+  layout::Location at, last;
+  std::uint64_t index[2];
+  const auto slot = [&](const layout::Location& l) {
+    return std::pair(b.pe_id(l.units), lm_base + l.addr * word + l.lane * eb);
+  };
+  const auto place = [&](std::uint64_t first, std::uint64_t end) {  // elements [first, end) of one row
+    index[0] = first / cols, index[1] = first % cols;
+    b.locate_into(index, at);
+    index[1] = (end - 1) % cols;
+    b.locate_into(index, last);
+    const auto [pe, offset] = slot(at);
+    const auto [last_pe, last_offset] = slot(last);
+    if (pe == last_pe && last_offset == offset + (end - 1 - first) * eb) {
+      std::memcpy(lm(pe) + offset, host + first * eb, (end - first) * eb);
+      return;
+    }
+    for (std::uint64_t e = first; e < end; ++e) {
+      index[1] = e % cols;
+      b.locate_into(index, at);
+      const auto [p, o] = slot(at);
+      std::memcpy(lm(p) + o, host + e * eb, eb);
+    }
+  };
+  std::uint64_t from = 0;
+  const auto place_rows = [&](std::uint64_t first, std::uint64_t end) {
+    for (std::uint64_t e = first; e < end;) {
+      const std::uint64_t row_end = std::min(end, (e / cols + 1) * cols);
+      place(e, row_end);
+      e = row_end;
+    }
+  };
+  for (const auto& [first, end] : gaps) {
+    place_rows(from, first);
+    from = end;
+  }
+  place_rows(from, total);
+  return true;
 }
 
 void PeArray::gather(const program::Transfer& t, std::uint64_t lm_base, std::uint8_t* host,

@@ -153,6 +153,10 @@ class Sequencer : public sc_core::sc_module {
   timing::Scoreboard scoreboard_;
   std::vector<InstrRecord> records_;
   std::vector<std::vector<bool>> dead_requant_;  // per instruction: PEs whose requant no one reads
+  // Scratch that only grows: a pass's loads of different sizes reuse it without clearing it again.
+  static void grow(std::vector<std::uint8_t>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+  }
   std::vector<std::uint8_t> staging_;
   std::vector<std::uint8_t> window_source_;  // a windowed load's tensor elements, before the im2col
   std::optional<std::string> error_;         // why the program cannot run (SimError's text)

@@ -56,11 +56,13 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
             fail_on(pes->requant(op, stage ? &*stage : nullptr, dead));
           }
         } else if constexpr (std::is_same_v<T, program::SparseMac>) {
-          std::vector<std::uint64_t> work(n);
-          for (std::uint64_t p = 0; p < n; ++p) {
-            work[p] = cost_.sparse_items(op.entries[p], op.segments[p], op.visits_of(p), op.n);
-            r.work.macs += op.entries[p] * op.n;
-            r.work.sparse_items += work[p];
+          std::vector<std::uint64_t> work(n, 0);  // a PE that does not walk has none
+          for (std::size_t i = 0; i < op.walkers(n); ++i) {
+            const std::uint64_t items =
+                cost_.sparse_items(op.entries[i], op.segments[i], op.visits_of(i), op.n);
+            work[op.pe_of(i)] = items;
+            r.work.macs += op.entries[i] * op.n;
+            r.work.sparse_items += items;
           }
           r.work.sparse_macs = r.work.macs;
           step = pes->step_each(unit, work, ready, timing::Path::kSparse);

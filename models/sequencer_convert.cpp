@@ -42,7 +42,7 @@ void Sequencer::convert(std::size_t i, const program::Convert& op, std::uint64_t
   r.timing = {start == UINT64_MAX ? ready : start, end};
   if (!options_.functional) return;
   // Through a host block: every element from the source's replica 0, then every slot of `to`.
-  staging_.resize(c.from.block.elements() * eb);
+  grow(staging_, c.from.block.elements() * eb);
   pes->gather(c.from, op.src, staging_.data(), nullptr);
   pes->scatter(c.to, staging_.data(), op.dst, op.pad, nullptr);
 }

@@ -167,7 +167,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     // loader's im2col); the layout then places the block as any other.
     const program::WindowRead& w = *t.window;
     const std::size_t eb = t.bound.element_bytes();
-    if (staged) window_source_.resize(t.dram_runs->span() * eb);
+    if (staged) grow(window_source_, t.dram_runs->span() * eb);
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
     if (failed()) return;
     if (w.halo_patch_bytes) {
@@ -178,7 +178,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
       r.timing.end = std::max(r.timing.end, s.end);
     }
     if (!options_.functional) return;
-    staging_.resize(t.block.elements() * eb);
+    grow(staging_, t.block.elements() * eb);
     if (dmi)
       program::expand_window(w.window, w.tensor_shape, t.block.offset, t.block.shape, dmi, 0, eb, op.pad,
                              staging_.data());
@@ -193,17 +193,23 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
     // the layout as any other.
     const program::RowRead& rr = *t.rows;
     const std::size_t eb = t.bound.element_bytes();
-    if (staged) window_source_.resize(t.dram_runs->span() * eb);
+    if (staged) grow(window_source_, t.dram_runs->span() * eb);
     transfer(i, t, true, ready, r, staged ? window_source_.data() : nullptr);
     if (failed() || !options_.functional) return;
-    staging_.resize(t.block.elements() * eb);
+    grow(staging_, t.block.elements() * eb);
     program::gather_rows(op.rows, rr.row_elements, t.block.offset, t.block.shape,
                          dmi ? dmi : window_source_.data(), dmi ? 0 : t.dram_runs->first(), eb, op.pad,
                          staging_.data());
-    pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
+    if (!op.rows.has_gaps()) {
+      pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr);
+      return;
+    }
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps =
+        program::gap_elements(op.rows, t.block.offset, t.block.shape);
+    pes->scatter(t, staging_.data(), op.lm, op.pad, nullptr, &gaps);
     return;
   }
-  if (staged) staging_.resize(t.block.elements() * t.bound.element_bytes());
+  if (staged) grow(staging_, t.block.elements() * t.bound.element_bytes());
   transfer(i, t, true, ready, r, staged ? staging_.data() : nullptr);
   if (failed()) return;
   if (dmi)
@@ -222,7 +228,7 @@ void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t rea
     const program::RowRead& rr = *t.rows;
     const std::size_t eb = t.bound.element_bytes();
     if (options_.functional) {
-      staging_.resize(t.block.elements() * eb);
+      grow(staging_, t.block.elements() * eb);
       pes->gather(t, op.lm, staging_.data(), nullptr);
       if (staged) window_source_.assign(t.dram_runs->span() * eb, 0);
       program::scatter_rows(op.rows, rr.row_elements, t.block.offset, t.block.shape, staging_.data(),
@@ -234,7 +240,7 @@ void Sequencer::store(std::size_t i, const program::Store& op, std::uint64_t rea
   if (dmi) {
     pes->gather(t, op.lm, dmi, &t.block);
   } else if (staged) {
-    staging_.resize(t.block.elements() * t.bound.element_bytes());
+    grow(staging_, t.block.elements() * t.bound.element_bytes());
     pes->gather(t, op.lm, staging_.data(), nullptr);
   }
   transfer(i, t, false, ready, r, staged ? staging_.data() : nullptr);

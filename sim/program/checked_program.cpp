@@ -1,5 +1,6 @@
 #include "sim/program/checked_program.h"
 
+#include <memory>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -30,6 +31,7 @@ struct BoundTransfer {
   std::uint64_t footprint_bytes = 0;
   layout::TrafficPlan plan;
   layout::PortTraffic ports;
+  std::shared_ptr<const std::vector<HeldBlock>> held;  // a row gather's or scatter's, once asked for
 };
 
 // A halo load's traffic (halo.h) for a layout, block and window. Blocks that differ by whole images
@@ -176,7 +178,7 @@ class InstrChecker {
       x.dram_runs = DramRuns(row_runs(*rows, seen[1], block.offset, block.shape));
     }
     const std::size_t element_bytes = core::dtype_bytes(t.dtype);
-    for (const BoundTransfer& c : bound_cache_) {
+    for (BoundTransfer& c : bound_cache_) {
       if (c.load != load || c.element_bytes != element_bytes || c.shape != block.shape ||
           !(c.layout == op.layout))
         continue;
@@ -184,7 +186,7 @@ class InstrChecker {
       x.footprint_bytes = c.footprint_bytes;
       x.plan = c.plan;
       x.ports = c.ports;
-      return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), rows, load);
+      return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), rows, load, c);
     }
     layout::BindResult bound = layout::bind_layout(op.layout, block.shape, m_, element_bytes);
     if (!bound) {
@@ -204,8 +206,9 @@ class InstrChecker {
     x.plan = load ? layout::plan_load(x.bound) : layout::plan_gather(x.bound);
     x.ports = load ? layout::load_port_traffic(x.bound) : layout::gather_port_traffic(x.bound);
     bound_cache_.push_back(
-        {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports});
-    return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), rows, load);
+        {op.layout, block.shape, element_bytes, load, x.bound, x.footprint_bytes, x.plan, x.ports, nullptr});
+    return with_row_traffic(with_window_reads(std::move(x), element_bytes, op), rows, load,
+                            bound_cache_.back());
   }
 
   // A row gather or scatter: a rank-2 tensor (or view), rows inside it, none written twice; one
@@ -245,15 +248,16 @@ class InstrChecker {
 
   // A row gather's links carry each unit's distinct rows and DRAM reads each distinct row once; a row
   // scatter sends its non-padding elements up (row_gather.h).
-  Transfer with_row_traffic(Transfer x, const RowList* rows, bool load) {
+  Transfer with_row_traffic(Transfer x, const RowList* rows, bool load, BoundTransfer& cached) {
     if (!x.rows) return x;
     const RowRead& r = *x.rows;
+    if (!cached.held) cached.held = std::make_shared<const std::vector<HeldBlock>>(held_blocks(x.bound));
     if (load) {
-      HaloTraffic h = row_gather_traffic(*rows, r.row_elements, x.block.offset, x.bound);
+      HaloTraffic h = row_gather_traffic(*rows, r.row_elements, x.block.offset, x.bound, *cached.held);
       x.plan = std::move(h.plan);
       x.ports = std::move(h.ports);
     } else {
-      RowScatterTraffic s = row_scatter_traffic(*rows, r.row_elements, x.block.offset, x.bound);
+      RowScatterTraffic s = row_scatter_traffic(*rows, r.row_elements, x.block.offset, x.bound, *cached.held);
       x.plan = std::move(s.plan);
       x.ports = std::move(s.ports);
     }
@@ -485,12 +489,19 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               c.lm(pi.writes, op.dst, {op.rows, op.cols});
             },
             [&](const SparseMac& op) {
-              if (op.entries.size() != pes || op.segments.size() != pes)
-                return c.fail(fmt::format("entries and segments have {} and {} numbers; give one per PE ({})",
-                                          op.entries.size(), op.segments.size(), pes));
-              if (!op.visits.empty() && op.visits.size() != 4 * pes)
-                return c.fail(
-                    fmt::format("visits has {} numbers; give four per PE ({})", op.visits.size(), 4 * pes));
+              for (std::size_t i = 0; i < op.pes.size(); ++i)
+                if (op.pes[i] >= pes || (i > 0 && op.pes[i] <= op.pes[i - 1]))
+                  return c.fail(
+                      fmt::format("pes must be increasing PE numbers below {}; got {} at position {}", pes,
+                                  op.pes[i], i));
+              const std::uint64_t walkers = op.walkers(pes);
+              const char* per = op.pes.empty() ? "PE" : "listed PE";
+              if (op.entries.size() != walkers || op.segments.size() != walkers)
+                return c.fail(fmt::format("entries and segments have {} and {} numbers; give one per {} ({})",
+                                          op.entries.size(), op.segments.size(), per, walkers));
+              if (!op.visits.empty() && op.visits.size() != 4 * walkers)
+                return c.fail(fmt::format("visits has {} numbers; give four per {} ({})", op.visits.size(),
+                                          per, 4 * walkers));
               if (op.visits.empty() && m.pe.sparse_mac && m.pe.sparse_mac->charges_levels())
                 return c.fail(
                     fmt::format("machine '{}' charges level steps (pe.sparse_mac.level_items); give "

@@ -167,20 +167,27 @@ struct SparseMac {
   std::uint64_t b = 0, b_rows = 0, n = 1;
   std::int32_t b_zero = 0;
   std::uint64_t c = 0, c_rows = 0;
-  std::vector<std::uint64_t> entries, segments;  // per PE, in PE order
-  // Optional: four per PE (PE-major), the coordinates its walk steps through at dense, compressed,
+  // The PEs that walk, increasing; empty: every PE. A PE not listed does nothing this step (a pass
+  // in which only some PEs hold a block of A).
+  std::vector<std::uint64_t> pes;
+  std::vector<std::uint64_t> entries, segments;  // per walking PE, in PE order
+  // Optional: four per walking PE (PE-major), the coordinates its walk steps through at dense, compressed,
   // singleton and n:m levels (sim/sparse/walk.h); needed on a machine that charges per level step
   // (pe.sparse_mac.level_items).
   std::vector<std::uint64_t> visits;
   bool accumulate = false;  // C += A·(B − b_zero): a row block's later column tiles
-  std::array<std::uint64_t, 4> visits_of(std::size_t pe) const {
+  // The walking PEs' count, and the PE of walker i (of `pe_count` PEs when pes is empty).
+  std::uint64_t walkers(std::uint64_t pe_count) const { return pes.empty() ? pe_count : pes.size(); }
+  std::uint64_t pe_of(std::size_t i) const { return pes.empty() ? i : pes[i]; }
+  // Walker i's visits.
+  std::array<std::uint64_t, 4> visits_of(std::size_t i) const {
     std::array<std::uint64_t, 4> v{};
-    if (visits.size() >= 4 * (pe + 1))
-      for (std::size_t k = 0; k < 4; ++k) v[k] = visits[4 * pe + k];
+    if (visits.size() >= 4 * (i + 1))
+      for (std::size_t k = 0; k < 4; ++k) v[k] = visits[4 * i + k];
     return v;
   }
   auto tie() const {
-    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, entries, segments, visits,
+    return std::tie(encoding, a, a_bytes, b, b_rows, n, b_zero, c, c_rows, pes, entries, segments, visits,
                     accumulate);
   }
 };

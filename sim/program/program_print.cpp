@@ -76,10 +76,11 @@ struct Printer {
   }
   std::string operator()(const SparseMac& s) const {
     return fmt::format(
-        "sparse_mac encoding=\"{}\" a={} a_bytes={} b={} b_rows={} n={} b_zero={} c={} c_rows={} entries={} "
+        "sparse_mac encoding=\"{}\" a={} a_bytes={} b={} b_rows={} n={} b_zero={} c={} c_rows={}{} "
+        "entries={} "
         "segments={}{}{}",
         sparse::print_encoding(s.encoding), s.a, s.a_bytes, s.b, s.b_rows, s.n, s.b_zero, s.c, s.c_rows,
-        print_list(s.entries), print_list(s.segments),
+        s.pes.empty() ? "" : " pes=" + print_list(s.pes), print_list(s.entries), print_list(s.segments),
         s.visits.empty() ? "" : " visits=" + print_list(s.visits), s.accumulate ? " acc=true" : "");
   }
   std::string operator()(const PoolMax& p) const {

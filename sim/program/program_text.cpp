@@ -332,6 +332,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     s.b = f.u64("b"), s.b_rows = f.u64("b_rows"), s.n = f.u64_or("n", 1);
     s.b_zero = f.i32_or("b_zero", 0);
     s.c = f.u64("c"), s.c_rows = f.u64("c_rows");
+    if (f.has("pes")) s.pes = f.indices("pes");
     s.entries = f.indices("entries");
     s.segments = f.indices("segments");
     if (f.has("visits")) s.visits = f.indices("visits");

@@ -51,37 +51,56 @@ std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements
   return runs;
 }
 
+std::vector<HeldBlock> held_blocks(const layout::BoundLayout& b) {
+  std::vector<HeldBlock> out;
+  for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
+    out.push_back(
+        {pe, v.replica, held_intervals(v.axes[0], b.shape()[0]), held_intervals(v.axes[1], b.shape()[1])});
+  });
+  return out;
+}
+
 HaloTraffic row_gather_traffic(const RowList& rows, std::uint64_t row_elements,
                                const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b) {
+  return row_gather_traffic(rows, row_elements, offset, b, held_blocks(b));
+}
+
+HaloTraffic row_gather_traffic(const RowList& rows, std::uint64_t row_elements,
+                               const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b,
+                               const std::vector<HeldBlock>& held) {
   std::vector<std::vector<ElementRun>> needs(b.pe_count());
   std::vector<ElementRun> runs;
-  for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
+  for (const HeldBlock& h : held) {
     runs.clear();
-    for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
-      for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
-        add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
-    needs[pe] = merge_runs(runs);
-  });
+    for (auto [r0, rn] : h.rows)
+      for (auto [c0, cn] : h.cols) add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
+    needs[h.pe] = merge_runs(runs);
+  }
   return needs_traffic(std::move(needs), b);
 }
 
 RowScatterTraffic row_scatter_traffic(const RowList& rows, std::uint64_t row_elements,
                                       const std::vector<std::uint64_t>& offset,
                                       const layout::BoundLayout& b) {
+  return row_scatter_traffic(rows, row_elements, offset, b, held_blocks(b));
+}
+
+RowScatterTraffic row_scatter_traffic(const RowList& rows, std::uint64_t row_elements,
+                                      const std::vector<std::uint64_t>& offset, const layout::BoundLayout& b,
+                                      const std::vector<HeldBlock>& held) {
   const std::size_t levels = b.level_count();
   const std::uint64_t eb = b.element_bytes();
   // sends[l][u]: the elements unit u of level l sends up (its PEs' replica-0 non-padding elements).
   std::vector<std::vector<std::uint64_t>> sends(levels);
   sends[levels - 1].assign(b.pe_count(), 0);
   std::vector<ElementRun> runs;
-  for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
-    if (v.replica != 0) return;
+  for (const HeldBlock& h : held) {
+    if (h.replica != 0) continue;
     runs.clear();
-    for (auto [r0, rn] : held_intervals(v.axes[0], b.shape()[0]))
-      for (auto [c0, cn] : held_intervals(v.axes[1], b.shape()[1]))
-        add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
-    for (const ElementRun& r : runs) sends[levels - 1][pe] += r.count;
-  });
+    for (auto [r0, rn] : h.rows)
+      for (auto [c0, cn] : h.cols) add_runs(rows, row_elements, offset, r0, rn, c0, cn, runs);
+    for (const ElementRun& r : runs) sends[levels - 1][h.pe] += r.count;
+  }
   for (std::size_t l = levels - 1; l-- > 0;) {
     const std::uint64_t f = b.fanout(l + 1);
     sends[l].assign(sends[l + 1].size() / f, 0);
@@ -120,6 +139,7 @@ void gather_rows(const RowList& rows, std::uint64_t row_elements, const std::vec
   const bool whole = shape[1] == row_elements;  // then a run of rows is one block of bytes
   rows.for_each(offset[0], shape[0], [&](std::uint64_t at, const RowRun& r) {
     std::uint8_t* out = dst + (at - offset[0]) * width;
+    if (r.gap()) return;
     if (r.padding()) {
       for (std::uint64_t c = 0; c < r.count * shape[1]; ++c) std::memcpy(out + c * eb, pad_bytes, eb);
     } else if (whole) {
@@ -129,6 +149,16 @@ void gather_rows(const RowList& rows, std::uint64_t row_elements, const std::vec
         std::memcpy(out + k * width, src + ((r.first + k) * row_elements + offset[1] - base) * eb, width);
     }
   });
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> gap_elements(const RowList& rows,
+                                                                  const std::vector<std::uint64_t>& offset,
+                                                                  const std::vector<std::uint64_t>& shape) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  rows.for_each(offset[0], shape[0], [&](std::uint64_t at, const RowRun& r) {
+    if (r.gap()) out.emplace_back((at - offset[0]) * shape[1], (at - offset[0] + r.count) * shape[1]);
+  });
+  return out;
 }
 
 void scatter_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,

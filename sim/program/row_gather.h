@@ -25,7 +25,19 @@ std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements
                                  const std::vector<std::uint64_t>& offset,
                                  const std::vector<std::uint64_t>& shape);
 
-// A row gather's traffic (load) of that block placed by `bound`.
+// What one PE holds of a rank-2 layout: its replica and the intervals ([first, first + count)) of
+// rows and of columns whose product it holds.
+struct HeldBlock {
+  std::uint64_t pe = 0, replica = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rows, cols;
+};
+// Every used PE's, in PE order: the same for every block a layout places, so worked out once.
+std::vector<HeldBlock> held_blocks(const layout::BoundLayout& bound);
+
+// A row gather's traffic (load) of that block placed by `bound`, whose PEs hold `held`.
+HaloTraffic row_gather_traffic(const RowList& rows, std::uint64_t row_elements,
+                               const std::vector<std::uint64_t>& offset, const layout::BoundLayout& bound,
+                               const std::vector<HeldBlock>& held);
 HaloTraffic row_gather_traffic(const RowList& rows, std::uint64_t row_elements,
                                const std::vector<std::uint64_t>& offset, const layout::BoundLayout& bound);
 
@@ -36,13 +48,22 @@ struct RowScatterTraffic {
 // A row scatter's traffic (store) of that block placed by `bound`.
 RowScatterTraffic row_scatter_traffic(const RowList& rows, std::uint64_t row_elements,
                                       const std::vector<std::uint64_t>& offset,
+                                      const layout::BoundLayout& bound, const std::vector<HeldBlock>& held);
+RowScatterTraffic row_scatter_traffic(const RowList& rows, std::uint64_t row_elements,
+                                      const std::vector<std::uint64_t>& offset,
                                       const layout::BoundLayout& bound);
 
 // The block [offset, offset + shape) of the rows' matrix, row-major at `dst`, from the tensor's
-// elements at `src` (src[0] is tensor element `base`); padding rows filled with `pad`.
+// elements at `src` (src[0] is tensor element `base`); padding rows filled with `pad`, gap rows
+// left as they are.
 void gather_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,
                  const std::vector<std::uint64_t>& shape, const std::uint8_t* src, std::uint64_t base,
                  std::size_t element_bytes, std::int32_t pad, std::uint8_t* dst);
+// The gap rows of block [offset, offset + shape) of the rows' matrix as ranges of its elements
+// (row-major, [begin, end)), in order: what a load leaves as it was.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> gap_elements(const RowList& rows,
+                                                                  const std::vector<std::uint64_t>& offset,
+                                                                  const std::vector<std::uint64_t>& shape);
 // The inverse: each non-padding block row from `src` (row-major) to its tensor row at `dst`
 // (dst[0] is tensor element `base`).
 void scatter_rows(const RowList& rows, std::uint64_t row_elements, const std::vector<std::uint64_t>& offset,

@@ -26,10 +26,11 @@ RowList::RowList(const std::vector<std::uint64_t>& rows) {
 void RowList::add_run(std::uint64_t first, std::uint64_t count) {
   if (count == 0) return;
   size_ += count;
+  gaps_ = gaps_ || first == kGapRow;
   if (!runs_.empty()) {
     RowRun& last = runs_.back();
-    if ((first == kPadRow && last.padding()) ||
-        (first != kPadRow && !last.padding() && first == last.first + last.count)) {
+    if ((first >= kGapRow && last.first == first) ||
+        (first < kGapRow && !last.padding() && first == last.first + last.count)) {
       last.count += count;
       return;
     }
@@ -48,7 +49,7 @@ std::vector<std::uint64_t> RowList::expanded() const {
   std::vector<std::uint64_t> out;
   out.reserve(size_);
   for (const RowRun& r : runs_)
-    for (std::uint64_t k = 0; k < r.count; ++k) out.push_back(r.padding() ? kPadRow : r.first + k);
+    for (std::uint64_t k = 0; k < r.count; ++k) out.push_back(r.padding() ? r.first : r.first + k);
   return out;
 }
 
@@ -61,24 +62,28 @@ std::optional<RowList> parse_row_list(std::string_view text, std::string& error)
   while (true) {
     const std::size_t comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
-    if (!item.empty() && item[0] == '_') {
+    if (!item.empty() && (item[0] == '_' || item[0] == '~')) {
+      const bool gap = item[0] == '~';
       std::uint64_t k = 1;
       if (item.size() > 1) {
         const auto n = number(item.substr(1));
         if (!n || *n == 0) {
-          error = fmt::format("expected '_' or '_K' (K padding rows, K >= 1), got '{}'", core::echo(item));
+          error =
+              gap ? fmt::format("expected '~' or '~K' (K gaps, K >= 1), got '{}'", core::echo(item))
+                  : fmt::format("expected '_' or '_K' (K padding rows, K >= 1), got '{}'", core::echo(item));
           return std::nullopt;
         }
         k = *n;
       }
       if (k > kMaxRowListLength - rows.size()) return too_long();
-      rows.add_padding(k);
+      rows.add_run(gap ? kGapRow : kPadRow, k);
     } else {
       const std::size_t dash = item.find('-');
       const auto a = number(item.substr(0, dash));
       const auto b = dash == std::string_view::npos ? a : number(item.substr(dash + 1));
-      if (!a || !b || *b < *a || *b == kPadRow) {
-        error = fmt::format("expected a row N, a run N-M (N <= M), '_' or '_K', got '{}'", core::echo(item));
+      if (!a || !b || *b < *a || *b >= kGapRow) {
+        error = fmt::format("expected a row N, a run N-M (N <= M), '_', '_K', '~' or '~K', got '{}'",
+                            core::echo(item));
         return std::nullopt;
       }
       if (*b - *a >= kMaxRowListLength - rows.size()) return too_long();
@@ -95,7 +100,7 @@ std::string print_row_list(const RowList& rows) {
   for (const RowRun& r : rows.runs()) {
     if (!out.empty()) out += ',';
     if (r.padding())
-      out += r.count == 1 ? "_" : fmt::format("_{}", r.count);
+      out += r.count == 1 ? (r.gap() ? "~" : "_") : fmt::format("{}{}", r.gap() ? '~' : '_', r.count);
     else
       out += r.count == 1 ? fmt::format("{}", r.first) : fmt::format("{}-{}", r.first, r.first + r.count - 1);
   }

@@ -1,8 +1,9 @@
 // A row gather's list (Load::rows, Store::rows): row i of the block's matrix is tensor row rows[i],
-// or a padding row (kPadRow). Held as runs — ascending rows, or padding — so that a list padded to
-// the longest PE's rows costs one run per PE for its padding, not a word per padding row. As text,
-// comma-separated items: `N`, an ascending run `N-M` (N..M), `_` (one padding row) or `_K` (K
-// padding rows): "4-6,_,9,_3" is 4, 5, 6, pad, 9, pad, pad, pad.
+// a padding row (kPadRow: a load writes the pad value) or a gap (kGapRow: a load writes nothing, the
+// LM keeps what it held). Neither moves a byte. Held as runs — ascending rows, padding or gaps — so
+// that a list padded to the longest PE's rows costs one run per PE, not a word per row. As text,
+// comma-separated items: `N`, an ascending run `N-M` (N..M), `_` (one padding row), `_K` (K padding
+// rows), `~` (one gap) or `~K` (K gaps): "4-6,_,9,~3" is 4, 5, 6, pad, 9, gap, gap, gap.
 #pragma once
 
 #include <algorithm>
@@ -15,13 +16,15 @@
 namespace treesim::program {
 
 inline constexpr std::uint64_t kPadRow = ~std::uint64_t{0};
+inline constexpr std::uint64_t kGapRow = kPadRow - 1;
 // More rows than this in one list are refused (the simulator's instruction size limit).
 inline constexpr std::uint64_t kMaxRowListLength = std::uint64_t{1} << 26;
 
-// `count` rows from `first` upward, or `count` padding rows (first = kPadRow).
+// `count` rows from `first` upward, or `count` padding rows (first = kPadRow) or gaps (kGapRow).
 struct RowRun {
   std::uint64_t first = kPadRow, count = 0;
-  bool padding() const { return first == kPadRow; }
+  bool padding() const { return first >= kGapRow; }  // no tensor row: padding or a gap
+  bool gap() const { return first == kGapRow; }
   bool operator==(const RowRun& o) const { return first == o.first && count == o.count; }
 };
 
@@ -31,16 +34,18 @@ class RowList {
   // Each element a row or kPadRow.
   explicit RowList(const std::vector<std::uint64_t>& rows);
 
-  // Appends rows; a row that continues the last run (the next row up, or padding after padding)
-  // joins it, so that equal lists have equal runs.
+  // Appends rows; a row that continues the last run (the next row up, padding after padding, a gap
+  // after a gap) joins it, so that equal lists have equal runs.
   void add(std::uint64_t row) { add_run(row, 1); }
-  void add_run(std::uint64_t first, std::uint64_t count);  // first..first+count-1, or padding
+  void add_run(std::uint64_t first, std::uint64_t count);  // first..first+count-1, padding or gaps
   void add_padding(std::uint64_t count) { add_run(kPadRow, count); }
+  void add_gap(std::uint64_t count) { add_run(kGapRow, count); }
+  bool has_gaps() const { return gaps_; }
 
   std::uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const std::vector<RowRun>& runs() const { return runs_; }
-  std::uint64_t at(std::uint64_t i) const;  // the row at position i < size() (kPadRow: padding)
+  std::uint64_t at(std::uint64_t i) const;  // the row at position i < size() (kPadRow, kGapRow)
   std::vector<std::uint64_t> expanded() const;
 
   // f(position, run) for the parts of the runs inside positions [begin, begin + n), in order.
@@ -54,7 +59,7 @@ class RowList {
     for (std::uint64_t at = begin; at < end; ++k) {
       const RowRun& r = runs_[k];
       const std::uint64_t skip = at - starts_[k], take = std::min(r.count - skip, end - at);
-      f(at, RowRun{r.padding() ? kPadRow : r.first + skip, take});
+      f(at, RowRun{r.padding() ? r.first : r.first + skip, take});
       at += take;
     }
   }
@@ -65,6 +70,7 @@ class RowList {
   std::vector<RowRun> runs_;
   std::vector<std::uint64_t> starts_;  // each run's first position
   std::uint64_t size_ = 0;
+  bool gaps_ = false;
 };
 
 // The list, or nullopt with `error` saying what was expected.

@@ -134,6 +134,44 @@ store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (4:1))" lm=2
   }
 }
 
+// A row gather writes its rows and its padding (the pad value) and leaves its gaps as they were:
+// every PE first holds the pad 5, then PE 0 and PE 31 receive X's rows (and, with few gaps, PEs 3 and
+// up padding 7) while the gaps keep the 5. Mostly gaps and a few gaps take different paths.
+void check_gaps(const std::string& rows, const std::vector<int>& expected_rows) {
+  SCOPED_TRACE(rows);
+  const std::string text = R"P(
+tensor X shape=4,2 dtype=int8
+tensor Y shape=32,2 dtype=int8
+load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (2:1))" lm=0 rows=_32 pad=5
+load tensor=X layout="((2_L1B, 4_MAB, 4_PE), (2:1))" lm=0 pad=7 rows=)P" +
+                           rows + R"P(
+store tensor=Y layout="((2_L1B, 4_MAB, 4_PE), (2:1))" lm=0
+)P";
+  const program::Program p = program::parse_program(text, "gaps", layout::level_names(mini()));
+  const std::vector<std::uint8_t> x{10, 11, 20, 21, 30, 31, 40, 41};
+  const auto r = simulate(mini(), p, {{"X", x}}, {});
+  const auto& y = r.dram.at("Y");
+  for (std::size_t i = 0; i < 32; ++i) {
+    const int want = expected_rows[i];  // X's row, or −pad
+    for (std::size_t c = 0; c < 2; ++c)
+      EXPECT_EQ(int(y[2 * i + c]), want < 0 ? -want : x[2 * static_cast<std::size_t>(want) + c])
+          << "row " << i << " column " << c;
+  }
+}
+
+// (One simulation per test: SystemC elaborates once per process.)
+TEST(Functional, RowGatherOfMostlyGapsKeepsWhatTheLmHeld) {
+  std::vector<int> mostly(32, -5);
+  mostly[0] = 1, mostly[31] = 2;
+  check_gaps("1,~30,2", mostly);
+}
+
+TEST(Functional, RowGatherOfAFewGapsKeepsWhatTheLmHeld) {
+  std::vector<int> few(32, -7);
+  few[0] = 1, few[1] = -5, few[2] = 3, few[31] = 2;
+  check_gaps("1,~,3,_28,2", few);
+}
+
 // Every PE holds 4 int32 (its PE id in the tree order, 4 times) after the load below.
 const char* kCollective = R"P(
 tensor X shape=32,4 dtype=int32

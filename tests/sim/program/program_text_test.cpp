@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/program/checked_program.h"
+#include "tests/configs.h"
+
 namespace treesim::program {
 namespace {
 
@@ -28,6 +31,27 @@ pool_max src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8
 pool_sum src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8 zero=128
 add a=0 b=64 dst=0 count=64 a_dtype=uint8 b_zero=-3 a_zero=7 a_scale=0.1 b_scale=1.25 out_zero=2 act_min=2
 )P";
+
+TEST(ProgramText, ASparseMacNamesTheWalkingPesAndTheCheckerHoldsThemToIt) {
+  const std::string mac =
+      "sparse_mac encoding=\"csr\" a=0 a_bytes=96 b=128 b_rows=8 c=256 c_rows=4 pes=3,17 entries=5,2 "
+      "segments=4,4";
+  const Program p = parse_program(mac + "\n", "p.txt", kLevels);
+  const auto& op = std::get<SparseMac>(p.instrs[0]);
+  EXPECT_EQ(op.pes, (std::vector<std::uint64_t>{3, 17}));
+  EXPECT_EQ(op.walkers(32), 2u);
+  EXPECT_EQ(op.pe_of(1), 17u);
+  EXPECT_NE(print_program(p, kLevels).find("pes=3,17 entries=5,2"), std::string::npos);
+  const auto error = [&](const std::string& text) {
+    const CheckedProgram c = check_program(parse_program(text + "\n", "p.txt", kLevels), testing::mini());
+    return c.ok() ? std::string() : c.errors.front().message();
+  };
+  EXPECT_EQ(error(mac), "");
+  EXPECT_NE(error(std::string(mac).replace(mac.find("3,17"), 4, "17,3")).find("pes must be increasing"),
+            std::string::npos);
+  EXPECT_NE(error(std::string(mac).replace(mac.find("5,2"), 3, "5")).find("give one per listed PE (2)"),
+            std::string::npos);
+}
 
 TEST(ProgramText, ParsesEveryInstructionKind) {
   Program p = parse_program(kProgram, "p.txt", kLevels);

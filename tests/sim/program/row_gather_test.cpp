@@ -40,7 +40,7 @@ void check_gather(const Case& k) {
   layout::for_each_slot(b, [&](std::uint64_t pe, std::uint64_t, std::int64_t e) {
     if (e < 0) return;
     const std::uint64_t row = k.rows[static_cast<std::uint64_t>(e) / k.cols];
-    if (row == P) return;
+    if (row >= kGapRow) return;  // padding or a gap: nothing moves
     const std::uint64_t x = row * k.cols + static_cast<std::uint64_t>(e) % k.cols;
     board.insert(x);
     for (std::size_t l = 0; l < levels; ++l) need[l][pe / below[l]].insert(x);
@@ -76,6 +76,12 @@ TEST(RowGather, PaddingRepeatsAndSplitColumnsMatchABruteForce) {
 }
 
 // A row that no PE but one needs travels down that PE's path only.
+TEST(RowGather, GapsMoveNothingAsPaddingDoes) {
+  constexpr std::uint64_t G = kGapRow;
+  check_gather({{3, G, G, 1, P, G, 3, 0}, 2, "((2_L1B, 4_MAB, 1:2), (2:1))"});
+  check_gather({{G, G, G, G, G, G, G, 5}, 3, "((2_L1B, 4_MAB, 1:3), (3:1))"});
+}
+
 TEST(RowGather, APrivateRowCrossesEachLevelOnce) {
   const machine::MachineConfig m = testing::mini();
   std::vector<std::uint64_t> rows(32, P);

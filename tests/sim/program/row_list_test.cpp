@@ -39,6 +39,17 @@ TEST(RowList, PrintedTextParsesBack) {
   EXPECT_EQ(parsed(print_row_list(RowList(rows))), rows);
 }
 
+TEST(RowList, GapsAreTheirOwnItemsApartFromPadding) {
+  constexpr std::uint64_t G = kGapRow;
+  EXPECT_EQ(parsed("1,~2,_,~"), (Rows{1, G, G, P, G}));
+  const RowList rows(Rows{1, G, G, P, G});
+  EXPECT_EQ(print_row_list(rows), "1,~2,_,~");
+  EXPECT_EQ(rows.runs().size(), 4u);
+  EXPECT_TRUE(rows.has_gaps());
+  EXPECT_FALSE(RowList(Rows{1, P}).has_gaps());
+  EXPECT_NE(error_of("~0").find("K gaps, K >= 1"), std::string::npos);
+}
+
 TEST(RowList, BadItemsNameWhatWasExpected) {
   EXPECT_NE(error_of("5-3").find("'5-3'"), std::string::npos);
   EXPECT_NE(error_of("1,,2").find("got ''"), std::string::npos);
