@@ -47,6 +47,7 @@ struct SparseProblem {
 // One PE's share: its rows (a range of global rows; local row i is row_begin + i), its columns
 // (global indices, increasing; local column j is cols[j]) and its matrix over them.
 struct PeShare {
+  std::uint64_t pe = 0;
   std::uint64_t row_begin = 0, row_end = 0;
   std::vector<std::uint64_t> cols;
   sparse::SparseMatrix local;
@@ -55,7 +56,10 @@ struct PeShare {
 };
 
 // How A is stored and split: the encoding and partition (the options', or a tuner's), and the
-// passes (0: the fewest that fit the LMs, row blocks first).
+// passes (0: the fewest that fit the LMs, row blocks first). A row block's part on a PE is cut into
+// column tiles of at most ⌈W / col_tiles⌉ entries each, W the most entries any part has (whole
+// column groups; a group with more stays whole): the heaviest part falls into
+// about col_tiles tiles, a lighter one into fewer, and most parts stay whole.
 struct SparseChoice {
   sparse::Encoding encoding;
   std::string encoding_name;  // as given ("csr", a map, ...)
@@ -74,15 +78,18 @@ inline constexpr std::uint64_t kAChunk = 64;
 struct SparsePlacement {
   SparseChoice choice;  // with the row blocks and column tiles it has
   std::uint64_t pes = 0;
-  // passes × pes shares: pass k's PE p holds shares[k·pes + p]. More than one pass when one pass's
-  // shares would not fit the LMs: the passes run one after another, each loading its A blocks, x
-  // rows and bias into one of two buffers (pass k's into buffer k mod 2, `buffer_bytes` apart) while
-  // the pass before walks the other.
-  // With column tiles (a row block's share still too large), pass k·col_tiles + t is row block k's
-  // tile t of columns, accumulated into the same int32 rows; the row block's reduce, requant and row
-  // scatter follow its last tile, and its bias (SpMV) sits in its own buffer, k mod 2.
+  // The passes run one after another, each loading its A blocks, x rows and bias into one of two
+  // buffers (pass j's into buffer j mod 2, `buffer_bytes` apart) while the pass before walks the
+  // other. Row block k takes block_passes[k] passes, as many as its PEs' parts have column tiles at
+  // most: in its pass t, the PEs whose part has a tile t walk it and accumulate into the same int32
+  // rows; the others idle. The row block's reduce, requant and row scatter follow its last pass,
+  // and its bias (SpMV) sits in its own buffer, k mod 2.
+  // shares[share_begin[j] .. share_begin[j + 1]) are pass j's, PE by PE (each names its PE); a
+  // row block's first pass has one for every PE.
   std::vector<PeShare> shares;
-  std::uint64_t passes = 1, col_tiles = 1, buffer_bytes = 0, bias_buffer_bytes = 0;
+  std::vector<std::uint64_t> share_begin{0, 0};
+  std::vector<std::uint64_t> block_passes{1};
+  std::uint64_t passes = 1, buffer_bytes = 0, bias_buffer_bytes = 0;
   // A in DRAM: every share's block, packed, in kAChunk-byte rows (share i's from row
   // a_chunk_begin[i]); a row gather sends each PE its own rows and no padding.
   std::vector<std::uint64_t> a_chunk_begin;
@@ -99,10 +106,8 @@ struct SparsePlacement {
 // The split alone, as `treesim sparse partition` prints it: `a` over `pes` PEs by `kind`'s rules
 // (sim/sparse/partition.h), 2d with `grid_cols` PEs per row block, each share stored in `e`. Throws
 // sparse::SparseError when a share cannot be stored in the encoding.
-// With `col_tiles` > 1 each PE's column range is cut into that many tiles of whole column groups:
-// share pe·col_tiles + t holds PE pe's entries in tile t (its rows all the same).
 std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
-                                  std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles = 1);
+                                  std::uint64_t pes, std::uint64_t grid_cols);
 // 2d on `m`: the level whose units' PEs form a grid row, the one with the most PEs per unit not
 // above √pes (the squarest grid the tree's reduce can sum); -1 when none has more than one PE.
 int sparse_grid_level(const machine::MachineConfig& m);

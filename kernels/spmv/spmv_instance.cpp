@@ -23,6 +23,17 @@ const SparsePlacement* placement_of(const Plan& plan) {
   return p ? p->get() : nullptr;
 }
 
+// " in 12 passes of row blocks (double-buffered)", " in 40 passes, 2 row blocks in column tiles
+// (the heaviest part in 32, double-buffered)"; "" for one pass.
+std::string pass_text(const SparsePlacement& s) {
+  if (s.passes == 1) return "";
+  const std::uint64_t blocks = s.block_passes.size();
+  if (s.passes == blocks) return fmt::format(" in {} passes of row blocks (double-buffered)", s.passes);
+  return fmt::format(
+      " in {} passes, {} row block{} in column tiles (at most {} for a row block, double-buffered)", s.passes,
+      blocks, blocks == 1 ? "" : "s", *std::max_element(s.block_passes.begin(), s.block_passes.end()));
+}
+
 }  // namespace
 
 SparseInstance::SparseInstance(SparseProblem p, machine::MachineConfig machine)
@@ -128,13 +139,8 @@ Result<Plan> SparseInstance::plan_of(std::shared_ptr<const SparsePlacement> plac
       "output "
       "rows; LM {} of {} bytes",
       p_.spmm ? "SpMM" : "SpMV", p_.a.rows, p_.a.cols, p_.nonzeros, c.encoding_name,
-      sparse::partition_name(c.partition), s.pes, grid,
-      s.passes == 1 ? ""
-      : s.col_tiles == 1
-          ? fmt::format(" in {} passes of row blocks (double-buffered)", s.passes)
-          : fmt::format(" in {} passes, {} row block{} of {} column tiles (double-buffered)", s.passes,
-                        s.passes / s.col_tiles, s.passes == s.col_tiles ? "" : "s", s.col_tiles),
-      s.passes > 1 ? " and pass" : "", s.block_bytes, s.x_rows, s.c_rows, s.lm_end, m.lm_bytes());
+      sparse::partition_name(c.partition), s.pes, grid, pass_text(s), s.passes > 1 ? " and pass" : "",
+      s.block_bytes, s.x_rows, s.c_rows, s.lm_end, m.lm_bytes());
   out.mapping = std::move(placed);
   return out;
 }
@@ -223,11 +229,10 @@ void SparseInstance::add_report_fields(const Plan& plan, const machine::MachineC
   sp.pe_nnz.assign(s->pes, 0);
   sp.pe_entries.assign(s->pes, 0);
   std::vector<std::uint64_t> items(s->pes, 0);
-  for (std::size_t i = 0; i < s->shares.size(); ++i) {
-    const PeShare& share = s->shares[i];
-    sp.pe_nnz[i % s->pes] += share.nonzeros;
-    sp.pe_entries[i % s->pes] += share.work.entries;
-    items[i % s->pes] += cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n);
+  for (const PeShare& share : s->shares) {
+    sp.pe_nnz[share.pe] += share.nonzeros;
+    sp.pe_entries[share.pe] += share.work.entries;
+    items[share.pe] += cost.sparse_items(share.work.entries, share.work.segments, share.work.visits, p_.n);
   }
   for (std::uint64_t n : items) sp.pe_items_max = std::max(sp.pe_items_max, n), sp.pe_items_total += n;
   stats.extra["passes"] = s->passes;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <tuple>
 
 #include "kernels/spmv/spmv.h"
 #include "sim/sparse/sparse_error.h"
@@ -72,15 +73,15 @@ int sparse_grid_level(const machine::MachineConfig& m) {
 }
 
 void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
-                    std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles,
-                    const std::function<void(std::uint64_t, PeShare&)>& f) {
+                    std::uint64_t pes, std::uint64_t parts, std::uint64_t grid_cols, std::uint64_t col_tiles,
+                    const std::function<void(std::uint64_t, std::uint64_t, PeShare&)>& f) {
   pes = std::max<std::uint64_t>(pes, 1);
+  parts = std::max<std::uint64_t>(parts, 1);
   col_tiles = std::max<std::uint64_t>(col_tiles, 1);
   grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
-  const std::uint64_t grid_rows = pes / grid_cols, group = dim_group(e, 1);
-  const std::uint64_t count = pes * col_tiles;
-  if (count > UINT32_MAX)  // entries carry their share's number in 32 bits
-    throw sparse::SparseError(fmt::format("{} shares (PEs × passes) are more than the {} supported", count,
+  const std::uint64_t grid_rows = parts / grid_cols, group = dim_group(e, 1);
+  if (parts > UINT32_MAX)  // entries carry their part's number in 32 bits
+    throw sparse::SparseError(fmt::format("{} parts (PEs × row blocks) are more than the {} supported", parts,
                                           std::uint64_t{UINT32_MAX}));
   const std::vector<std::uint64_t> row_starts =
       sparse::row_bounds(kind, sparse::row_entries(a), grid_rows, dim_group(e, 0));
@@ -90,64 +91,98 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
                                       starts.begin()) -
            1;
   };
-  // Column tiles: each grid column's range cut into `col_tiles` ranges of whole column groups.
-  std::vector<std::vector<std::uint64_t>> tile_starts(grid_cols);
-  for (std::uint64_t g = 0; g < grid_cols; ++g) {
-    const std::uint64_t lo = col_starts[g], hi = col_starts[g + 1];
-    tile_starts[g] = sparse::even_bounds(hi - lo, col_tiles, group);
-    for (std::uint64_t& x : tile_starts[g]) x += lo;
-  }
-  // Share part·col_tiles + tile (a part's tiles all hold its rows). Each entry's share, then the
-  // entries bucketed by share in one array (counted, not grown).
-  std::vector<std::uint32_t> share_of(a.entries.size());
-  std::vector<std::uint64_t> start(count + 1, 0);
+  // Each entry's part (row range · grid_cols + grid column), then the entries bucketed by part in
+  // one array (counted, not grown).
+  std::vector<std::uint32_t> part_of(a.entries.size());
+  std::vector<std::uint64_t> start(parts + 1, 0);
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const sparse::Triple& t = a.entries[i];
     const std::uint64_t gc = grid_cols > 1 ? range_of(col_starts, t.col) : 0;
-    const std::uint64_t part = range_of(row_starts, t.row) * grid_cols + gc;
-    const std::uint64_t tile = col_tiles > 1 ? range_of(tile_starts[gc], t.col) : 0;
-    share_of[i] = static_cast<std::uint32_t>(part * col_tiles + tile);
-    ++start[share_of[i] + 1];
+    part_of[i] = static_cast<std::uint32_t>(range_of(row_starts, t.row) * grid_cols + gc);
+    ++start[part_of[i] + 1];
   }
-  for (std::size_t s = 0; s < count; ++s) start[s + 1] += start[s];
+  std::uint64_t heaviest = 0;
+  for (std::size_t q = 0; q < parts; ++q)
+    heaviest = std::max(heaviest, start[q + 1]), start[q + 1] += start[q];
   std::vector<sparse::Triple> bucketed(a.entries.size());
   {
     std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
-    for (std::size_t i = 0; i < a.entries.size(); ++i) bucketed[next[share_of[i]]++] = a.entries[i];
+    for (std::size_t i = 0; i < a.entries.size(); ++i) bucketed[next[part_of[i]]++] = a.entries[i];
   }
+  part_of = {};
+  // Column tiles: a part's column groups, in order, cut so that each tile holds at most `cap`
+  // entries (a group with more stays whole in its own tile): the heaviest part falls into about
+  // `col_tiles` tiles, a lighter one into fewer, and one within the cap stays whole.
+  const std::uint64_t cap = (heaviest + col_tiles - 1) / col_tiles;
+  std::vector<std::uint64_t> in_group((a.cols + group - 1) / group, 0), touched, tile_start;
+  std::vector<sparse::Triple> by_tile;
   ColumnRenumbering renumber(a.cols, group);
-  sparse::Coo part;
-  for (std::uint64_t pe = 0; pe < count; ++pe) {
+  std::uint64_t stamp = 0;
+  sparse::Coo piece;
+  const auto emit = [&](std::uint64_t part, std::uint64_t tile, const sparse::Triple* first,
+                        const sparse::Triple* last) {
     PeShare share;
-    const std::uint64_t g = pe / col_tiles / grid_cols;
-    share.row_begin = row_starts[g];
-    share.row_end = row_starts[g + 1];
-    part.entries.assign(bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe]),
-                        bucketed.begin() + static_cast<std::ptrdiff_t>(start[pe + 1]));
-    share.cols = renumber.apply(part.entries, pe);
-    for (sparse::Triple& t : part.entries) {
+    share.pe = part % pes;
+    share.row_begin = row_starts[part / grid_cols];
+    share.row_end = row_starts[part / grid_cols + 1];
+    piece.entries.assign(first, last);
+    share.cols = renumber.apply(piece.entries, stamp++);
+    for (sparse::Triple& t : piece.entries) {
       t.row -= share.row_begin;
       share.nonzeros += t.value != 0;
     }
     // A PE past the last row (fewer rows than PEs) holds an empty 0 × 0 matrix.
-    part.rows = share.row_end - share.row_begin;
-    part.cols = share.cols.size();
+    piece.rows = share.row_end - share.row_begin;
+    piece.cols = share.cols.size();
     try {
-      share.local = sparse::build(part, e);
+      share.local = sparse::build(piece, e);
     } catch (const sparse::SparseError& err) {
-      throw sparse::SparseError(fmt::format("PE {}'s share (rows {} to {}, numbered from 0 below): {}", pe,
-                                            share.row_begin, share.row_end - 1, err.what()));
+      throw sparse::SparseError(
+          fmt::format("PE {}'s share (rows {} to {}{}, numbered from 0 below): {}", share.pe, share.row_begin,
+                      share.row_end - 1, tile > 0 ? fmt::format(", column tile {}", tile) : "", err.what()));
     }
     share.work = sparse::walk_work(share.local);
-    f(pe, share);
+    f(part, tile, share);
+  };
+  for (std::uint64_t part = 0; part < parts; ++part) {
+    const sparse::Triple* first = bucketed.data() + start[part];
+    const sparse::Triple* last = bucketed.data() + start[part + 1];
+    if (static_cast<std::uint64_t>(last - first) <= cap) {
+      emit(part, 0, first, last);
+      continue;
+    }
+    touched.clear();
+    for (const sparse::Triple* t = first; t != last; ++t)
+      if (in_group[t->col / group]++ == 0) touched.push_back(t->col / group);
+    std::sort(touched.begin(), touched.end());
+    // Each touched group's tile, kept in in_group from here on; tile_start counts the tiles' entries.
+    tile_start.assign(1, 0);
+    std::uint64_t held = 0;
+    for (std::uint64_t g : touched) {
+      const std::uint64_t n = in_group[g];
+      if (held > 0 && held + n > cap) tile_start.push_back(0), held = 0;
+      held += n;
+      in_group[g] = tile_start.size() - 1;
+      tile_start.back() += n;
+    }
+    tile_start.insert(tile_start.begin(), 0);
+    for (std::size_t t = 1; t < tile_start.size(); ++t) tile_start[t] += tile_start[t - 1];
+    by_tile.resize(static_cast<std::size_t>(last - first));
+    {
+      std::vector<std::uint64_t> next(tile_start.begin(), tile_start.end() - 1);
+      for (const sparse::Triple* t = first; t != last; ++t) by_tile[next[in_group[t->col / group]]++] = *t;
+    }
+    for (std::uint64_t g : touched) in_group[g] = 0;
+    for (std::size_t t = 0; t + 1 < tile_start.size(); ++t)
+      emit(part, t, by_tile.data() + tile_start[t], by_tile.data() + tile_start[t + 1]);
   }
 }
 
 std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
-                                  std::uint64_t pes, std::uint64_t grid_cols, std::uint64_t col_tiles) {
-  std::vector<PeShare> shares(std::max<std::uint64_t>(pes, 1) * std::max<std::uint64_t>(col_tiles, 1));
-  for_each_share(a, e, kind, pes, grid_cols, col_tiles,
-                 [&](std::uint64_t i, PeShare& share) { shares[i] = std::move(share); });
+                                  std::uint64_t pes, std::uint64_t grid_cols) {
+  std::vector<PeShare> shares(std::max<std::uint64_t>(pes, 1));
+  for_each_share(a, e, kind, pes, pes, grid_cols, 1,
+                 [&](std::uint64_t part, std::uint64_t, PeShare& share) { shares[part] = std::move(share); });
   return shares;
 }
 
@@ -176,45 +211,78 @@ void lay_out_lm(const SparseProblem& p, std::uint64_t row_blocks, SparsePlacemen
   s.lm_end = s.lm_y + align8(s.c_rows * p.n);
 }
 
-// The split in row_blocks × col_tiles passes and its LM layout. Measuring only (`keep` false), the
-// shares are made one at a time for their sizes and dropped: the LM layout and lm_end hold, the
-// shares and A's chunk rows stay empty.
+// The split in row blocks, each cut into column tiles by `col_tiles` (for_each_share), and its LM
+// layout. Row block k takes as many passes as its PEs' most tiles; in its pass t the PEs with a
+// tile t walk it. Measuring only (`keep` false), the shares are made one at a time for their sizes
+// and dropped: the passes, the LM layout and lm_end hold, the shares and A's chunk rows stay empty.
+// With `give_up`, the split stops at the first share that cannot fit one pass's LM (lm_end then
+// what the shares so far need, already over the LM; nothing else holds).
+struct OverTheLm {};
 SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
                                 const machine::MachineConfig& m, std::uint64_t row_blocks,
-                                std::uint64_t col_tiles, bool keep = true) {
+                                std::uint64_t col_tiles, bool keep = true, bool give_up = false) {
   SparsePlacement s;
   s.choice = c;
   s.choice.row_blocks = row_blocks, s.choice.col_tiles = col_tiles;
   s.pes = m.pe_count();
-  s.passes = row_blocks * col_tiles;
-  s.col_tiles = col_tiles;
   if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
   s.grid_cols = grid_cols_of(c, m);
   s.grid_rows = s.pes / s.grid_cols;
-  // Pass (k, t) = k·col_tiles + t: row block k's tile t; its PE p holds part k·pes + p's tile t.
-  if (keep) s.shares.resize(s.pes * row_blocks * col_tiles);
   s.storage_bytes.assign(2 * c.encoding.levels.size() + 1, 0);
-  std::uint64_t largest = 0;
-  for_each_share(p.a, c.encoding, c.partition, s.pes * row_blocks, s.grid_cols, col_tiles,
-                 [&](std::uint64_t i, PeShare& share) {
-                   const std::uint64_t part = i / col_tiles, t = i % col_tiles;
-                   const std::uint64_t k = part / s.pes, pe = part % s.pes;
-                   const std::uint64_t bytes = sparse::block_bytes(share.local);
-                   const std::uint64_t pass = k * col_tiles + t;  // the first largest, pass by pass
-                   if (bytes > largest ||
-                       (bytes == largest && std::pair(pass, pe) < std::pair(s.largest_pass, s.largest_pe)))
-                     largest = bytes, s.largest_pe = pe, s.largest_pass = pass;
-                   s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
-                   s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);
-                   for (std::size_t l = 0; l < c.encoding.levels.size(); ++l) {
-                     s.storage_bytes[2 * l] += sparse::level_array_bytes(share.local, l, true);
-                     s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
-                   }
-                   s.storage_bytes.back() += share.local.values.size();
-                   if (keep) s.shares[(k * col_tiles + t) * s.pes + pe] = std::move(share);
-                 });
+  // Part k·pes + pe is row block k's part on PE pe; its tiles come in order, part after part.
+  std::vector<std::uint64_t> tiles(s.pes * row_blocks, 0);
+  std::vector<PeShare> made;
+  std::uint64_t largest = 0, largest_part = 0, largest_tile = 0;
+  try {
+    for_each_share(
+        p.a, c.encoding, c.partition, s.pes, s.pes * row_blocks, s.grid_cols, col_tiles,
+        [&](std::uint64_t part, std::uint64_t t, PeShare& share) {
+          ++tiles[part];
+          const std::uint64_t bytes = sparse::block_bytes(share.local);
+          // The first largest, pass by pass (row block, tile), then PE by PE.
+          const auto key = [&](std::uint64_t q, std::uint64_t tile) {
+            return std::tuple(q / s.pes, tile, q % s.pes);
+          };
+          if (bytes > largest || (bytes == largest && key(part, t) < key(largest_part, largest_tile)))
+            largest = bytes, largest_part = part, largest_tile = t;
+          s.x_rows = std::max<std::uint64_t>(s.x_rows, share.cols.size());
+          s.c_rows = std::max<std::uint64_t>(s.c_rows, share.row_end - share.row_begin);
+          for (std::size_t l = 0; l < c.encoding.levels.size(); ++l) {
+            s.storage_bytes[2 * l] += sparse::level_array_bytes(share.local, l, true);
+            s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
+          }
+          s.storage_bytes.back() += share.local.values.size();
+          if (keep) made.push_back(std::move(share));
+          if (give_up) {  // the LM one pass of these shares needs (one buffer)
+            s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;
+            lay_out_lm(p, row_blocks, s);
+            if (s.lm_end > m.lm_bytes()) throw OverTheLm{};
+          }
+        });
+  } catch (const OverTheLm&) {
+    return s;
+  }
+  // Passes: row block k's first is Σ of the blocks before it of their PEs' most tiles.
+  s.block_passes.assign(row_blocks, 1);
+  for (std::uint64_t part = 0; part < tiles.size(); ++part)
+    s.block_passes[part / s.pes] = std::max(s.block_passes[part / s.pes], tiles[part]);
+  std::vector<std::uint64_t> first_pass(row_blocks + 1, 0);
+  for (std::uint64_t k = 0; k < row_blocks; ++k) first_pass[k + 1] = first_pass[k] + s.block_passes[k];
+  s.passes = first_pass.back();
+  s.largest_pe = largest_part % s.pes, s.largest_pass = first_pass[largest_part / s.pes] + largest_tile;
   s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;  // whole chunk rows
   if (keep) {
+    // The shares pass by pass, PE by PE: count each pass's, then place them (made is part-major).
+    s.share_begin.assign(s.passes + 1, 0);
+    for (std::uint64_t part = 0; part < tiles.size(); ++part)
+      for (std::uint64_t t = 0; t < tiles[part]; ++t) ++s.share_begin[first_pass[part / s.pes] + t + 1];
+    for (std::uint64_t j = 0; j < s.passes; ++j) s.share_begin[j + 1] += s.share_begin[j];
+    s.shares.resize(made.size());
+    std::vector<std::uint64_t> next(s.share_begin.begin(), s.share_begin.end() - 1);
+    std::size_t i = 0;
+    for (std::uint64_t part = 0; part < tiles.size(); ++part)
+      for (std::uint64_t t = 0; t < tiles[part]; ++t)
+        s.shares[next[first_pass[part / s.pes] + t]++] = std::move(made[i++]);
     s.a_chunk_begin.assign(1, 0);
     for (const PeShare& share : s.shares)
       s.a_chunk_begin.push_back(s.a_chunk_begin.back() +
@@ -234,9 +302,9 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const Spa
                                                std::uint64_t most, std::optional<std::uint64_t> one) {
   const std::uint64_t lm = m.lm_bytes();
   const auto fits = [&](std::uint64_t k) {
-    return place_in_passes(p, c, m, k, col_tiles, false).lm_end <= lm;
+    return place_in_passes(p, c, m, k, col_tiles, false, true).lm_end <= lm;
   };
-  if (!one) one = place_in_passes(p, c, m, 1, col_tiles, false).lm_end;
+  if (!one) one = place_in_passes(p, c, m, 1, col_tiles, false, true).lm_end;
   if (*one <= lm) return 1;
   if (most == 1) return std::nullopt;
   std::uint64_t fails = 1, fit = 0;
@@ -256,12 +324,42 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const Spa
   return fit;
 }
 
+// The most entries a part has in `parts` parts (row ranges, × grid columns with 2d): the part that
+// for_each_share cuts into `col_tiles` tiles.
+std::uint64_t heaviest_part(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
+                            std::uint64_t parts, std::uint64_t grid_cols) {
+  grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
+  const std::vector<std::uint64_t> per_row = sparse::row_entries(a);
+  const std::vector<std::uint64_t> row_starts =
+      sparse::row_bounds(kind, per_row, std::max<std::uint64_t>(parts / grid_cols, 1), dim_group(e, 0));
+  std::uint64_t most = 0;
+  if (grid_cols == 1) {
+    for (std::size_t k = 0; k + 1 < row_starts.size(); ++k) {
+      std::uint64_t n = 0;
+      for (std::uint64_t r = row_starts[k]; r < row_starts[k + 1]; ++r) n += per_row[r];
+      most = std::max(most, n);
+    }
+    return most;
+  }
+  const std::vector<std::uint64_t> col_starts = sparse::even_bounds(a.cols, grid_cols, dim_group(e, 1));
+  const auto range_of = [](const std::vector<std::uint64_t>& starts, std::uint64_t i) {
+    return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
+                                      starts.begin()) -
+           1;
+  };
+  std::vector<std::uint64_t> count(row_starts.size() * grid_cols, 0);
+  for (const sparse::Triple& t : a.entries)
+    most = std::max(most, ++count[range_of(row_starts, t.row) * grid_cols + range_of(col_starts, t.col)]);
+  return most;
+}
+
 // The column tiles that the longest rows need to fit with a row per grid row and pass: each of
-// them alone, its entries in each grid column cut into tiles and stored in the encoding, as the
-// finest row split would hold them; doubling from 1. A lower bound of the tiles the whole matrix
-// needs (its other shares are rows no longer), found without placing all of them.
+// them alone, its entries in each grid column cut into tiles as for_each_share cuts the heaviest
+// part's (at most its entries / tiles each) and stored in the encoding; doubling from 1. A lower
+// bound of the tiles the whole matrix needs, found without placing all of it; at most `finest`.
 std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice& c,
-                                     const machine::MachineConfig& m, std::uint64_t most) {
+                                     const machine::MachineConfig& m, std::uint64_t most,
+                                     std::uint64_t finest) {
   const std::uint64_t group = dim_group(c.encoding, 1);
   const std::vector<std::uint64_t> per_row = sparse::row_entries(p.a);
   std::vector<std::uint64_t> order(p.a.rows);
@@ -277,36 +375,48 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
     std::sort(row.begin(), row.end(),
               [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
   const std::uint64_t grid_cols = grid_cols_of(c, m);
+  const std::uint64_t heaviest = heaviest_part(p.a, c.encoding, c.partition, m.pe_count() * most, grid_cols);
   const std::vector<std::uint64_t> col_starts = sparse::even_bounds(p.a.cols, grid_cols, group);
   ColumnRenumbering renumber(p.a.cols, group);
   std::uint64_t share = 0;  // each part's number for the renumbering's stamps
-  for (std::uint64_t tiles = 1;; tiles *= 2) {
+  // A tile takes at least a byte per entry (its value), so fewer tiles than heaviest / LM never fit:
+  // start from the power of two below that.
+  std::uint64_t start = 1;
+  while (2 * start <= heaviest / std::max<std::uint64_t>(1, m.lm_bytes())) start *= 2;
+  for (std::uint64_t tiles = start;; tiles *= 2) {
+    const std::uint64_t cap = (heaviest + tiles - 1) / tiles;
     SparsePlacement s;
     s.choice = c;
     s.pes = m.pe_count();
     s.passes = most * tiles;  // as the placement with a row per grid row and pass would have them
     if (c.partition == sparse::Partition::k2d) s.reduce_level = sparse_grid_level(m);
     std::uint64_t largest = 0;
+    const auto measure = [&](sparse::Coo& part) {
+      part.cols = renumber.apply(part.entries, ++share).size();
+      largest = std::max(largest, sparse::block_bytes(sparse::build(part, c.encoding)));
+      s.x_rows = std::max(s.x_rows, part.cols);
+      part.entries.clear();
+    };
     for (const auto& row : rows) {
-      // The row's entries (in column order) tile by tile of each grid column, columns renumbered.
+      // The row's entries (in column order), grid column by grid column, in tiles of whole column
+      // groups of at most `cap` entries.
       std::size_t next = 0;
       for (std::uint64_t g = 0; g < grid_cols; ++g) {
-        const std::vector<std::uint64_t> starts =
-            sparse::even_bounds(col_starts[g + 1] - col_starts[g], tiles, group);
-        for (std::uint64_t t = 0; t + 1 < starts.size(); ++t) {
-          sparse::Coo part{1, 0, {}};
-          while (next < row.size() && row[next].col < col_starts[g] + starts[t + 1])
-            part.entries.push_back(row[next++]);
-          if (part.entries.empty()) continue;
-          part.cols = renumber.apply(part.entries, ++share).size();
-          largest = std::max(largest, sparse::block_bytes(sparse::build(part, c.encoding)));
-          s.x_rows = std::max(s.x_rows, part.cols);
+        sparse::Coo part{1, 0, {}};
+        while (next < row.size() && row[next].col < col_starts[g + 1]) {
+          std::size_t end = next;
+          while (end < row.size() && row[end].col / group == row[next].col / group) ++end;
+          if (!part.entries.empty() && part.entries.size() + (end - next) > cap) measure(part);
+          part.entries.insert(part.entries.end(), row.begin() + static_cast<std::ptrdiff_t>(next),
+                              row.begin() + static_cast<std::ptrdiff_t>(end));
+          next = end;
         }
+        if (!part.entries.empty()) measure(part);
       }
     }
     s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;
     lay_out_lm(p, most, s);
-    if (s.lm_end <= m.lm_bytes() || tiles >= p.a.cols) return tiles;
+    if (s.lm_end <= m.lm_bytes() || tiles >= finest) return tiles;
   }
 }
 
@@ -333,15 +443,24 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
   // Row blocks first; column tiles when even a row per grid row and pass does not fit, starting
   // from what the longest rows need, doubling. Placements are measured (sizes only) until the
   // one to keep.
-  SparsePlacement one = place_in_passes(p, c, m, 1, 1);
+  SparsePlacement one = place_in_passes(p, c, m, 1, 1, true, true);
   if (one.lm_end <= m.lm_bytes()) return one;
   std::optional<std::uint64_t> one_lm = one.lm_end;
   one = {};
-  for (std::uint64_t tiles = tiles_for_longest_rows(p, c, m, most);; tiles *= 2) {
-    if (tiles > 1) one_lm.reset();
+  // Past as many tiles as one row block's heaviest part has entries, every tile holds one column
+  // group: no more tiles help.
+  const std::uint64_t finest = std::max<std::uint64_t>(
+      1, heaviest_part(p.a, c.encoding, c.partition, m.pe_count(), grid_cols_of(c, m)));
+  for (std::uint64_t tiles = tiles_for_longest_rows(p, c, m, most, finest);; tiles *= 2) {
+    if (tiles > 1) {  // one row block in these tiles, kept if it fits
+      one = place_in_passes(p, c, m, 1, tiles, true, true);
+      if (one.lm_end <= m.lm_bytes()) return one;
+      one_lm = one.lm_end;
+      one = {};
+    }
     if (const auto k = fewest_row_blocks(p, c, m, tiles, most, one_lm))
       return place_in_passes(p, c, m, *k, tiles);
-    if (tiles >= p.a.cols) return place_in_passes(p, c, m, most, tiles, false);  // nothing fits
+    if (tiles >= finest) return place_in_passes(p, c, m, most, tiles, false);  // nothing fits
   }
 }
 

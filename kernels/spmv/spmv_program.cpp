@@ -31,15 +31,28 @@ layout::TensorLayout per_pe_rows_layout(std::uint64_t rows, std::uint64_t cols,
   return layout::parse_layout_or_throw(fmt::format("(({}{}:{}), ({}:1))", pe_axes(m), rows, cols, cols), m);
 }
 
-// Every PE's list padded to `per_pe` rows, PE after PE (the padding one run per PE).
-program::RowList padded_rows(const std::vector<std::vector<std::uint64_t>>& lists, std::uint64_t per_pe) {
-  program::RowList rows;
-  for (const auto& l : lists) {
-    for (std::uint64_t r : l) rows.add(r);
-    rows.add_padding(per_pe - l.size());
+// Appends PE after PE's rows, each list followed by gaps up to `per_pe` rows, and `per_pe` gaps for
+// a PE without a list this pass: rows the load leaves as they are (a PE's walk reads its own only).
+class PerPeRows {
+ public:
+  explicit PerPeRows(std::uint64_t per_pe) : per_pe_(per_pe) {}
+  // PE `pe`'s rows (PEs in increasing order); `row(k)` gives its k-th of `count`.
+  template <typename Row>
+  void add(std::uint64_t pe, std::uint64_t count, Row&& row) {
+    rows_.add_gap((pe - next_) * per_pe_);
+    for (std::uint64_t k = 0; k < count; ++k) rows_.add(row(k));
+    rows_.add_gap(per_pe_ - count);
+    next_ = pe + 1;
   }
-  return rows;
-}
+  program::RowList take(std::uint64_t pes) {
+    rows_.add_gap((pes - next_) * per_pe_);
+    return std::move(rows_);
+  }
+
+ private:
+  std::uint64_t per_pe_, next_ = 0;
+  program::RowList rows_;
+};
 
 }  // namespace
 
@@ -62,34 +75,33 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
   const layout::TensorLayout x_layout = per_pe_rows_layout(s.x_rows, p.n, m);
   const layout::TensorLayout c_layout = per_pe_rows_layout(s.c_rows, p.n, m);
   const std::uint64_t y_per_pe = s.c_rows * p.n;
-  for (std::uint64_t j = 0; j < s.passes; ++j) {
-    // Pass j: row block k's column tile t. Its PEs' A blocks (their rows of A) and x rows go into
-    // buffer j mod 2, the row block's bias into bias buffer k mod 2 with its first tile.
-    const std::uint64_t k = j / s.col_tiles, t = j % s.col_tiles;
-    const bool last_tile = t + 1 == s.col_tiles;
+  std::uint64_t k = 0, t = 0;  // pass j: row block k's pass t
+  for (std::uint64_t j = 0; j < s.passes; ++j, ++t) {
+    if (t == s.block_passes[k]) ++k, t = 0;
+    // Its PEs' A blocks and x rows go into buffer j mod 2, the row block's bias into bias buffer
+    // k mod 2 with its first pass.
+    const bool last = t + 1 == s.block_passes[k];
     const std::uint64_t buffer = (j % 2) * s.buffer_bytes,
                         bias_at = s.lm_bias + (k % 2) * s.bias_buffer_bytes;
+    const std::uint64_t first = s.share_begin[j], end = s.share_begin[j + 1];
+    PerPeRows a_rows(s.block_bytes / kAChunk), x_rows(s.x_rows);
+    for (std::uint64_t i = first; i < end; ++i) {
+      const PeShare& share = s.shares[i];
+      a_rows.add(share.pe, s.a_chunk_begin[i + 1] - s.a_chunk_begin[i],
+                 [&](std::uint64_t c) { return s.a_chunk_begin[i] + c; });
+      // x: the PE's columns (whole column groups past A's last column are padding, the zero point,
+      // so their terms vanish).
+      x_rows.add(share.pe, share.cols.size(), [&](std::uint64_t c) {
+        return share.cols[c] < p.a.cols ? share.cols[c] : program::kPadRow;
+      });
+    }
     program::Load a;
     a.tensor = "A", a.layout = a_layout, a.lm = s.lm_a + buffer;
-    std::vector<std::vector<std::uint64_t>> chunks(pes);
-    for (std::uint64_t pe = 0; pe < pes; ++pe)
-      for (std::uint64_t c = s.a_chunk_begin[j * pes + pe]; c < s.a_chunk_begin[j * pes + pe + 1]; ++c)
-        chunks[pe].push_back(c);
-    a.rows = padded_rows(chunks, s.block_bytes / kAChunk);
+    a.rows = a_rows.take(pes);
     prog.instrs.push_back(std::move(a));
-    // x: each PE's columns (whole column groups past A's last column are padding, the zero point, so
-    // their terms vanish).
-    std::vector<std::vector<std::uint64_t>> cols(pes), rows(pes), outs(pes);
-    for (std::uint64_t pe = 0; pe < pes; ++pe) {
-      const PeShare& share = s.shares[j * pes + pe];
-      for (std::uint64_t c : share.cols) cols[pe].push_back(c < p.a.cols ? c : program::kPadRow);
-      for (std::uint64_t r = share.row_begin; r < share.row_end; ++r) rows[pe].push_back(r);
-      // 2d: the reduce leaves the sums in each grid row's first PE.
-      if (pe % s.grid_cols == 0) outs[pe] = rows[pe];
-    }
     program::Load lx;
     lx.tensor = x, lx.layout = x_layout, lx.lm = s.lm_x + buffer;
-    lx.pad = p.b_zero, lx.rows = padded_rows(cols, s.x_rows);
+    lx.pad = p.b_zero, lx.rows = x_rows.take(pes);
     prog.instrs.push_back(std::move(lx));
     if (!p.bias.empty() && t == 0 && (!p.spmm || k == 0)) {  // SpMM's bias is the same for every row
       program::Load lb;
@@ -98,7 +110,11 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
         lb.layout = layout::parse_layout_or_throw(fmt::format("(({}:1))", p.n), m);  // a copy in every PE
       } else {
         lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
-        lb.rows = padded_rows(rows, s.c_rows);
+        PerPeRows rows(s.c_rows);
+        for (std::uint64_t i = first; i < end; ++i)
+          rows.add(s.shares[i].pe, s.shares[i].row_end - s.shares[i].row_begin,
+                   [&](std::uint64_t r) { return s.shares[i].row_begin + r; });
+        lb.rows = rows.take(pes);
       }
       prog.instrs.push_back(std::move(lb));
     }
@@ -108,23 +124,31 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     mac.b = s.lm_x + buffer, mac.b_rows = s.x_rows, mac.n = p.n, mac.b_zero = p.b_zero;
     mac.c = s.lm_c, mac.c_rows = s.c_rows;
     mac.accumulate = t > 0;
-    for (std::uint64_t pe = 0; pe < pes; ++pe) {
-      const PeShare& share = s.shares[j * pes + pe];
+    for (std::uint64_t i = first; i < end; ++i) {
+      const PeShare& share = s.shares[i];
+      if (end - first < pes) mac.pes.push_back(share.pe);
       mac.entries.push_back(share.work.entries);
       mac.segments.push_back(share.work.segments);
       mac.visits.insert(mac.visits.end(), share.work.visits.begin(), share.work.visits.end());
     }
     prog.instrs.push_back(std::move(mac));
-    if (!last_tile) continue;
+    if (!last) continue;
     if (s.reduce_level >= 0)
       prog.instrs.push_back(program::Reduce{{s.reduce_level}, s.lm_c, s.lm_sum, y_per_pe});
     program::Requant rq =
         requant_of_stage(p.out, s.lm_sum, s.lm_y, p.spmm ? s.c_rows : 1, p.spmm ? p.n : s.c_rows);
     if (!p.bias.empty()) rq.has_bias = true, rq.bias = bias_at;
     prog.instrs.push_back(rq);
+    // The row block's first pass has every PE's share, with its rows; with 2d the reduce leaves the
+    // sums in each grid row's first PE.
     program::Store st;
     st.tensor = y, st.layout = c_layout, st.lm = s.lm_y;
-    st.rows = padded_rows(outs, s.c_rows);
+    PerPeRows outs(s.c_rows);
+    for (std::uint64_t i = s.share_begin[j - t]; i < s.share_begin[j - t + 1]; ++i)
+      if (s.shares[i].pe % s.grid_cols == 0)
+        outs.add(s.shares[i].pe, s.shares[i].row_end - s.shares[i].row_begin,
+                 [&](std::uint64_t r) { return s.shares[i].row_begin + r; });
+    st.rows = outs.take(pes);
     prog.instrs.push_back(std::move(st));
   }
   return prog;

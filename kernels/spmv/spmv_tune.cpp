@@ -38,15 +38,15 @@ std::vector<std::pair<std::string, sparse::Encoding>> tuner_encodings(const Spar
 std::string choice_text(const SparsePlacement& s) {
   const SparseChoice& c = s.choice;
   std::string passes = s.passes == 1 ? "1 pass"
-                       : c.col_tiles == 1
+                       : s.passes == c.row_blocks
                            ? fmt::format("{} passes", s.passes)
-                           : fmt::format("{} passes ({} row block{} × {} tiles)", s.passes, c.row_blocks,
-                                         c.row_blocks == 1 ? "" : "s", c.col_tiles);
+                           : fmt::format("{} passes ({} row block{} in column tiles)", s.passes, c.row_blocks,
+                                         c.row_blocks == 1 ? "" : "s");
   return fmt::format("{} {}, {}", c.encoding_name, sparse::partition_name(c.partition), passes);
 }
 
 constexpr std::uint64_t kMaxSparsePlanFileBytes = std::uint64_t{1} << 20;
-// PEs × passes: a plan file past this is refused before anything is placed (each share is a
+// PEs × row blocks: a plan file past this is refused before anything is placed (each part is a
 // matrix in memory; the largest plans the tuner makes hold a few hundred thousand).
 constexpr std::uint64_t kMaxSparsePlanShares = std::uint64_t{1} << 22;
 
@@ -149,7 +149,8 @@ Result<std::string> SparseInstance::plan_file(const Plan& plan, const machine::M
       "kernel: {}\nmachine: {}\n"
       "# the matrix it was made for\nrows: {}\ncols: {}\nentries: {}\n{}"
       "encoding: {}\npartition: {}\n"
-      "# A in row_blocks × col_tiles passes\nrow_blocks: {}\ncol_tiles: {}\n"
+      "# A in row blocks, each PE's part of one cut into column tiles of at most (the most entries a part\n"
+      "# has) / col_tiles entries\nrow_blocks: {}\ncol_tiles: {}\n"
       "# for people; the reader ignores it\nestimated_cycles: {:.0f}\n",
       kernel, p_.matrix, p_.a.rows, p_.a.cols, p_.a.entries.size(), m.name, kernel, kernel,
       yaml_scalar(m.name), p_.a.rows, p_.a.cols, p_.a.entries.size(),
@@ -233,16 +234,14 @@ Result<Plan> SparseInstance::plan_from_file(const std::string& path, const machi
     return at(root["row_blocks"],
               fmt::format("'row_blocks': at most {} (a row per grid row and pass), got {}",
                           most_row_blocks(p_, c, m), c.row_blocks));
-  const auto passes = checked_mul(c.row_blocks, c.col_tiles);
-  if (const auto shares = passes ? checked_mul(m.pe_count(), *passes) : std::nullopt;
-      !shares || *shares > kMaxSparsePlanShares)
-    return at(
-        root["row_blocks"],
-        fmt::format("{} row blocks × {} column tiles over {} PEs are more than the {} shares a plan may hold",
-                    c.row_blocks, c.col_tiles, m.pe_count(), kMaxSparsePlanShares));
-  if (c.col_tiles > p_.a.cols)
+  if (const auto parts = checked_mul(m.pe_count(), c.row_blocks); !parts || *parts > kMaxSparsePlanShares)
+    return at(root["row_blocks"],
+              fmt::format("{} row blocks over {} PEs are more than the {} parts a plan may hold",
+                          c.row_blocks, m.pe_count(), kMaxSparsePlanShares));
+  const std::uint64_t stored = std::max<std::uint64_t>(1, p_.a.entries.size());
+  if (c.col_tiles > stored)
     return at(root["col_tiles"],
-              fmt::format("'col_tiles': at most {} (a column per tile), got {}", p_.a.cols, c.col_tiles));
+              fmt::format("'col_tiles': at most {} (an entry per tile), got {}", stored, c.col_tiles));
   std::shared_ptr<const SparsePlacement> placed;
   try {
     placed = std::make_shared<const SparsePlacement>(place_sparse(p_, c, m));

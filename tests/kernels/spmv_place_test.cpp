@@ -107,5 +107,42 @@ TEST(SparsePlace, ALongRowWithABiasTakesTheFewestTiles) {
   }
 }
 
+// Column tiles cut only the parts that need them: a long row on one PE takes several passes in
+// which that PE alone walks, each of its tiles at most the heaviest part's entries / col_tiles
+// (whole column groups), while every other PE's part stays whole in the first pass.
+TEST(SparsePlace, ColumnTilesCutOnlyTheHeavyParts) {
+  SparseProblem p;
+  p.a = sparse::Coo{32, 4096, {}};
+  for (std::uint64_t c = 0; c < 4096; c += 2) p.a.entries.push_back({5, c, 3.0});
+  for (std::uint64_t r = 0; r < 32; ++r) p.a.entries.push_back({r, 2 * r + 1, 1.0});
+  p.encoding = sparse::parse_encoding("csr");
+  p.encoding_name = "csr";
+  p.b.assign(4096, 1);
+  machine::MachineConfig m = testing::mini();
+  m.levels.back().memory_bytes = 856;
+  const SparsePlacement s = place_sparse(p, default_choice(p), m);
+  ASSERT_LE(s.lm_end, m.lm_bytes());
+  ASSERT_EQ(s.block_passes.size(), 1u);
+  ASSERT_GT(s.passes, 1u);
+  EXPECT_EQ(s.share_begin[1], s.pes) << "the first pass has every PE's share";
+  const std::uint64_t heaviest = 2048 + 1, cap = (heaviest + s.choice.col_tiles - 1) / s.choice.col_tiles;
+  std::uint64_t row5 = 0;
+  for (std::uint64_t j = 0; j < s.passes; ++j)
+    for (std::uint64_t i = s.share_begin[j]; i < s.share_begin[j + 1]; ++i) {
+      const PeShare& share = s.shares[i];
+      if (j > 0) {
+        EXPECT_EQ(share.pe, 5u) << "pass " << j;
+      }
+      if (share.pe != 5) {
+        EXPECT_EQ(share.work.entries, 1u) << "PE " << share.pe;
+        continue;
+      }
+      EXPECT_LE(share.work.entries, cap) << "pass " << j;
+      row5 += share.work.entries;
+    }
+  EXPECT_EQ(row5, heaviest);
+  EXPECT_EQ(s.shares.size(), s.pes + s.passes - 1);
+}
+
 }  // namespace spmv_place_test
 }  // namespace treesim::kernels

@@ -132,7 +132,7 @@ TEST(SpmvTuneFile, BadPlanFilesAreOneLineErrors) {
       {"encoding:", "encoding: \"ell1\"", "'encoding': PE "},
       {"encoding:", "encoding:", "'encoding': expected a value, got nothing"},
       {"entries:", "entries: 1920\nn: 4", "unknown field 'n'"},
-      {"col_tiles:", "col_tiles: 400000", "shares a plan may hold"},
+      {"col_tiles:", "col_tiles: 400000", "'col_tiles': at most 1920 (an entry per tile), got 400000"},
   };
   int n = 0;
   for (const Bad& b : bad) {
@@ -163,7 +163,9 @@ TEST(SpmvTuneFile, APlanFileOfPassesRunsAsItSays) {
   full.push_back("--verify"), timing.push_back("--timing-only");
   const json r = run_report("spmv", machine, full), t = run_report("spmv", machine, timing);
   EXPECT_EQ(r["verify"]["ok"], true);
-  EXPECT_EQ(r["passes"], 15);
+  EXPECT_GT(r["passes"].get<int>(), 3) << "3 row blocks, some of them in column tiles";
+  EXPECT_NE(r["info"]["plan"].get<std::string>().find("3 row blocks in column tiles"), std::string::npos)
+      << r["info"]["plan"];
   EXPECT_EQ(r["info"]["partition"], "2d");
   EXPECT_NE(r["info"]["encoding"].get<std::string>().find("posWidth = 16"), std::string::npos) << r["info"];
   EXPECT_EQ(r["cycles"], t["cycles"]);
