@@ -56,10 +56,11 @@ struct PeShare {
 };
 
 // How A is stored and split: the encoding and partition (the options', or a tuner's), and the
-// passes (0: the fewest that fit the LMs, row blocks first). A row block's part on a PE is cut into
-// column tiles of at most ⌈W / col_tiles⌉ entries each, W the most entries any part has (whole
-// column groups; a group with more stays whole): the heaviest part falls into
-// about col_tiles tiles, a lighter one into fewer, and most parts stay whole.
+// passes (0: the fewest that fit the LMs, row blocks first). A row block's part on a PE (w entries,
+// r rows) is cut, in column order and whole column groups (a group with more stays whole), into
+// column tiles of at most min(⌈W / col_tiles⌉, max(⌈w / col_tiles⌉, 8·r)) entries, W the most
+// entries any part has: the heaviest part into about col_tiles tiles, a lighter one into as many or
+// fewer (no tile smaller than eight times its rows), a part of few entries not at all.
 struct SparseChoice {
   sparse::Encoding encoding;
   std::string encoding_name;  // as given ("csr", a map, ...)

@@ -111,8 +111,10 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   }
   part_of = {};
   // Column tiles: a part's column groups, in order, cut so that each tile holds at most `cap`
-  // entries (a group with more stays whole in its own tile): the heaviest part falls into about
-  // `col_tiles` tiles, a lighter one into fewer, and one within the cap stays whole.
+  // entries (a group with more stays whole in its own tile), so the heaviest part falls into about
+  // `col_tiles` tiles. A lighter part is cut into about as many too, so that its loads spread over
+  // the passes as the heavy part's do, but into no tile smaller than eight times its rows (a
+  // tile's positions would weigh too much beside its entries): a part of few entries stays whole.
   const std::uint64_t cap = (heaviest + col_tiles - 1) / col_tiles;
   std::vector<std::uint64_t> in_group((a.cols + group - 1) / group, 0), touched, tile_start;
   std::vector<sparse::Triple> by_tile;
@@ -147,7 +149,11 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   for (std::uint64_t part = 0; part < parts; ++part) {
     const sparse::Triple* first = bucketed.data() + start[part];
     const sparse::Triple* last = bucketed.data() + start[part + 1];
-    if (static_cast<std::uint64_t>(last - first) <= cap) {
+    const std::uint64_t n = static_cast<std::uint64_t>(last - first),
+                        rows = row_starts[part / grid_cols + 1] - row_starts[part / grid_cols];
+    const std::uint64_t part_cap =
+        std::min(cap, std::max<std::uint64_t>({(n + col_tiles - 1) / col_tiles, 8 * rows, 1}));
+    if (n <= part_cap) {
       emit(part, 0, first, last);
       continue;
     }
@@ -159,11 +165,11 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     tile_start.assign(1, 0);
     std::uint64_t held = 0;
     for (std::uint64_t g : touched) {
-      const std::uint64_t n = in_group[g];
-      if (held > 0 && held + n > cap) tile_start.push_back(0), held = 0;
-      held += n;
+      const std::uint64_t k = in_group[g];
+      if (held > 0 && held + k > part_cap) tile_start.push_back(0), held = 0;
+      held += k;
       in_group[g] = tile_start.size() - 1;
-      tile_start.back() += n;
+      tile_start.back() += k;
     }
     tile_start.insert(tile_start.begin(), 0);
     for (std::size_t t = 1; t < tile_start.size(); ++t) tile_start[t] += tile_start[t - 1];
