@@ -74,7 +74,8 @@ int sparse_grid_level(const machine::MachineConfig& m) {
 
 void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
                     std::uint64_t pes, std::uint64_t parts, std::uint64_t grid_cols, std::uint64_t col_tiles,
-                    const std::function<void(std::uint64_t, std::uint64_t, PeShare&)>& f) {
+                    const std::function<void(std::uint64_t, std::uint64_t, PeShare&)>& f,
+                    bool heaviest_first = false) {
   pes = std::max<std::uint64_t>(pes, 1);
   parts = std::max<std::uint64_t>(parts, 1);
   col_tiles = std::max<std::uint64_t>(col_tiles, 1);
@@ -146,7 +147,14 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     share.work = sparse::walk_work(share.local);
     f(part, tile, share);
   };
-  for (std::uint64_t part = 0; part < parts; ++part) {
+  // Parts in order, or (for a caller that stops at the first share too large) heaviest first.
+  std::vector<std::uint64_t> order(parts);
+  for (std::uint64_t q = 0; q < parts; ++q) order[q] = q;
+  if (heaviest_first)
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t x, std::uint64_t y) {
+      return start[x + 1] - start[x] > start[y + 1] - start[y];
+    });
+  for (const std::uint64_t part : order) {
     const sparse::Triple* first = bucketed.data() + start[part];
     const sparse::Triple* last = bucketed.data() + start[part + 1];
     const std::uint64_t n = static_cast<std::uint64_t>(last - first),
@@ -222,7 +230,7 @@ void lay_out_lm(const SparseProblem& p, std::uint64_t row_blocks, SparsePlacemen
 // tile t walk it. Measuring only (`keep` false), the shares are made one at a time for their sizes
 // and dropped: the passes, the LM layout and lm_end hold, the shares and A's chunk rows stay empty.
 // With `give_up`, the split stops at the first share that cannot fit one pass's LM (lm_end then
-// what the shares so far need, already over the LM; nothing else holds).
+// what the shares so far need, already over the LM; nothing else holds), heaviest parts first.
 struct OverTheLm {};
 SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
                                 const machine::MachineConfig& m, std::uint64_t row_blocks,
@@ -238,6 +246,8 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
   // Part k·pes + pe is row block k's part on PE pe; its tiles come in order, part after part.
   std::vector<std::uint64_t> tiles(s.pes * row_blocks, 0);
   std::vector<PeShare> made;
+  bool several = row_blocks > 1;                                 // passes
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> made_at;  // each one's part and tile
   std::uint64_t largest = 0, largest_part = 0, largest_tile = 0;
   try {
     for_each_share(
@@ -258,13 +268,16 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
             s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
           }
           s.storage_bytes.back() += share.local.values.size();
-          if (keep) made.push_back(std::move(share));
-          if (give_up) {  // the LM one pass of these shares needs (one buffer)
+          if (keep) made.push_back(std::move(share)), made_at.emplace_back(part, t);
+          if (give_up) {  // the LM these shares need (two buffers once there is more than one pass)
+            several = several || t > 0;
+            s.passes = several ? 2 : 1;
             s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;
             lay_out_lm(p, row_blocks, s);
             if (s.lm_end > m.lm_bytes()) throw OverTheLm{};
           }
-        });
+        },
+        give_up);
   } catch (const OverTheLm&) {
     return s;
   }
@@ -278,17 +291,21 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
   s.largest_pe = largest_part % s.pes, s.largest_pass = first_pass[largest_part / s.pes] + largest_tile;
   s.block_bytes = (largest + kAChunk - 1) / kAChunk * kAChunk;  // whole chunk rows
   if (keep) {
-    // The shares pass by pass, PE by PE: count each pass's, then place them (made is part-major).
+    // The shares pass by pass, PE by PE: count each pass's, then place them (part by part).
     s.share_begin.assign(s.passes + 1, 0);
     for (std::uint64_t part = 0; part < tiles.size(); ++part)
       for (std::uint64_t t = 0; t < tiles[part]; ++t) ++s.share_begin[first_pass[part / s.pes] + t + 1];
     for (std::uint64_t j = 0; j < s.passes; ++j) s.share_begin[j + 1] += s.share_begin[j];
     s.shares.resize(made.size());
     std::vector<std::uint64_t> next(s.share_begin.begin(), s.share_begin.end() - 1);
-    std::size_t i = 0;
-    for (std::uint64_t part = 0; part < tiles.size(); ++part)
-      for (std::uint64_t t = 0; t < tiles[part]; ++t)
-        s.shares[next[first_pass[part / s.pes] + t]++] = std::move(made[i++]);
+    std::vector<std::size_t> by_part(made.size());
+    for (std::size_t i = 0; i < by_part.size(); ++i) by_part[i] = i;
+    std::sort(by_part.begin(), by_part.end(),
+              [&](std::size_t x, std::size_t y) { return made_at[x] < made_at[y]; });
+    for (const std::size_t i : by_part) {
+      const auto [part, t] = made_at[i];
+      s.shares[next[first_pass[part / s.pes] + t]++] = std::move(made[i]);
+    }
     s.a_chunk_begin.assign(1, 0);
     for (const PeShare& share : s.shares)
       s.a_chunk_begin.push_back(s.a_chunk_begin.back() +
@@ -447,8 +464,11 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
   if (c.row_blocks > 0 && c.col_tiles > 0) return place_in_passes(p, c, m, c.row_blocks, c.col_tiles);
   const std::uint64_t most = most_row_blocks(p, c, m);
   // Row blocks first; column tiles when even a row per grid row and pass does not fit, starting
-  // from what the longest rows need, doubling. Placements are measured (sizes only) until the
-  // one to keep.
+  // from what the longest rows need, doubling: for each tile count the fewest row blocks that fit,
+  // and of those the plan of fewest passes (more tiles can mean far fewer row blocks; a plan of T
+  // tiles takes at least T passes, so the doubling stops there). The doubling starts from half
+  // of what the longest rows need alone (a guess: a part of more rows cut by its own cap may fit
+  // in fewer). Placements are measured (sizes only) until the one to keep.
   SparsePlacement one = place_in_passes(p, c, m, 1, 1, true, true);
   if (one.lm_end <= m.lm_bytes()) return one;
   std::optional<std::uint64_t> one_lm = one.lm_end;
@@ -457,17 +477,27 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
   // group: no more tiles help.
   const std::uint64_t finest = std::max<std::uint64_t>(
       1, heaviest_part(p.a, c.encoding, c.partition, m.pe_count(), grid_cols_of(c, m)));
-  for (std::uint64_t tiles = tiles_for_longest_rows(p, c, m, most, finest);; tiles *= 2) {
-    if (tiles > 1) {  // one row block in these tiles, kept if it fits
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> best;  // row blocks, tiles
+  std::uint64_t best_passes = UINT64_MAX,
+                tiles = std::max<std::uint64_t>(1, tiles_for_longest_rows(p, c, m, most, finest) / 2);
+  for (; tiles < best_passes; tiles *= 2) {
+    if (tiles > 1) {  // one row block in these tiles, kept if it fits and takes the fewest passes
       one = place_in_passes(p, c, m, 1, tiles, true, true);
-      if (one.lm_end <= m.lm_bytes()) return one;
+      if (one.lm_end <= m.lm_bytes()) {
+        if (one.passes <= best_passes) return one;
+        break;
+      }
       one_lm = one.lm_end;
       one = {};
     }
-    if (const auto k = fewest_row_blocks(p, c, m, tiles, most, one_lm))
-      return place_in_passes(p, c, m, *k, tiles);
-    if (tiles >= finest) return place_in_passes(p, c, m, most, tiles, false);  // nothing fits
+    if (const auto k = fewest_row_blocks(p, c, m, tiles, most, one_lm)) {
+      const std::uint64_t passes = place_in_passes(p, c, m, *k, tiles, false).passes;
+      if (passes < best_passes) best = {*k, tiles}, best_passes = passes;
+    }
+    if (tiles >= finest) break;
   }
+  if (best) return place_in_passes(p, c, m, best->first, best->second);
+  return place_in_passes(p, c, m, most, tiles, false);  // nothing fits
 }
 
 }  // namespace treesim::kernels
