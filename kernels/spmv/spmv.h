@@ -58,9 +58,10 @@ struct PeShare {
 // How A is stored and split: the encoding and partition (the options', or a tuner's), and the
 // passes (0: the fewest that fit the LMs, row blocks first). A row block's part on a PE (w entries,
 // r rows) is cut, in column order and whole column groups (a group with more stays whole), into
-// column tiles of at most min(⌈W / col_tiles⌉, max(⌈w / col_tiles⌉, 8·r)) entries, W the most
-// entries any part has: the heaviest part into about col_tiles tiles, a lighter one into as many or
-// fewer (no tile smaller than eight times its rows), a part of few entries not at all.
+// column tiles of at most min(C, max(⌈w / T⌉, 8·r)) entries, C = ⌈W / col_tiles⌉ with W the most
+// entries any part has, and T the most ⌈entries / C⌉ of the row block's parts: the heaviest part
+// into about col_tiles tiles, a lighter one into about as many as its row block takes passes (no
+// tile smaller than eight times its rows), a part of few entries not at all.
 struct SparseChoice {
   sparse::Encoding encoding;
   std::string encoding_name;  // as given ("csr", a map, ...)

@@ -113,10 +113,16 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   part_of = {};
   // Column tiles: a part's column groups, in order, cut so that each tile holds at most `cap`
   // entries (a group with more stays whole in its own tile), so the heaviest part falls into about
-  // `col_tiles` tiles. A lighter part is cut into about as many too, so that its loads spread over
-  // the passes as the heavy part's do, but into no tile smaller than eight times its rows (a
-  // tile's positions would weigh too much beside its entries): a part of few entries stays whole.
+  // `col_tiles` tiles, and a row block into as many passes as its heaviest part's ⌈entries / cap⌉.
+  // A lighter part is cut into about as many tiles as its row block has passes, so that its loads
+  // spread over them, but into no tile smaller than eight times its rows (a tile's positions would
+  // weigh too much beside its entries): a part of few entries, or in a row block of one pass,
+  // stays whole.
   const std::uint64_t cap = (heaviest + col_tiles - 1) / col_tiles;
+  std::vector<std::uint64_t> block_tiles(parts / pes + 1, 1);
+  for (std::uint64_t q = 0; q < parts; ++q)
+    block_tiles[q / pes] =
+        std::max(block_tiles[q / pes], (start[q + 1] - start[q] + cap - 1) / std::max<std::uint64_t>(cap, 1));
   std::vector<std::uint64_t> in_group((a.cols + group - 1) / group, 0), touched, tile_start;
   std::vector<sparse::Triple> by_tile;
   ColumnRenumbering renumber(a.cols, group);
@@ -159,8 +165,9 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     const sparse::Triple* last = bucketed.data() + start[part + 1];
     const std::uint64_t n = static_cast<std::uint64_t>(last - first),
                         rows = row_starts[part / grid_cols + 1] - row_starts[part / grid_cols];
-    const std::uint64_t part_cap =
-        std::min(cap, std::max<std::uint64_t>({(n + col_tiles - 1) / col_tiles, 8 * rows, 1}));
+    const std::uint64_t part_cap = std::min(
+        cap,
+        std::max<std::uint64_t>({(n + block_tiles[part / pes] - 1) / block_tiles[part / pes], 8 * rows, 1}));
     if (n <= part_cap) {
       emit(part, 0, first, last);
       continue;
