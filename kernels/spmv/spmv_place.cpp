@@ -472,10 +472,11 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
   const std::uint64_t most = most_row_blocks(p, c, m);
   // Row blocks first; column tiles when even a row per grid row and pass does not fit, starting
   // from what the longest rows need, doubling: for each tile count the fewest row blocks that fit,
-  // and of those the plan of fewest passes (more tiles can mean far fewer row blocks; a plan of T
-  // tiles takes at least T passes, so the doubling stops there). The doubling starts from half
-  // of what the longest rows need alone (a guess: a part of more rows cut by its own cap may fit
-  // in fewer). Placements are measured (sizes only) until the one to keep.
+  // and of those the plan of fewest passes (more tiles can mean far fewer row blocks): the doubling
+  // stops at the first tile count that takes no fewer passes than the one before, or that one row
+  // block fits, or past the passes of the best (a plan of T tiles takes at least T passes). The doubling
+  // starts from half of what the longest rows need alone (a guess: a part of more rows cut by its own cap may
+  // fit in fewer). Placements are measured (sizes only) until the one to keep.
   SparsePlacement one = place_in_passes(p, c, m, 1, 1, true, true);
   if (one.lm_end <= m.lm_bytes()) return one;
   std::optional<std::uint64_t> one_lm = one.lm_end;
@@ -499,7 +500,8 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
     }
     if (const auto k = fewest_row_blocks(p, c, m, tiles, most, one_lm)) {
       const std::uint64_t passes = place_in_passes(p, c, m, *k, tiles, false).passes;
-      if (passes < best_passes) best = {*k, tiles}, best_passes = passes;
+      if (passes >= best_passes) break;  // past the fewest: more tiles only add passes from here
+      best = {*k, tiles}, best_passes = passes;
     }
     if (tiles >= finest) break;
   }
