@@ -470,13 +470,13 @@ std::uint64_t most_row_blocks(const SparseProblem& p, const SparseChoice& c,
 SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, const machine::MachineConfig& m) {
   if (c.row_blocks > 0 && c.col_tiles > 0) return place_in_passes(p, c, m, c.row_blocks, c.col_tiles);
   const std::uint64_t most = most_row_blocks(p, c, m);
-  // Row blocks first; column tiles when even a row per grid row and pass does not fit, starting
-  // from what the longest rows need, doubling: for each tile count the fewest row blocks that fit,
-  // and of those the plan of fewest passes (more tiles can mean far fewer row blocks): the doubling
-  // stops at the first tile count that takes no fewer passes than the one before, or that one row
-  // block fits, or past the passes of the best (a plan of T tiles takes at least T passes). The doubling
-  // starts from half of what the longest rows need alone (a guess: a part of more rows cut by its own cap may
-  // fit in fewer). Placements are measured (sizes only) until the one to keep.
+  // Row blocks first; column tiles when even a row per grid row and pass does not fit: for each
+  // tile count, doubling, the fewest row blocks that fit, and of those plans the one of fewest
+  // passes (more tiles can mean far fewer row blocks). The doubling starts from half of what the
+  // longest rows need alone (a guess: a part of more rows, cut by its own cap, may fit in fewer)
+  // and stops at the first tile count that takes no fewer passes than the one before, or at which
+  // one row block fits, or past the best's passes (T tiles take at least T passes). Placements
+  // are measured (sizes only) until the one to keep.
   SparsePlacement one = place_in_passes(p, c, m, 1, 1, true, true);
   if (one.lm_end <= m.lm_bytes()) return one;
   std::optional<std::uint64_t> one_lm = one.lm_end;
