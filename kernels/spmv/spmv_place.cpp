@@ -58,6 +58,36 @@ class ColumnRenumbering {
   std::vector<std::uint64_t> stamp_, local_, groups_;
 };
 
+// The parts A splits into by a partition's rules: `parts` parts, row ranges (sim/sparse/partition.h)
+// × grid_cols column ranges of whole column groups with 2d (one otherwise); part = row range ·
+// grid_cols + column range.
+class PartGrid {
+ public:
+  PartGrid(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind, std::uint64_t parts,
+           std::uint64_t grid_cols, const std::vector<std::uint64_t>& row_entries)
+      : grid_cols_(kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1),
+        row_starts_(sparse::row_bounds(kind, row_entries, std::max<std::uint64_t>(parts / grid_cols_, 1),
+                                       dim_group(e, 0))),
+        col_starts_(sparse::even_bounds(a.cols, grid_cols_, dim_group(e, 1))) {}
+
+  std::uint64_t grid_cols() const { return grid_cols_; }
+  std::uint64_t parts() const { return (row_starts_.size() - 1) * grid_cols_; }
+  std::uint64_t part_of(const sparse::Triple& t) const {
+    return range_of(row_starts_, t.row) * grid_cols_ + (grid_cols_ > 1 ? range_of(col_starts_, t.col) : 0);
+  }
+  std::uint64_t row_begin(std::uint64_t part) const { return row_starts_[part / grid_cols_]; }
+  std::uint64_t row_end(std::uint64_t part) const { return row_starts_[part / grid_cols_ + 1]; }
+
+ private:
+  static std::uint64_t range_of(const std::vector<std::uint64_t>& starts, std::uint64_t i) {
+    return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
+                                      starts.begin()) -
+           1;
+  }
+  std::uint64_t grid_cols_;
+  std::vector<std::uint64_t> row_starts_, col_starts_;
+};
+
 }  // namespace
 
 int sparse_grid_level(const machine::MachineConfig& m) {
@@ -79,27 +109,16 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   pes = std::max<std::uint64_t>(pes, 1);
   parts = std::max<std::uint64_t>(parts, 1);
   col_tiles = std::max<std::uint64_t>(col_tiles, 1);
-  grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
-  const std::uint64_t grid_rows = parts / grid_cols, group = dim_group(e, 1);
+  const std::uint64_t group = dim_group(e, 1);
   if (parts > UINT32_MAX)  // entries carry their part's number in 32 bits
     throw sparse::SparseError(fmt::format("{} parts (PEs × row blocks) are more than the {} supported", parts,
                                           std::uint64_t{UINT32_MAX}));
-  const std::vector<std::uint64_t> row_starts =
-      sparse::row_bounds(kind, sparse::row_entries(a), grid_rows, dim_group(e, 0));
-  const std::vector<std::uint64_t> col_starts = sparse::even_bounds(a.cols, grid_cols, group);
-  const auto range_of = [](const std::vector<std::uint64_t>& starts, std::uint64_t i) {
-    return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
-                                      starts.begin()) -
-           1;
-  };
-  // Each entry's part (row range · grid_cols + grid column), then the entries bucketed by part in
-  // one array (counted, not grown).
+  const PartGrid grid(a, e, kind, parts, grid_cols, sparse::row_entries(a));
+  // Each entry's part, then the entries bucketed by part in one array (counted, not grown).
   std::vector<std::uint32_t> part_of(a.entries.size());
   std::vector<std::uint64_t> start(parts + 1, 0);
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
-    const sparse::Triple& t = a.entries[i];
-    const std::uint64_t gc = grid_cols > 1 ? range_of(col_starts, t.col) : 0;
-    part_of[i] = static_cast<std::uint32_t>(range_of(row_starts, t.row) * grid_cols + gc);
+    part_of[i] = static_cast<std::uint32_t>(grid.part_of(a.entries[i]));
     ++start[part_of[i] + 1];
   }
   std::uint64_t heaviest = 0;
@@ -132,8 +151,8 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
                         const sparse::Triple* last) {
     PeShare share;
     share.pe = part % pes;
-    share.row_begin = row_starts[part / grid_cols];
-    share.row_end = row_starts[part / grid_cols + 1];
+    share.row_begin = grid.row_begin(part);
+    share.row_end = grid.row_end(part);
     piece.entries.assign(first, last);
     share.cols = renumber.apply(piece.entries, stamp++);
     for (sparse::Triple& t : piece.entries) {
@@ -164,7 +183,7 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     const sparse::Triple* first = bucketed.data() + start[part];
     const sparse::Triple* last = bucketed.data() + start[part + 1];
     const std::uint64_t n = static_cast<std::uint64_t>(last - first),
-                        rows = row_starts[part / grid_cols + 1] - row_starts[part / grid_cols];
+                        rows = grid.row_end(part) - grid.row_begin(part);
     const std::uint64_t part_cap = std::min(
         cap,
         std::max<std::uint64_t>({(n + block_tiles[part / pes] - 1) / block_tiles[part / pes], 8 * rows, 1}));
@@ -358,35 +377,27 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const Spa
 // for_each_share cuts into `col_tiles` tiles.
 std::uint64_t heaviest_part(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
                             std::uint64_t parts, std::uint64_t grid_cols) {
-  grid_cols = kind == sparse::Partition::k2d ? std::max<std::uint64_t>(grid_cols, 1) : 1;
   const std::vector<std::uint64_t> per_row = sparse::row_entries(a);
-  const std::vector<std::uint64_t> row_starts =
-      sparse::row_bounds(kind, per_row, std::max<std::uint64_t>(parts / grid_cols, 1), dim_group(e, 0));
+  const PartGrid grid(a, e, kind, parts, grid_cols, per_row);
   std::uint64_t most = 0;
-  if (grid_cols == 1) {
-    for (std::size_t k = 0; k + 1 < row_starts.size(); ++k) {
+  if (grid.grid_cols() == 1) {  // parts are row ranges: sum their rows' entries
+    for (std::uint64_t part = 0; part < grid.parts(); ++part) {
       std::uint64_t n = 0;
-      for (std::uint64_t r = row_starts[k]; r < row_starts[k + 1]; ++r) n += per_row[r];
+      for (std::uint64_t r = grid.row_begin(part); r < grid.row_end(part); ++r) n += per_row[r];
       most = std::max(most, n);
     }
     return most;
   }
-  const std::vector<std::uint64_t> col_starts = sparse::even_bounds(a.cols, grid_cols, dim_group(e, 1));
-  const auto range_of = [](const std::vector<std::uint64_t>& starts, std::uint64_t i) {
-    return static_cast<std::uint64_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
-                                      starts.begin()) -
-           1;
-  };
-  std::vector<std::uint64_t> count(row_starts.size() * grid_cols, 0);
-  for (const sparse::Triple& t : a.entries)
-    most = std::max(most, ++count[range_of(row_starts, t.row) * grid_cols + range_of(col_starts, t.col)]);
+  std::vector<std::uint64_t> count(grid.parts(), 0);
+  for (const sparse::Triple& t : a.entries) most = std::max(most, ++count[grid.part_of(t)]);
   return most;
 }
 
 // The column tiles that the longest rows need to fit with a row per grid row and pass: each of
 // them alone, its entries in each grid column cut into tiles as for_each_share cuts the heaviest
-// part's (at most its entries / tiles each) and stored in the encoding; doubling from 1. A lower
-// bound of the tiles the whole matrix needs, found without placing all of it; at most `finest`.
+// part's (at most its entries / tiles each) and stored in the encoding; doubling from the power of
+// two below heaviest / LM. A guess at the tiles the whole matrix needs (not a bound: a part of more
+// rows, cut by its own cap, may fit in fewer), found without placing all of it; at most `finest`.
 std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice& c,
                                      const machine::MachineConfig& m, std::uint64_t most,
                                      std::uint64_t finest) {
