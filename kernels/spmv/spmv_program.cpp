@@ -39,10 +39,15 @@ class PerPeRows {
   // PE `pe`'s rows (PEs in increasing order); `row(k)` gives its k-th of `count`.
   template <typename Row>
   void add(std::uint64_t pe, std::uint64_t count, Row&& row) {
-    rows_.add_gap((pe - next_) * per_pe_);
+    skip_to(pe);
     for (std::uint64_t k = 0; k < count; ++k) rows_.add(row(k));
     rows_.add_gap(per_pe_ - count);
-    next_ = pe + 1;
+  }
+  // PE `pe`'s rows first, first + 1, ..., `count` of them.
+  void add_run(std::uint64_t pe, std::uint64_t first, std::uint64_t count) {
+    skip_to(pe);
+    rows_.add_run(first, count);
+    rows_.add_gap(per_pe_ - count);
   }
   program::RowList take(std::uint64_t pes) {
     rows_.add_gap((pes - next_) * per_pe_);
@@ -50,6 +55,10 @@ class PerPeRows {
   }
 
  private:
+  void skip_to(std::uint64_t pe) {  // gaps for the PEs before `pe` without rows
+    rows_.add_gap((pe - next_) * per_pe_);
+    next_ = pe + 1;
+  }
   std::uint64_t per_pe_, next_ = 0;
   program::RowList rows_;
 };
@@ -87,8 +96,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     PerPeRows a_rows(s.block_bytes / kAChunk), x_rows(s.x_rows);
     for (std::uint64_t i = first; i < end; ++i) {
       const PeShare& share = s.shares[i];
-      a_rows.add(share.pe, s.a_chunk_begin[i + 1] - s.a_chunk_begin[i],
-                 [&](std::uint64_t c) { return s.a_chunk_begin[i] + c; });
+      a_rows.add_run(share.pe, s.a_chunk_begin[i], s.a_chunk_begin[i + 1] - s.a_chunk_begin[i]);
       // x: the PE's columns (whole column groups past A's last column are padding, the zero point,
       // so their terms vanish).
       x_rows.add(share.pe, share.cols.size(), [&](std::uint64_t c) {
@@ -112,8 +120,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
         lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
         PerPeRows rows(s.c_rows);
         for (std::uint64_t i = first; i < end; ++i)
-          rows.add(s.shares[i].pe, s.shares[i].row_end - s.shares[i].row_begin,
-                   [&](std::uint64_t r) { return s.shares[i].row_begin + r; });
+          rows.add_run(s.shares[i].pe, s.shares[i].row_begin, s.shares[i].row_end - s.shares[i].row_begin);
         lb.rows = rows.take(pes);
       }
       prog.instrs.push_back(std::move(lb));
@@ -146,8 +153,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     PerPeRows outs(s.c_rows);
     for (std::uint64_t i = s.share_begin[j - t]; i < s.share_begin[j - t + 1]; ++i)
       if (s.shares[i].pe % s.grid_cols == 0)
-        outs.add(s.shares[i].pe, s.shares[i].row_end - s.shares[i].row_begin,
-                 [&](std::uint64_t r) { return s.shares[i].row_begin + r; });
+        outs.add_run(s.shares[i].pe, s.shares[i].row_begin, s.shares[i].row_end - s.shares[i].row_begin);
     st.rows = outs.take(pes);
     prog.instrs.push_back(std::move(st));
   }
