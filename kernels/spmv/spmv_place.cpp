@@ -113,23 +113,37 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   if (parts > UINT32_MAX)  // entries carry their part's number in 32 bits
     throw sparse::SparseError(fmt::format("{} parts (PEs × row blocks) are more than the {} supported", parts,
                                           std::uint64_t{UINT32_MAX}));
-  const PartGrid grid(a, e, kind, parts, grid_cols, sparse::row_entries(a));
-  // Each entry's part, then the entries bucketed by part in one array (counted, not grown).
-  std::vector<std::uint32_t> part_of(a.entries.size());
+  const std::vector<std::uint64_t> per_row = sparse::row_entries(a);
+  const PartGrid grid(a, e, kind, parts, grid_cols, per_row);
+  // The entries part by part: part q's are [start[q], start[q + 1]) of `in_parts`. Parts of whole
+  // rows over entries in row order (as files are read) are slices of A's; otherwise they are
+  // bucketed into one array (counted, not grown), in A's order within each part either way.
   std::vector<std::uint64_t> start(parts + 1, 0);
-  for (std::size_t i = 0; i < a.entries.size(); ++i) {
-    part_of[i] = static_cast<std::uint32_t>(grid.part_of(a.entries[i]));
-    ++start[part_of[i] + 1];
-  }
-  std::uint64_t heaviest = 0;
-  for (std::size_t q = 0; q < parts; ++q)
-    heaviest = std::max(heaviest, start[q + 1]), start[q + 1] += start[q];
-  std::vector<sparse::Triple> bucketed(a.entries.size());
-  {
+  std::vector<sparse::Triple> bucketed;
+  const bool slices =
+      grid.grid_cols() == 1 &&
+      std::is_sorted(a.entries.begin(), a.entries.end(),
+                     [](const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; });
+  if (slices) {
+    for (std::uint64_t q = 0; q < grid.parts(); ++q) {
+      start[q + 1] = start[q];
+      for (std::uint64_t r = grid.row_begin(q); r < grid.row_end(q); ++r) start[q + 1] += per_row[r];
+    }
+    for (std::uint64_t q = grid.parts(); q < parts; ++q) start[q + 1] = start[q];
+  } else {
+    std::vector<std::uint32_t> part_of(a.entries.size());
+    for (std::size_t i = 0; i < a.entries.size(); ++i) {
+      part_of[i] = static_cast<std::uint32_t>(grid.part_of(a.entries[i]));
+      ++start[part_of[i] + 1];
+    }
+    for (std::size_t q = 0; q < parts; ++q) start[q + 1] += start[q];
+    bucketed.resize(a.entries.size());
     std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
     for (std::size_t i = 0; i < a.entries.size(); ++i) bucketed[next[part_of[i]]++] = a.entries[i];
   }
-  part_of = {};
+  const sparse::Triple* in_parts = slices ? a.entries.data() : bucketed.data();
+  std::uint64_t heaviest = 0;
+  for (std::size_t q = 0; q < parts; ++q) heaviest = std::max(heaviest, start[q + 1] - start[q]);
   // Column tiles: a part's column groups, in order, cut so that each tile holds at most `cap`
   // entries (a group with more stays whole in its own tile), so the heaviest part falls into about
   // `col_tiles` tiles, and a row block into as many passes as its heaviest part's ⌈entries / cap⌉.
@@ -180,8 +194,8 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
       return start[x + 1] - start[x] > start[y + 1] - start[y];
     });
   for (const std::uint64_t part : order) {
-    const sparse::Triple* first = bucketed.data() + start[part];
-    const sparse::Triple* last = bucketed.data() + start[part + 1];
+    const sparse::Triple* first = in_parts + start[part];
+    const sparse::Triple* last = in_parts + start[part + 1];
     const std::uint64_t n = static_cast<std::uint64_t>(last - first),
                         rows = grid.row_end(part) - grid.row_begin(part);
     const std::uint64_t part_cap = std::min(
@@ -194,7 +208,13 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
     touched.clear();
     for (const sparse::Triple* t = first; t != last; ++t)
       if (in_group[t->col / group]++ == 0) touched.push_back(t->col / group);
-    std::sort(touched.begin(), touched.end());
+    if (touched.size() > in_group.size() / 16) {  // most groups: read them off in order, no sort
+      touched.clear();
+      for (std::uint64_t g = 0; g < in_group.size(); ++g)
+        if (in_group[g] > 0) touched.push_back(g);
+    } else {
+      std::sort(touched.begin(), touched.end());
+    }
     // Each touched group's tile, kept in in_group from here on; tile_start counts the tiles' entries.
     tile_start.assign(1, 0);
     std::uint64_t held = 0;
@@ -356,8 +376,12 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const Spa
   if (!one) one = place_in_passes(p, c, m, 1, col_tiles, false, true).lm_end;
   if (*one <= lm) return 1;
   if (most == 1) return std::nullopt;
+  // When even the most row blocks do not fit, nothing does (a share too large for any: a long row's
+  // tile); found in one try rather than by doubling up to it.
+  const std::uint64_t guess = std::min(most, std::max<std::uint64_t>(2, 2 * *one / lm + 1));
+  if (guess < most && !fits(most)) return std::nullopt;
   std::uint64_t fails = 1, fit = 0;
-  for (std::uint64_t k = std::min(most, std::max<std::uint64_t>(2, 2 * *one / lm + 1));;) {
+  for (std::uint64_t k = guess;;) {
     if (fits(k)) {
       fit = k;
       break;

@@ -35,7 +35,8 @@ layout::TensorLayout per_pe_rows_layout(std::uint64_t rows, std::uint64_t cols,
 // a PE without a list this pass: rows the load leaves as they are (a PE's walk reads its own only).
 class PerPeRows {
  public:
-  explicit PerPeRows(std::uint64_t per_pe) : per_pe_(per_pe) {}
+  // `runs`: about as many runs as the lists will have (each PE's rows and its gaps), reserved.
+  PerPeRows(std::uint64_t per_pe, std::size_t runs) : per_pe_(per_pe) { rows_.reserve(runs); }
   // PE `pe`'s rows (PEs in increasing order); `row(k)` gives its k-th of `count`.
   template <typename Row>
   void add(std::uint64_t pe, std::uint64_t count, Row&& row) {
@@ -93,7 +94,9 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     const std::uint64_t buffer = (j % 2) * s.buffer_bytes,
                         bias_at = s.lm_bias + (k % 2) * s.bias_buffer_bytes;
     const std::uint64_t first = s.share_begin[j], end = s.share_begin[j + 1];
-    PerPeRows a_rows(s.block_bytes / kAChunk), x_rows(s.x_rows);
+    std::size_t x_runs = 1;
+    for (std::uint64_t i = first; i < end; ++i) x_runs += s.shares[i].cols.size() + 2;
+    PerPeRows a_rows(s.block_bytes / kAChunk, 3 * (end - first) + 1), x_rows(s.x_rows, x_runs);
     for (std::uint64_t i = first; i < end; ++i) {
       const PeShare& share = s.shares[i];
       a_rows.add_run(share.pe, s.a_chunk_begin[i], s.a_chunk_begin[i + 1] - s.a_chunk_begin[i]);
@@ -118,7 +121,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
         lb.layout = layout::parse_layout_or_throw(fmt::format("(({}:1))", p.n), m);  // a copy in every PE
       } else {
         lb.layout = per_pe_rows_layout(s.c_rows, 1, m);
-        PerPeRows rows(s.c_rows);
+        PerPeRows rows(s.c_rows, 3 * (end - first) + 1);
         for (std::uint64_t i = first; i < end; ++i)
           rows.add_run(s.shares[i].pe, s.shares[i].row_begin, s.shares[i].row_end - s.shares[i].row_begin);
         lb.rows = rows.take(pes);
@@ -150,7 +153,7 @@ program::Program build_sparse_program(const SparseProblem& p, const SparsePlacem
     // sums in each grid row's first PE.
     program::Store st;
     st.tensor = y, st.layout = c_layout, st.lm = s.lm_y;
-    PerPeRows outs(s.c_rows);
+    PerPeRows outs(s.c_rows, 3 * (s.share_begin[j - t + 1] - s.share_begin[j - t]) + 1);
     for (std::uint64_t i = s.share_begin[j - t]; i < s.share_begin[j - t + 1]; ++i)
       if (s.shares[i].pe % s.grid_cols == 0)
         outs.add_run(s.shares[i].pe, s.shares[i].row_begin, s.shares[i].row_end - s.shares[i].row_begin);

@@ -67,6 +67,24 @@ UnitView unit_view(const BoundLayout& b, const std::vector<std::uint64_t>& units
   view.slots = 1;
   view.elements = 1;
   for (std::size_t d = 0; d < b.rank(); ++d) {
+    // An axis with at most one free part (a PE's rows of a per-PE block) is one arithmetic run:
+    // written down directly, not enumerated (a board's 8,192 views of a long block add up).
+    std::uint64_t base = 0, free_size = 1, free_weight = 1, free_parts = 0;
+    for (std::size_t i = 0; i < b.distribution_part_count(); ++i) {
+      const auto& p = b.parts()[i];
+      if (p.axis != static_cast<int>(d)) continue;
+      if (fixed[i])
+        base += digit[i] * p.weight;
+      else if (p.size > 1)
+        ++free_parts, free_size = p.size, free_weight = p.weight;
+    }
+    if (free_parts <= 1 && free_weight > 0) {
+      const std::uint64_t limit = b.shape()[d];
+      view.slots *= free_size;
+      view.elements *= base >= limit ? 0 : std::min(free_size, (limit - base - 1) / free_weight + 1);
+      view.axes.push_back({IndexRun{base, free_size, free_size > 1 ? free_weight : 1}});
+      continue;
+    }
     std::vector<std::uint64_t> xs{0};
     for (std::size_t i = 0; i < b.distribution_part_count(); ++i) {
       const auto& p = b.parts()[i];

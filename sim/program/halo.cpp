@@ -33,7 +33,7 @@ std::uint64_t size_of(const Runs& runs) {
 }
 
 // The union of run lists: marked over their range where that is not much larger than what they
-// hold, else sorted and merged.
+// hold (a byte per element scanned is far cheaper than merging runs), else merged.
 Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& seen) {
   std::uint64_t lo = UINT64_MAX, hi = 0, held = 0;
   std::size_t runs = 0;
@@ -46,7 +46,7 @@ Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& 
   }
   Runs out;
   if (held == 0) return out;
-  if (hi - lo <= 4 * held) {
+  if (hi - lo <= 32 * held) {
     seen.assign(hi - lo, 0);
     for (const Runs* p : parts)
       for (const ElementRun& r : *p)
@@ -160,13 +160,18 @@ HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const l
     if (n > 0) ++out.pes;
   }
   // Each level's needs from its children's, up to the board's (everything).
+  std::vector<const Runs*> children;
   for (std::size_t l = levels - 1; l-- > 0;) {
     const std::uint64_t f = b.fanout(l + 1);
     need[l].resize(need[l + 1].size() / f);
     for (std::uint64_t u = 0; u < need[l].size(); ++u) {
-      std::vector<const Runs*> children;
-      for (std::uint64_t c = 0; c < f; ++c) children.push_back(&need[l + 1][u * f + c]);
-      need[l][u] = union_of(children, seen);
+      children.clear();
+      for (std::uint64_t c = 0; c < f; ++c)
+        if (!need[l + 1][u * f + c].empty()) children.push_back(&need[l + 1][u * f + c]);
+      if (children.size() == 1)
+        need[l][u] = *children[0];  // one child's needs: no union to make
+      else if (!children.empty())
+        need[l][u] = union_of(children, seen);
     }
   }
   std::vector<const Runs*> top;

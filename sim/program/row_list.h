@@ -40,6 +40,8 @@ class RowList {
   void add_run(std::uint64_t first, std::uint64_t count);  // first..first+count-1, padding or gaps
   void add_padding(std::uint64_t count) { add_run(kPadRow, count); }
   void add_gap(std::uint64_t count) { add_run(kGapRow, count); }
+  // Room for `runs` runs, so that a long list (a row gather's, made once per pass) grows in one go.
+  void reserve(std::size_t runs) { runs_.reserve(runs), starts_.reserve(runs); }
   bool has_gaps() const { return gaps_; }
 
   std::uint64_t size() const { return size_; }

@@ -90,16 +90,18 @@ std::vector<ElementRun> window_runs(const Window& w, const std::vector<std::uint
 }
 
 std::vector<ElementRun> marked_runs(const std::vector<std::uint8_t>& marks, std::uint64_t base) {
+  // Marks are 0 or 1: memchr finds each run's ends many bytes at a time.
   std::vector<ElementRun> runs;
-  for (std::uint64_t i = 0; i < marks.size();) {
-    if (!marks[i]) {
-      ++i;
-      continue;
-    }
-    std::uint64_t j = i;
-    while (j < marks.size() && marks[j]) ++j;
-    runs.push_back({base + i, j - i});
-    i = j;
+  const std::uint8_t* const begin = marks.data();
+  const std::uint8_t* const end = begin + marks.size();
+  for (const std::uint8_t* p = begin; p < end;) {
+    const auto* on = static_cast<const std::uint8_t*>(std::memchr(p, 1, static_cast<std::size_t>(end - p)));
+    if (!on) break;
+    const auto* off =
+        static_cast<const std::uint8_t*>(std::memchr(on, 0, static_cast<std::size_t>(end - on)));
+    if (!off) off = end;
+    runs.push_back({base + static_cast<std::uint64_t>(on - begin), static_cast<std::uint64_t>(off - on)});
+    p = off;
   }
   return runs;
 }

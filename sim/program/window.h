@@ -29,7 +29,7 @@ struct ElementRun {
   bool operator==(const ElementRun& o) const { return first == o.first && count == o.count; }
 };
 
-// The runs of set marks: element base + i is in a run where marks[i] != 0.
+// The runs of set marks: element base + i is in a run where marks[i] is 1 (marks are 0 or 1).
 std::vector<ElementRun> marked_runs(const std::vector<std::uint8_t>& marks, std::uint64_t base);
 
 // The distinct tensor elements that the block [offset, offset + shape) of the window's matrix

@@ -118,33 +118,43 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
   for (std::size_t k = 0; k < n; ++k)
     for (std::size_t l = 0; l < nlev; ++l)
       all[k * nlev + l] = level_coordinate(e.levels[l].expr, coo.entries[k].row, coo.entries[k].col);
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::lexicographical_compare(all.begin() + static_cast<std::ptrdiff_t>(a * nlev),
-                                        all.begin() + static_cast<std::ptrdiff_t>((a + 1) * nlev),
-                                        all.begin() + static_cast<std::ptrdiff_t>(b * nlev),
-                                        all.begin() + static_cast<std::ptrdiff_t>((b + 1) * nlev));
-  });
+  const auto before = [&](std::size_t a, std::size_t b) {
+    for (std::size_t l = 0; l < nlev; ++l)
+      if (all[a * nlev + l] != all[b * nlev + l]) return all[a * nlev + l] < all[b * nlev + l];
+    return false;
+  };
+  // Entries often come in level order already (CSR of a row-major share): then there is nothing
+  // to sort (a stable sort would still cost n log n), and the order is the identity.
+  bool sorted = true;
+  for (std::size_t k = 1; k < n && sorted; ++k) sorted = !before(k, k - 1);
+  std::vector<std::size_t> order;
+  if (!sorted) {
+    order.resize(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), before);
+  }
   std::vector<std::uint64_t> flat;
   std::vector<double> vals;
   flat.reserve(n * nlev);
   vals.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t* lc = all.data() + order[i] * nlev;
+    const std::size_t k = sorted ? i : order[i];
+    const std::uint64_t* lc = all.data() + k * nlev;
     if (!vals.empty() && std::equal(lc, lc + nlev, flat.end() - static_cast<std::ptrdiff_t>(nlev))) {
-      vals.back() += coo.entries[order[i]].value;
+      vals.back() += coo.entries[k].value;
       continue;
     }
     flat.insert(flat.end(), lc, lc + nlev);
-    vals.push_back(0.0 + coo.entries[order[i]].value);  // as a sum from 0 (-0.0 becomes 0.0)
+    vals.push_back(0.0 + coo.entries[k].value);  // as a sum from 0 (-0.0 becomes 0.0)
   }
+  all = {};
 
   std::vector<Range> parents = {{0, vals.size()}};
   for (std::size_t l = 0; l < nlev; ++l) {
     const LevelType& t = e.levels[l].type;
     LevelArrays& a = m.levels[l];
     std::vector<Range> children;
+    if (t.format != LevelFormat::kDense) children.reserve(vals.size());
     const auto crd_at = [&](std::size_t k) { return flat[k * nlev + l]; };
     switch (t.format) {
       case LevelFormat::kDense:
