@@ -32,9 +32,55 @@ std::uint64_t size_of(const Runs& runs) {
   return n;
 }
 
-// The union of run lists: marked over their range where that is not much larger than what they
-// hold (a byte per element scanned is far cheaper than merging runs), else merged.
-Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& seen) {
+// A bit per element over [lo, lo + range): runs set whole words at a time, and the union read
+// back by counting trailing zeros, so that a unit's union costs its range / 64 words plus its runs
+// (a byte per element and memchr per run cost several times more on a row gather's one-row runs).
+class BitUnion {
+ public:
+  void reset(std::uint64_t lo, std::uint64_t range) {
+    lo_ = lo;
+    words_.assign((range + 63) / 64, 0);
+  }
+  void set(std::uint64_t first, std::uint64_t count) {
+    std::uint64_t i = first - lo_;
+    const std::uint64_t end = i + count;
+    if (count == 1) {
+      words_[i / 64] |= std::uint64_t{1} << (i % 64);
+      return;
+    }
+    while (i < end && i % 64 != 0) words_[i / 64] |= std::uint64_t{1} << (i % 64), ++i;
+    for (; i + 64 <= end; i += 64) words_[i / 64] = ~std::uint64_t{0};
+    for (; i < end; ++i) words_[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  std::vector<ElementRun> runs(std::size_t most) const {
+    std::vector<ElementRun> out;
+    out.reserve(most);
+    for (std::uint64_t w = 0; w < words_.size(); ++w) {
+      std::uint64_t bits = words_[w];
+      while (bits != 0) {
+        const auto zeros = static_cast<std::uint64_t>(__builtin_ctzll(bits));
+        const std::uint64_t inverted = ~(bits >> zeros);
+        const std::uint64_t ones =
+            inverted == 0 ? 64 - zeros : static_cast<std::uint64_t>(__builtin_ctzll(inverted));
+        const std::uint64_t first = lo_ + w * 64 + zeros;
+        if (!out.empty() && out.back().first + out.back().count == first)
+          out.back().count += ones;  // continues the run from the word before
+        else
+          out.push_back({first, ones});
+        bits = zeros + ones >= 64 ? 0 : bits & (~std::uint64_t{0} << (zeros + ones));
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::uint64_t lo_ = 0;
+  std::vector<std::uint64_t> words_;
+};
+
+// The union of run lists (each sorted): as bits over their range unless the range is far wider
+// than they are many (a few runs spread over a large tensor), then by a k-way merge.
+Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
   std::uint64_t lo = UINT64_MAX, hi = 0, held = 0;
   std::size_t runs = 0;
   for (const Runs* p : parts) {
@@ -46,34 +92,36 @@ Runs union_of(const std::vector<const Runs*>& parts, std::vector<std::uint8_t>& 
   }
   Runs out;
   if (held == 0) return out;
-  if (hi - lo <= 32 * held) {
-    seen.assign(hi - lo, 0);
+  if ((hi - lo) / 64 <= 2 * runs) {
+    bits.reset(lo, hi - lo);
     for (const Runs* p : parts)
-      for (const ElementRun& r : *p)
-        std::fill_n(seen.begin() + static_cast<std::ptrdiff_t>(r.first - lo), r.count, 1);
-    return marked_runs(seen, lo);
+      for (const ElementRun& r : *p) bits.set(r.first, r.count);
+    return bits.runs(runs);
   }
-  // Each part is sorted: merge them pairwise (log k rounds) rather than sort the whole.
-  Runs all;
-  all.reserve(runs);
-  std::vector<std::size_t> bounds{0};
-  for (const Runs* p : parts) {
-    all.insert(all.end(), p->begin(), p->end());
-    if (!p->empty()) bounds.push_back(all.size());
+  // A heap of the parts' next runs, joining runs that overlap or touch as merge_runs does.
+  struct Head {
+    const ElementRun *at, *end;
+  };
+  std::vector<Head> heap;
+  for (const Runs* p : parts)
+    if (!p->empty()) heap.push_back({p->data(), p->data() + p->size()});
+  const auto later = [](const Head& a, const Head& b) { return a.at->first > b.at->first; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  out.reserve(runs);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Head& h = heap.back();
+    const ElementRun& r = *h.at;
+    if (!out.empty() && r.first <= out.back().first + out.back().count)
+      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
+    else
+      out.push_back(r);
+    if (++h.at == h.end)
+      heap.pop_back();
+    else
+      std::push_heap(heap.begin(), heap.end(), later);
   }
-  const auto by_first = [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; };
-  while (bounds.size() > 2) {
-    std::vector<std::size_t> merged{0};
-    for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
-      const std::size_t end = i + 2 < bounds.size() ? bounds[i + 2] : bounds[i + 1];
-      std::inplace_merge(all.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
-                         all.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]),
-                         all.begin() + static_cast<std::ptrdiff_t>(end), by_first);
-      merged.push_back(end);
-    }
-    bounds = std::move(merged);
-  }
-  return merge_runs(all);
+  return out;
 }
 
 struct AxesLess {
@@ -151,7 +199,7 @@ HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const l
   const std::uint64_t eb = b.element_bytes();
   // need[l][u]: level l's unit u (global index, row-major over the coordinates from the root).
   std::vector<std::vector<Runs>> need(levels);
-  std::vector<std::uint8_t> seen;
+  BitUnion bits;
   HaloTraffic out;
   need[levels - 1] = std::move(pe_needs);
   for (const Runs& r : need[levels - 1]) {
@@ -171,12 +219,12 @@ HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const l
       if (children.size() == 1)
         need[l][u] = *children[0];  // one child's needs: no union to make
       else if (!children.empty())
-        need[l][u] = union_of(children, seen);
+        need[l][u] = union_of(children, bits);
     }
   }
   std::vector<const Runs*> top;
   for (const Runs& r : need[0]) top.push_back(&r);
-  const std::vector<Runs> board{union_of(top, seen)};
+  const std::vector<Runs> board{union_of(top, bits)};
 
   out.plan.dram_read_bytes = size_of(board[0]) * eb;
   out.plan.levels.resize(levels);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include <fmt/format.h>
@@ -133,6 +134,56 @@ TEST(HaloTraffic, OnePeReceivesEachElementOnce) {
   EXPECT_EQ(h.pes, 1u);
   EXPECT_EQ(h.plan.levels.back().down_delivered_bytes, 40u);
 }
+
+// A unit's needs are the union of its PEs' however they are spread: runs of one element over a
+// tensor far wider than they are, often the same in several PEs (unions by merging), runs packed
+// close with long ones among them (unions over bits, across word boundaries); checked against sets.
+// Each PE draws runs_per_pe runs of 1 to `longest` elements, starting at multiples of `spread`.
+void check_needs(std::uint64_t tensor, std::uint64_t spread, std::uint64_t runs_per_pe, std::uint64_t longest,
+                 std::uint64_t seed) {
+  const machine::MachineConfig m = testing::mini();
+  const layout::BoundLayout b =
+      layout::bind_or_throw(layout::parse_layout_or_throw("((2_L1B, 4_MAB, 4_PE, 4:1))", m), {128}, m, 1);
+  const std::size_t levels = m.levels.size();
+  std::vector<std::uint64_t> below(levels + 1, 1);
+  for (std::size_t l = levels; l-- > 0;)
+    below[l] = below[l + 1] * (l + 1 < levels ? m.levels[l + 1].fanout : 1);
+  std::mt19937_64 gen(seed);
+  std::vector<std::vector<ElementRun>> pe_needs(b.pe_count());
+  std::vector<std::map<std::uint64_t, std::set<std::uint64_t>>> need(levels);
+  std::set<std::uint64_t> board;
+  for (std::uint64_t pe = 0; pe < b.pe_count(); ++pe) {
+    std::set<std::uint64_t> mine;
+    for (std::uint64_t k = 0; k < runs_per_pe; ++k) {
+      const std::uint64_t first = gen() % (tensor / spread) * spread, count = 1 + gen() % longest;
+      for (std::uint64_t e = first; e < std::min(tensor, first + count); ++e) mine.insert(e);
+    }
+    for (std::uint64_t e : mine) {
+      if (!pe_needs[pe].empty() && pe_needs[pe].back().first + pe_needs[pe].back().count == e)
+        ++pe_needs[pe].back().count;
+      else
+        pe_needs[pe].push_back({e, 1});
+      board.insert(e);
+      for (std::size_t l = 0; l < levels; ++l) need[l][pe / below[l]].insert(e);
+    }
+  }
+  const HaloTraffic h = needs_traffic(pe_needs, b);
+  EXPECT_EQ(h.plan.dram_read_bytes, board.size());
+  for (std::size_t x = 0; x < levels; ++x) {
+    SCOPED_TRACE(m.levels[x].name);
+    std::uint64_t delivered = 0;
+    for (const auto& [u, s] : need[x]) delivered += s.size();
+    EXPECT_EQ(h.plan.levels[x].down_delivered_bytes, delivered);
+    if (x == 0) continue;
+    ASSERT_EQ(h.ports[x].size(), need[x - 1].size());
+    std::size_t i = 0;
+    for (const auto& [p, s] : need[x - 1]) EXPECT_EQ(h.ports[x][i++].bytes, s.size()) << "parent " << p;
+  }
+}
+
+TEST(NeedsTraffic, SingleElementsOverAWideTensorUniteAsSets) { check_needs(1'000'000, 331, 50, 1, 1); }
+
+TEST(NeedsTraffic, PackedRunsOfManyLengthsUniteAsSets) { check_needs(2'000, 1, 40, 150, 2); }
 
 }  // namespace
 }  // namespace treesim::program
