@@ -433,9 +433,18 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
                     [&](std::uint64_t a, std::uint64_t b) { return per_row[a] > per_row[b]; });
   std::vector<std::vector<sparse::Triple>> rows(top);
-  for (const sparse::Triple& t : p.a.entries)
-    for (std::size_t k = 0; k < top; ++k)
-      if (t.row == order[k]) rows[k].push_back({0, t.col, t.value});
+  const auto by_row = [](const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; };
+  if (std::is_sorted(p.a.entries.begin(), p.a.entries.end(), by_row)) {  // each row a slice of A's entries
+    for (std::size_t k = 0; k < top; ++k) {
+      const auto [first, last] =
+          std::equal_range(p.a.entries.begin(), p.a.entries.end(), sparse::Triple{order[k], 0, 0}, by_row);
+      for (auto t = first; t != last; ++t) rows[k].push_back({0, t->col, t->value});
+    }
+  } else {
+    for (const sparse::Triple& t : p.a.entries)
+      for (std::size_t k = 0; k < top; ++k)
+        if (t.row == order[k]) rows[k].push_back({0, t.col, t.value});
+  }
   for (auto& row : rows)
     std::sort(row.begin(), row.end(),
               [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
@@ -445,9 +454,28 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
   ColumnRenumbering renumber(p.a.cols, group);
   std::uint64_t share = 0;  // each part's number for the renumbering's stamps
   // A tile takes at least a byte per entry (its value), so fewer tiles than heaviest / LM never fit:
-  // start from the power of two below that.
+  // start from the power of two below that. Tighter: a tile of the longest row (L entries, each in
+  // its own column) needs a value and an x row (n bytes) per entry, twice over with more than one
+  // pass, and holds at least min(L, cap - group + 1) entries (tiles are cut only where the next
+  // column group would pass cap). So with W = LM / (2 (1 + n)) entries and L > W, no tile count
+  // below heaviest / (W + group - 1) fits (with one pass, LM / (1 + n) in place of W). The start
+  // never passes the power of two at or above `finest`, where the doubling stops anyway. (With 2d a
+  // row is cut by grid columns first: the bound is left to the rows partitions.)
   std::uint64_t start = 1;
   while (2 * start <= heaviest / std::max<std::uint64_t>(1, m.lm_bytes())) start *= 2;
+  const std::uint64_t longest = rows.empty() ? 0 : rows[0].size(), per_entry = 1 + p.n;
+  // (W + group - 1 is at least 1: with B's rows wider than half the LM, W is 0.)
+  const std::uint64_t w2 = m.lm_bytes() / (2 * per_entry), w1 = m.lm_bytes() / per_entry;
+  const bool one_tile_fails =
+      most > 1 ? longest > w2 && heaviest / (std::max<std::uint64_t>(1, w2 + group - 1)) >= 2
+               : longest > w1 && heaviest / (std::max<std::uint64_t>(1, w1 + group - 1)) >= 2;
+  if (grid_cols_of(c, m) == 1 && one_tile_fails && longest > w2) {
+    std::uint64_t bound = 2;
+    while (2 * bound <= heaviest / (std::max<std::uint64_t>(1, w2 + group - 1))) bound *= 2;
+    std::uint64_t finest_pow2 = 1;
+    while (finest_pow2 < finest) finest_pow2 *= 2;
+    start = std::max(start, std::min(bound, finest_pow2));
+  }
   for (std::uint64_t tiles = start;; tiles *= 2) {
     const std::uint64_t cap = (heaviest + tiles - 1) / tiles;
     SparsePlacement s;
