@@ -175,6 +175,8 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
       case LevelFormat::kCompressed:
       case LevelFormat::kLooseCompressed: {
         const bool loose = t.format == LevelFormat::kLooseCompressed;
+        a.positions.reserve((loose ? 2 : 1) * parents.size() + 1);
+        a.coordinates.reserve(vals.size());
         if (!loose) a.positions.push_back(0);
         for (const Range& p : parents) {
           if (loose) a.positions.push_back(children.size());
@@ -191,6 +193,7 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
         break;
       }
       case LevelFormat::kSingleton:
+        a.coordinates.reserve(parents.size());
         for (const Range& p : parents) {  // the level above is nonunique: one entry per parent
           a.coordinates.push_back(p.end > p.begin ? crd_at(p.begin) : 0);
           children.push_back(p);
