@@ -125,8 +125,11 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
   };
   // Entries often come in level order already (CSR of a row-major share): then there is nothing
   // to sort (a stable sort would still cost n log n), and the order is the identity.
-  bool sorted = true;
-  for (std::size_t k = 1; k < n && sorted; ++k) sorted = !before(k, k - 1);
+  // Strictly in order (no duplicates either, the usual case): the coordinates are already the
+  // distinct ones, and the values need only the sum from 0.
+  bool sorted = true, distinct = true;
+  for (std::size_t k = 1; k < n && sorted; ++k)
+    sorted = !before(k, k - 1), distinct = distinct && before(k - 1, k);
   std::vector<std::size_t> order;
   if (!sorted) {
     order.resize(n);
@@ -135,9 +138,15 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
   }
   std::vector<std::uint64_t> flat;
   std::vector<double> vals;
-  flat.reserve(n * nlev);
-  vals.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  if (sorted && distinct) {
+    flat = std::move(all);
+    vals.resize(n);
+    for (std::size_t k = 0; k < n; ++k) vals[k] = 0.0 + coo.entries[k].value;
+  } else {
+    flat.reserve(n * nlev);
+    vals.reserve(n);
+  }
+  for (std::size_t i = 0; i < n && !(sorted && distinct); ++i) {
     const std::size_t k = sorted ? i : order[i];
     const std::uint64_t* lc = all.data() + k * nlev;
     if (!vals.empty() && std::equal(lc, lc + nlev, flat.end() - static_cast<std::ptrdiff_t>(nlev))) {
