@@ -16,6 +16,12 @@ namespace {
 
 std::uint64_t align8(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
+bool by_row(const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; }
+
+// Whether A's entries come row after row (as the readers return them): then a range of rows is a
+// slice of them.
+bool in_row_order(const sparse::Coo& a) { return std::is_sorted(a.entries.begin(), a.entries.end(), by_row); }
+
 // Columns travel in groups that the encoding's column levels keep together (BSR's block columns,
 // an n:m level's m), so that renumbering a PE's columns keeps every block whole.
 // Rows, likewise: a PE's rows start at a block row's first (BSR's 2 for bsr2x2), so that no block is
@@ -120,10 +126,7 @@ void for_each_share(const sparse::Coo& a, const sparse::Encoding& e, sparse::Par
   // bucketed into one array (counted, not grown), in A's order within each part either way.
   std::vector<std::uint64_t> start(parts + 1, 0);
   std::vector<sparse::Triple> bucketed;
-  const bool slices =
-      grid.grid_cols() == 1 &&
-      std::is_sorted(a.entries.begin(), a.entries.end(),
-                     [](const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; });
+  const bool slices = grid.grid_cols() == 1 && in_row_order(a);
   if (slices) {
     for (std::uint64_t q = 0; q < grid.parts(); ++q) {
       start[q + 1] = start[q];
@@ -433,8 +436,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const SparseChoice&
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
                     [&](std::uint64_t a, std::uint64_t b) { return per_row[a] > per_row[b]; });
   std::vector<std::vector<sparse::Triple>> rows(top);
-  const auto by_row = [](const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; };
-  if (std::is_sorted(p.a.entries.begin(), p.a.entries.end(), by_row)) {  // each row a slice of A's entries
+  if (in_row_order(p.a)) {  // each row a slice of A's entries
     for (std::size_t k = 0; k < top; ++k) {
       const auto [first, last] =
           std::equal_range(p.a.entries.begin(), p.a.entries.end(), sparse::Triple{order[k], 0, 0}, by_row);

@@ -8,29 +8,7 @@
 
 namespace treesim::program {
 
-std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs) {
-  const auto by_first = [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; };
-  // Row gathers list their runs in order already (a PE's columns increase): check before sorting.
-  if (!std::is_sorted(runs.begin(), runs.end(), by_first)) std::sort(runs.begin(), runs.end(), by_first);
-  std::vector<ElementRun> out;
-  for (const ElementRun& r : runs) {
-    if (!out.empty() && r.first <= out.back().first + out.back().count)
-      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
-    else
-      out.push_back(r);
-  }
-  return out;
-}
-
 namespace {
-
-using Runs = std::vector<ElementRun>;
-
-std::uint64_t size_of(const Runs& runs) {
-  std::uint64_t n = 0;
-  for (const ElementRun& r : runs) n += r.count;
-  return n;
-}
 
 // A bit per element over [lo, lo + range): runs set whole words at a time, and the union read
 // back by counting trailing zeros, so that a unit's union costs its range / 64 words plus its runs
@@ -78,6 +56,47 @@ class BitUnion {
   std::vector<std::uint64_t> words_;
 };
 
+// Whether a union of `runs` runs over [lo, hi) is cheaper as bits than by sorting or merging: its
+// words are not many more than its runs.
+bool dense(std::uint64_t lo, std::uint64_t hi, std::size_t runs) { return (hi - lo) / 64 <= 2 * runs; }
+
+}  // namespace
+
+std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs) {
+  const auto by_first = [](const ElementRun& a, const ElementRun& b) { return a.first < b.first; };
+  // Row gathers list a PE's runs in order already (its columns increase): check before sorting.
+  // Out of order and dense (a pass's rows over all PEs), the union is taken as bits.
+  if (!std::is_sorted(runs.begin(), runs.end(), by_first)) {
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    for (const ElementRun& r : runs) lo = std::min(lo, r.first), hi = std::max(hi, r.first + r.count);
+    if (dense(lo, hi, runs.size())) {
+      BitUnion bits;
+      bits.reset(lo, hi - lo);
+      for (const ElementRun& r : runs) bits.set(r.first, r.count);
+      return bits.runs(runs.size());
+    }
+    std::sort(runs.begin(), runs.end(), by_first);
+  }
+  std::vector<ElementRun> out;
+  for (const ElementRun& r : runs) {
+    if (!out.empty() && r.first <= out.back().first + out.back().count)
+      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+namespace {
+
+using Runs = std::vector<ElementRun>;
+
+std::uint64_t size_of(const Runs& runs) {
+  std::uint64_t n = 0;
+  for (const ElementRun& r : runs) n += r.count;
+  return n;
+}
+
 // The union of run lists (each sorted): as bits over their range unless the range is far wider
 // than they are many (a few runs spread over a large tensor), then by a k-way merge.
 Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
@@ -92,7 +111,7 @@ Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
   }
   Runs out;
   if (held == 0) return out;
-  if ((hi - lo) / 64 <= 2 * runs) {
+  if (dense(lo, hi, runs)) {
     bits.reset(lo, hi - lo);
     for (const Runs* p : parts)
       for (const ElementRun& r : *p) bits.set(r.first, r.count);

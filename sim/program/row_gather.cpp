@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "sim/program/row_list.h"
-#include "sim/program/window.h"
 
 namespace treesim::program {
 namespace {
@@ -34,24 +33,11 @@ std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements
                                  const std::vector<std::uint64_t>& shape) {
   // The distinct rows: the block's runs of rows, ordered and merged (as runs of row numbers); each
   // row then a run of the block's columns (whole rows that follow each other, one run).
-  // Many runs over a range not much wider than they are (a pass that gathers x for every PE) are
-  // marked rather than sorted.
   std::vector<ElementRun> sets;
-  std::uint64_t lo = UINT64_MAX, hi = 0, held = 0;
   rows.for_each(offset[0], shape[0], [&](std::uint64_t, const RowRun& r) {
-    if (r.padding()) return;
-    sets.push_back({r.first, r.count});
-    lo = std::min(lo, r.first), hi = std::max(hi, r.first + r.count), held += r.count;
+    if (!r.padding()) sets.push_back({r.first, r.count});
   });
-  std::vector<ElementRun> distinct;
-  if (held > 0 && sets.size() > 64 && hi - lo <= 4 * held) {
-    std::vector<std::uint8_t> marks(hi - lo, 0);
-    for (const ElementRun& r : sets)
-      std::fill_n(marks.begin() + static_cast<std::ptrdiff_t>(r.first - lo), r.count, 1);
-    distinct = marked_runs(marks, lo);
-  } else {
-    distinct = merge_runs(sets);
-  }
+  const std::vector<ElementRun> distinct = merge_runs(sets);
   std::vector<ElementRun> runs;
   if (shape[1] == 0) return runs;
   for (const ElementRun& set : distinct) {

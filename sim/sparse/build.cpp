@@ -123,40 +123,35 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
       if (all[a * nlev + l] != all[b * nlev + l]) return all[a * nlev + l] < all[b * nlev + l];
     return false;
   };
-  // Entries often come in level order already (CSR of a row-major share): then there is nothing
-  // to sort (a stable sort would still cost n log n), and the order is the identity.
-  // Strictly in order (no duplicates either, the usual case): the coordinates are already the
-  // distinct ones, and the values need only the sum from 0.
+  // Entries often come in level order already (CSR of a row-major share), and without duplicates:
+  // then the coordinates are the distinct ones as they stand, and the values need only the sum
+  // from 0. Otherwise they are sorted (stably) and duplicates summed.
   bool sorted = true, distinct = true;
   for (std::size_t k = 1; k < n && sorted; ++k)
     sorted = !before(k, k - 1), distinct = distinct && before(k - 1, k);
-  std::vector<std::size_t> order;
-  if (!sorted) {
-    order.resize(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), before);
-  }
   std::vector<std::uint64_t> flat;
   std::vector<double> vals;
   if (sorted && distinct) {
     flat = std::move(all);
     vals.resize(n);
-    for (std::size_t k = 0; k < n; ++k) vals[k] = 0.0 + coo.entries[k].value;
+    for (std::size_t k = 0; k < n; ++k) vals[k] = 0.0 + coo.entries[k].value;  // -0.0 becomes 0.0
   } else {
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (!sorted) std::stable_sort(order.begin(), order.end(), before);
     flat.reserve(n * nlev);
     vals.reserve(n);
-  }
-  for (std::size_t i = 0; i < n && !(sorted && distinct); ++i) {
-    const std::size_t k = sorted ? i : order[i];
-    const std::uint64_t* lc = all.data() + k * nlev;
-    if (!vals.empty() && std::equal(lc, lc + nlev, flat.end() - static_cast<std::ptrdiff_t>(nlev))) {
-      vals.back() += coo.entries[k].value;
-      continue;
+    for (const std::size_t k : order) {
+      const std::uint64_t* lc = all.data() + k * nlev;
+      if (!vals.empty() && std::equal(lc, lc + nlev, flat.end() - static_cast<std::ptrdiff_t>(nlev))) {
+        vals.back() += coo.entries[k].value;
+        continue;
+      }
+      flat.insert(flat.end(), lc, lc + nlev);
+      vals.push_back(0.0 + coo.entries[k].value);  // as a sum from 0 (-0.0 becomes 0.0)
     }
-    flat.insert(flat.end(), lc, lc + nlev);
-    vals.push_back(0.0 + coo.entries[k].value);  // as a sum from 0 (-0.0 becomes 0.0)
+    all = {};
   }
-  all = {};
 
   std::vector<Range> parents = {{0, vals.size()}};
   for (std::size_t l = 0; l < nlev; ++l) {
