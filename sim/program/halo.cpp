@@ -33,6 +33,12 @@ class BitUnion {
   std::vector<ElementRun> runs(std::size_t most) const {
     std::vector<ElementRun> out;
     out.reserve(most);
+    runs_into(out);
+    return out;
+  }
+  // The same into `out` (cleared; its room reused).
+  void runs_into(std::vector<ElementRun>& out) const {
+    out.clear();
     for (std::uint64_t w = 0; w < words_.size(); ++w) {
       std::uint64_t bits = words_[w];
       while (bits != 0) {
@@ -48,7 +54,6 @@ class BitUnion {
         bits = zeros + ones >= 64 ? 0 : bits & (~std::uint64_t{0} << (zeros + ones));
       }
     }
-    return out;
   }
 
  private:
@@ -73,18 +78,24 @@ std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs) {
       BitUnion bits;
       bits.reset(lo, hi - lo);
       for (const ElementRun& r : runs) bits.set(r.first, r.count);
-      return bits.runs(runs.size());
+      bits.runs_into(runs);  // no more runs than went in
+      return std::move(runs);
     }
     std::sort(runs.begin(), runs.end(), by_first);
   }
-  std::vector<ElementRun> out;
-  for (const ElementRun& r : runs) {
-    if (!out.empty() && r.first <= out.back().first + out.back().count)
-      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
+  // Joined in place: millions of one-row runs for a pass's x gather.
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const ElementRun r = runs[i];
+    ElementRun& last = runs[n - (n > 0)];
+    if (n > 0 && r.first <= last.first + last.count)
+      last.count = std::max(last.first + last.count, r.first + r.count) - last.first;
     else
-      out.push_back(r);
+      runs[n++] = r;
   }
-  return out;
+  runs.resize(n);
+  if (runs.capacity() > 2 * n + 64) runs.shrink_to_fit();  // many joined: keep only what is left
+  return std::move(runs);
 }
 
 namespace {

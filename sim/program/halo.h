@@ -41,7 +41,7 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
 std::vector<std::pair<std::uint64_t, std::uint64_t>> held_intervals(const std::vector<layout::IndexRun>& runs,
                                                                     std::uint64_t limit);
 
-// Sorted, disjoint, maximal runs covering `runs` (reordered).
+// Sorted, disjoint, maximal runs covering `runs` (which it consumes: they are its room).
 std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs);
 
 // Sorted, disjoint, maximal runs of the elements in `e` (reordered; repeats once): marked in `seen`

@@ -34,17 +34,21 @@ std::vector<ElementRun> row_runs(const RowList& rows, std::uint64_t row_elements
   // The distinct rows: the block's runs of rows, ordered and merged (as runs of row numbers); each
   // row then a run of the block's columns (whole rows that follow each other, one run).
   std::vector<ElementRun> sets;
+  sets.reserve(std::min<std::uint64_t>(rows.run_count(), shape[0]));  // grown once: millions for x
   rows.for_each(offset[0], shape[0], [&](std::uint64_t, const RowRun& r) {
     if (!r.padding()) sets.push_back({r.first, r.count});
   });
-  const std::vector<ElementRun> distinct = merge_runs(sets);
+  std::vector<ElementRun> distinct = merge_runs(sets);
+  if (shape[1] == 0) return {};
+  if (shape[1] == row_elements) {  // whole rows: a set of rows is a run of elements
+    for (ElementRun& set : distinct) set = {set.first * row_elements, set.count * row_elements};
+    return distinct;
+  }
+  std::uint64_t count = 0;
+  for (const ElementRun& set : distinct) count += set.count;
   std::vector<ElementRun> runs;
-  if (shape[1] == 0) return runs;
+  runs.reserve(count);
   for (const ElementRun& set : distinct) {
-    if (shape[1] == row_elements) {
-      runs.push_back({set.first * row_elements, set.count * row_elements});
-      continue;
-    }
     for (std::uint64_t row = set.first; row < set.first + set.count; ++row)
       runs.push_back({row * row_elements + offset[1], shape[1]});
   }

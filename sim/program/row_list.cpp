@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <stdexcept>
 
 #include "sim/core/echo.h"
 
@@ -25,18 +26,21 @@ RowList::RowList(const std::vector<std::uint64_t>& rows) {
 
 void RowList::add_run(std::uint64_t first, std::uint64_t count) {
   if (count == 0) return;
-  size_ += count;
+  if (count > kRowListCapacity - size_)
+    throw std::length_error(fmt::format("a row list of more than {} rows", kRowListCapacity));
   gaps_ = gaps_ || first == kGapRow;
-  if (!runs_.empty()) {
-    RowRun& last = runs_.back();
-    if ((first >= kGapRow && last.first == first) ||
-        (first < kGapRow && !last.padding() && first == last.first + last.count)) {
-      last.count += count;
+  if (!firsts_.empty()) {
+    const std::uint64_t last = firsts_.back();
+    const bool joins =
+        first >= kGapRow ? last == first : last < kGapRow && first == last + (size_ - starts_.back());
+    if (joins) {
+      size_ += count;
       return;
     }
   }
-  starts_.push_back(size_ - count);
-  runs_.push_back({first, count});
+  starts_.push_back(static_cast<std::uint32_t>(size_));
+  firsts_.push_back(first);
+  size_ += count;
 }
 
 std::uint64_t RowList::at(std::uint64_t i) const {
@@ -48,8 +52,9 @@ std::uint64_t RowList::at(std::uint64_t i) const {
 std::vector<std::uint64_t> RowList::expanded() const {
   std::vector<std::uint64_t> out;
   out.reserve(size_);
-  for (const RowRun& r : runs_)
+  for_each(0, size_, [&](std::uint64_t, const RowRun& r) {
     for (std::uint64_t k = 0; k < r.count; ++k) out.push_back(r.padding() ? r.first : r.first + k);
+  });
   return out;
 }
 
@@ -97,7 +102,8 @@ std::optional<RowList> parse_row_list(std::string_view text, std::string& error)
 
 std::string print_row_list(const RowList& rows) {
   std::string out;
-  for (const RowRun& r : rows.runs()) {
+  for (std::size_t k = 0; k < rows.run_count(); ++k) {
+    const RowRun r = rows.run(k);
     if (!out.empty()) out += ',';
     if (r.padding())
       out += r.count == 1 ? (r.gap() ? "~" : "_") : fmt::format("{}{}", r.gap() ? '~' : '_', r.count);

@@ -4,6 +4,8 @@
 // that a list padded to the longest PE's rows costs one run per PE, not a word per row. As text,
 // comma-separated items: `N`, an ascending run `N-M` (N..M), `_` (one padding row), `_K` (K padding
 // rows), `~` (one gap) or `~K` (K gaps): "4-6,_,9,~3" is 4, 5, 6, pad, 9, gap, gap, gap.
+// A run costs 12 bytes (its first row and its first position; its length is where the next starts):
+// a pass's x gather over 10^7 nonzeros has millions of one-row runs.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +21,8 @@ inline constexpr std::uint64_t kPadRow = ~std::uint64_t{0};
 inline constexpr std::uint64_t kGapRow = kPadRow - 1;
 // More rows than this in one list are refused (the simulator's instruction size limit).
 inline constexpr std::uint64_t kMaxRowListLength = std::uint64_t{1} << 26;
+// A list holds at most this many rows (positions are 32-bit); add_run throws std::length_error past it.
+inline constexpr std::uint64_t kRowListCapacity = UINT32_MAX;
 
 // `count` rows from `first` upward, or `count` padding rows (first = kPadRow) or gaps (kGapRow).
 struct RowRun {
@@ -41,12 +45,13 @@ class RowList {
   void add_padding(std::uint64_t count) { add_run(kPadRow, count); }
   void add_gap(std::uint64_t count) { add_run(kGapRow, count); }
   // Room for `runs` runs, so that a long list (a row gather's, made once per pass) grows in one go.
-  void reserve(std::size_t runs) { runs_.reserve(runs), starts_.reserve(runs); }
+  void reserve(std::size_t runs) { firsts_.reserve(runs), starts_.reserve(runs); }
   bool has_gaps() const { return gaps_; }
 
   std::uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const std::vector<RowRun>& runs() const { return runs_; }
+  std::size_t run_count() const { return firsts_.size(); }
+  RowRun run(std::size_t k) const { return {firsts_[k], end_of(k) - starts_[k]}; }
   std::uint64_t at(std::uint64_t i) const;  // the row at position i < size() (kPadRow, kGapRow)
   std::vector<std::uint64_t> expanded() const;
 
@@ -55,22 +60,26 @@ class RowList {
   void for_each(std::uint64_t begin, std::uint64_t n, F&& f) const {
     if (begin >= size_ || n == 0) return;
     const std::uint64_t end = begin + std::min(n, size_ - begin);
-    std::size_t k =
-        static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin()) -
-        1;
+    std::size_t k = static_cast<std::size_t>(
+                        std::upper_bound(starts_.begin(), starts_.end(), static_cast<std::uint32_t>(begin)) -
+                        starts_.begin()) -
+                    1;
     for (std::uint64_t at = begin; at < end; ++k) {
-      const RowRun& r = runs_[k];
-      const std::uint64_t skip = at - starts_[k], take = std::min(r.count - skip, end - at);
-      f(at, RowRun{r.padding() ? r.first : r.first + skip, take});
+      const std::uint64_t first = firsts_[k], skip = at - starts_[k], take = std::min(end_of(k), end) - at;
+      f(at, RowRun{first >= kGapRow ? first : first + skip, take});
       at += take;
     }
   }
 
-  bool operator==(const RowList& o) const { return runs_ == o.runs_; }
+  // Equal lists have equal runs (add_run joins what continues).
+  bool operator==(const RowList& o) const {
+    return size_ == o.size_ && firsts_ == o.firsts_ && starts_ == o.starts_;
+  }
 
  private:
-  std::vector<RowRun> runs_;
-  std::vector<std::uint64_t> starts_;  // each run's first position
+  std::uint64_t end_of(std::size_t k) const { return k + 1 < starts_.size() ? starts_[k + 1] : size_; }
+  std::vector<std::uint64_t> firsts_;  // each run's first row (kPadRow, kGapRow)
+  std::vector<std::uint32_t> starts_;  // each run's first position
   std::uint64_t size_ = 0;
   bool gaps_ = false;
 };

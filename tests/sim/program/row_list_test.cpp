@@ -1,6 +1,8 @@
 // Row lists (row_list.h): the text of a row gather's rows, parsed and printed in its shortest form.
 #include "sim/program/row_list.h"
 
+#include <stdexcept>
+
 #include <gtest/gtest.h>
 
 namespace treesim::program {
@@ -44,7 +46,7 @@ TEST(RowList, GapsAreTheirOwnItemsApartFromPadding) {
   EXPECT_EQ(parsed("1,~2,_,~"), (Rows{1, G, G, P, G}));
   const RowList rows(Rows{1, G, G, P, G});
   EXPECT_EQ(print_row_list(rows), "1,~2,_,~");
-  EXPECT_EQ(rows.runs().size(), 4u);
+  EXPECT_EQ(rows.run_count(), 4u);
   EXPECT_TRUE(rows.has_gaps());
   EXPECT_FALSE(RowList(Rows{1, P}).has_gaps());
   EXPECT_NE(error_of("~0").find("K gaps, K >= 1"), std::string::npos);
@@ -69,7 +71,7 @@ TEST(RowList, HoldsRunsAndReadsBackEveryPosition) {
   const Rows rows{3, 4, 5, P, P, 9, 2, 3, P};
   RowList l;
   for (std::uint64_t r : rows) l.add(r);
-  EXPECT_EQ(l.runs().size(), 5u);  // 3-5, _2, 9, 2-3, _
+  EXPECT_EQ(l.run_count(), 5u);  // 3-5, _2, 9, 2-3, _
   EXPECT_EQ(l.size(), rows.size());
   EXPECT_EQ(l, RowList(rows));
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(l.at(i), rows[i]) << i;
@@ -86,7 +88,7 @@ TEST(RowList, PaddingOfAnyLengthIsOneRun) {
   l.add(7);
   l.add_padding(1000000);
   l.add(8);
-  EXPECT_EQ(l.runs().size(), 3u);
+  EXPECT_EQ(l.run_count(), 3u);
   EXPECT_EQ(l.size(), 1000002u);
   EXPECT_EQ(print_row_list(l), "7,_1000000,8");
 }
@@ -104,6 +106,17 @@ TEST(RowList, ForEachStaysInsideTheList) {
     for (std::uint64_t k = 0; k < r.count; ++k) got.push_back(r.padding() ? P : r.first + k);
   });
   EXPECT_EQ(got, (Rows{P, 2}));
+}
+
+// Positions are 32-bit: a list that would pass UINT32_MAX rows is refused, not wrapped.
+TEST(RowList, MoreRowsThanPositionsHoldIsRefused) {
+  RowList l;
+  l.add_padding(kRowListCapacity - 1);
+  l.add(5);
+  EXPECT_EQ(l.size(), kRowListCapacity);
+  EXPECT_THROW(l.add(6), std::length_error);
+  EXPECT_EQ(l.size(), kRowListCapacity);
+  EXPECT_EQ(l.at(kRowListCapacity - 1), 5u);
 }
 
 }  // namespace row_list_test
