@@ -45,15 +45,12 @@ struct SparseProblem {
 };
 
 // One PE's share: its rows (a range of global rows; local row i is row_begin + i), its columns
-// (global indices, increasing; local column j is cols[j]) and its matrix over them. A placement
-// that keeps its shares packs each matrix into `block` (what A's chunk rows hold, pe_block.h) and
-// drops `local`: a matrix's u64 coordinates and double values take twice the packed bytes.
+// (global indices, increasing; local column j is cols[j]) and its matrix over them.
 struct PeShare {
   std::uint64_t pe = 0;
   std::uint64_t row_begin = 0, row_end = 0;
   std::vector<std::uint64_t> cols;
   sparse::SparseMatrix local;
-  std::vector<std::uint8_t> block;
   sparse::WalkWork work;
   std::uint64_t nonzeros = 0;
 };

@@ -317,11 +317,7 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
             s.storage_bytes[2 * l + 1] += sparse::level_array_bytes(share.local, l, false);
           }
           s.storage_bytes.back() += share.local.values.size();
-          if (keep) {
-            share.block = sparse::pack_block(share.local);
-            share.local = {};
-            made.push_back(std::move(share)), made_at.emplace_back(part, t);
-          }
+          if (keep) made.push_back(std::move(share)), made_at.emplace_back(part, t);
           if (give_up) {  // the LM these shares need (two buffers once there is more than one pass)
             several = several || t > 0;
             s.passes = several ? 2 : 1;
@@ -361,7 +357,8 @@ SparsePlacement place_in_passes(const SparseProblem& p, const SparseChoice& c,
     }
     s.a_chunk_begin.assign(1, 0);
     for (const PeShare& share : s.shares)
-      s.a_chunk_begin.push_back(s.a_chunk_begin.back() + (share.block.size() + kAChunk - 1) / kAChunk);
+      s.a_chunk_begin.push_back(s.a_chunk_begin.back() +
+                                (sparse::block_bytes(share.local) + kAChunk - 1) / kAChunk);
   }
   lay_out_lm(p, row_blocks, s);
   return s;

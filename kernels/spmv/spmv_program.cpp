@@ -169,8 +169,8 @@ std::map<std::string, std::vector<std::uint8_t>> sparse_inputs(const SparseProbl
   std::vector<std::uint8_t>& a = image["A"];
   a.assign(s.a_chunk_begin.back() * kAChunk, 0);
   for (std::size_t i = 0; i < s.shares.size(); ++i) {
-    const std::vector<std::uint8_t>& block = s.shares[i].block;
-    if (!block.empty()) std::memcpy(a.data() + s.a_chunk_begin[i] * kAChunk, block.data(), block.size());
+    const std::vector<std::uint8_t> block = sparse::pack_block(s.shares[i].local);
+    std::memcpy(a.data() + s.a_chunk_begin[i] * kAChunk, block.data(), block.size());
   }
   image[sparse_x_name(p)].assign(reinterpret_cast<const std::uint8_t*>(p.b.data()),
                                  reinterpret_cast<const std::uint8_t*>(p.b.data()) + p.b.size());
