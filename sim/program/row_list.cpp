@@ -24,23 +24,8 @@ RowList::RowList(const std::vector<std::uint64_t>& rows) {
   for (std::uint64_t r : rows) add(r);
 }
 
-void RowList::add_run(std::uint64_t first, std::uint64_t count) {
-  if (count == 0) return;
-  if (count > kRowListCapacity - size_)
-    throw std::length_error(fmt::format("a row list of more than {} rows", kRowListCapacity));
-  gaps_ = gaps_ || first == kGapRow;
-  if (!firsts_.empty()) {
-    const std::uint64_t last = firsts_.back();
-    const bool joins =
-        first >= kGapRow ? last == first : last < kGapRow && first == last + (size_ - starts_.back());
-    if (joins) {
-      size_ += count;
-      return;
-    }
-  }
-  starts_.push_back(static_cast<std::uint32_t>(size_));
-  firsts_.push_back(first);
-  size_ += count;
+void RowList::too_long() {
+  throw std::length_error(fmt::format("a row list of more than {} rows", kRowListCapacity));
 }
 
 std::uint64_t RowList::at(std::uint64_t i) const {

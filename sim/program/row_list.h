@@ -41,7 +41,22 @@ class RowList {
   // Appends rows; a row that continues the last run (the next row up, padding after padding, a gap
   // after a gap) joins it, so that equal lists have equal runs.
   void add(std::uint64_t row) { add_run(row, 1); }
-  void add_run(std::uint64_t first, std::uint64_t count);  // first..first+count-1, padding or gaps
+  // first..first+count-1, padding or gaps. Inline: a gather's list is built a row at a time.
+  void add_run(std::uint64_t first, std::uint64_t count) {
+    if (count == 0) return;
+    if (count > kRowListCapacity - size_) too_long();
+    gaps_ = gaps_ || first == kGapRow;
+    if (!firsts_.empty()) {
+      const std::uint64_t last = firsts_.back();
+      if (first >= kGapRow ? last == first : last < kGapRow && first == last + (size_ - starts_.back())) {
+        size_ += count;
+        return;
+      }
+    }
+    starts_.push_back(static_cast<std::uint32_t>(size_));
+    firsts_.push_back(first);
+    size_ += count;
+  }
   void add_padding(std::uint64_t count) { add_run(kPadRow, count); }
   void add_gap(std::uint64_t count) { add_run(kGapRow, count); }
   // Room for `runs` runs, so that a long list (a row gather's, made once per pass) grows in one go.
@@ -77,6 +92,7 @@ class RowList {
   }
 
  private:
+  [[noreturn]] static void too_long();  // throws std::length_error
   std::uint64_t end_of(std::size_t k) const { return k + 1 < starts_.size() ? starts_[k + 1] : size_; }
   std::vector<std::uint64_t> firsts_;  // each run's first row (kPadRow, kGapRow)
   std::vector<std::uint32_t> starts_;  // each run's first position
