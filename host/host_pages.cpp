@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <new>
@@ -60,6 +61,7 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 
 void reserve_huge_page_heap() {
   constexpr std::uintptr_t kReserve = std::uintptr_t{1} << 30;  // address space, not memory
+  constexpr std::uintptr_t kHugeHead = std::uintptr_t{128} << 20;
   // Blocks up to 32 MiB (glibc's largest setting) from the heap; its top never handed back.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
@@ -71,7 +73,9 @@ void reserve_huge_page_heap() {
   const auto start = reinterpret_cast<std::uintptr_t>(block);
   const auto end = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   // Only a block just below the break is the grown heap; madvise is ignored where huge pages are off.
-  if (start < end && end - start <= 2 * kReserve) advise_huge_pages(block, end - start);
+  // Only its first kHugeHead bytes: see host_pages.h.
+  if (start < end && end - start <= 2 * kReserve)
+    advise_huge_pages(block, std::min<std::uintptr_t>(end - start, kHugeHead));
   std::free(block);
 }
 
