@@ -18,9 +18,15 @@ std::uint64_t align8(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
 bool by_row(const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; }
 
-// Whether A's entries come row after row (as the readers return them): then a range of rows is a
-// slice of them.
-bool in_row_order(const sparse::Coo& a) { return std::is_sorted(a.entries.begin(), a.entries.end(), by_row); }
+// What every try of a placement asks of A's rows, found once: its entries per row, and whether the
+// entries come row after row (as the readers return them: then a range of rows is a slice of them).
+struct ARows {
+  explicit ARows(const sparse::Coo& a)
+      : entries(sparse::row_entries(a)),
+        in_order(std::is_sorted(a.entries.begin(), a.entries.end(), by_row)) {}
+  std::vector<std::uint64_t> entries;
+  bool in_order = false;
+};
 
 // Columns travel in groups that the encoding's column levels keep together (BSR's block columns,
 // an n:m level's m), so that renumbering a PE's columns keeps every block whole.
@@ -108,9 +114,9 @@ int sparse_grid_level(const machine::MachineConfig& m) {
   return best;
 }
 
-void for_each_share(const sparse::Coo& a, const std::vector<std::uint64_t>& per_row,
-                    const sparse::Encoding& e, sparse::Partition kind, std::uint64_t pes, std::uint64_t parts,
-                    std::uint64_t grid_cols, std::uint64_t col_tiles,
+void for_each_share(const sparse::Coo& a, const ARows& a_rows, const sparse::Encoding& e,
+                    sparse::Partition kind, std::uint64_t pes, std::uint64_t parts, std::uint64_t grid_cols,
+                    std::uint64_t col_tiles,
                     const std::function<void(std::uint64_t, std::uint64_t, PeShare&)>& f,
                     bool heaviest_first = false) {
   pes = std::max<std::uint64_t>(pes, 1);
@@ -120,17 +126,17 @@ void for_each_share(const sparse::Coo& a, const std::vector<std::uint64_t>& per_
   if (parts > UINT32_MAX)  // entries carry their part's number in 32 bits
     throw sparse::SparseError(fmt::format("{} parts (PEs × row blocks) are more than the {} supported", parts,
                                           std::uint64_t{UINT32_MAX}));
-  const PartGrid grid(a, e, kind, parts, grid_cols, per_row);
+  const PartGrid grid(a, e, kind, parts, grid_cols, a_rows.entries);
   // The entries part by part: part q's are [start[q], start[q + 1]) of `in_parts`. Parts of whole
   // rows over entries in row order (as files are read) are slices of A's; otherwise they are
   // bucketed into one array (counted, not grown), in A's order within each part either way.
   std::vector<std::uint64_t> start(parts + 1, 0);
   std::vector<sparse::Triple> bucketed;
-  const bool slices = grid.grid_cols() == 1 && in_row_order(a);
+  const bool slices = grid.grid_cols() == 1 && a_rows.in_order;
   if (slices) {
     for (std::uint64_t q = 0; q < grid.parts(); ++q) {
       start[q + 1] = start[q];
-      for (std::uint64_t r = grid.row_begin(q); r < grid.row_end(q); ++r) start[q + 1] += per_row[r];
+      for (std::uint64_t r = grid.row_begin(q); r < grid.row_end(q); ++r) start[q + 1] += a_rows.entries[r];
     }
     for (std::uint64_t q = grid.parts(); q < parts; ++q) start[q + 1] = start[q];
   } else {
@@ -244,7 +250,7 @@ void for_each_share(const sparse::Coo& a, const std::vector<std::uint64_t>& per_
 std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
                                   std::uint64_t pes, std::uint64_t grid_cols) {
   std::vector<PeShare> shares(std::max<std::uint64_t>(pes, 1));
-  for_each_share(a, sparse::row_entries(a), e, kind, pes, pes, grid_cols, 1,
+  for_each_share(a, ARows(a), e, kind, pes, pes, grid_cols, 1,
                  [&](std::uint64_t part, std::uint64_t, PeShare& share) { shares[part] = std::move(share); });
   return shares;
 }
@@ -281,10 +287,9 @@ void lay_out_lm(const SparseProblem& p, std::uint64_t row_blocks, SparsePlacemen
 // With `give_up`, the split stops at the first share that cannot fit one pass's LM (lm_end then
 // what the shares so far need, already over the LM; nothing else holds), heaviest parts first.
 struct OverTheLm {};
-SparsePlacement place_in_passes(const SparseProblem& p, const std::vector<std::uint64_t>& per_row,
-                                const SparseChoice& c, const machine::MachineConfig& m,
-                                std::uint64_t row_blocks, std::uint64_t col_tiles, bool keep = true,
-                                bool give_up = false) {
+SparsePlacement place_in_passes(const SparseProblem& p, const ARows& a_rows, const SparseChoice& c,
+                                const machine::MachineConfig& m, std::uint64_t row_blocks,
+                                std::uint64_t col_tiles, bool keep = true, bool give_up = false) {
   SparsePlacement s;
   s.choice = c;
   s.choice.row_blocks = row_blocks, s.choice.col_tiles = col_tiles;
@@ -301,7 +306,7 @@ SparsePlacement place_in_passes(const SparseProblem& p, const std::vector<std::u
   std::uint64_t largest = 0, largest_part = 0, largest_tile = 0;
   try {
     for_each_share(
-        p.a, per_row, c.encoding, c.partition, s.pes, s.pes * row_blocks, s.grid_cols, col_tiles,
+        p.a, a_rows, c.encoding, c.partition, s.pes, s.pes * row_blocks, s.grid_cols, col_tiles,
         [&](std::uint64_t part, std::uint64_t t, PeShare& share) {
           ++tiles[part];
           const std::uint64_t bytes = sparse::block_bytes(share.local);
@@ -370,16 +375,15 @@ SparsePlacement place_in_passes(const SparseProblem& p, const std::vector<std::u
 // in proportion to the row blocks, so guess from one block's, doubling, then bisect between the most
 // that did not fit and the fewest that did.
 // `one` is the LM one row block needs when the caller has measured it.
-std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p,
-                                               const std::vector<std::uint64_t>& per_row,
+std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const ARows& a_rows,
                                                const SparseChoice& c, const machine::MachineConfig& m,
                                                std::uint64_t col_tiles, std::uint64_t most,
                                                std::optional<std::uint64_t> one) {
   const std::uint64_t lm = m.lm_bytes();
   const auto fits = [&](std::uint64_t k) {
-    return place_in_passes(p, per_row, c, m, k, col_tiles, false, true).lm_end <= lm;
+    return place_in_passes(p, a_rows, c, m, k, col_tiles, false, true).lm_end <= lm;
   };
-  if (!one) one = place_in_passes(p, per_row, c, m, 1, col_tiles, false, true).lm_end;
+  if (!one) one = place_in_passes(p, a_rows, c, m, 1, col_tiles, false, true).lm_end;
   if (*one <= lm) return 1;
   if (most == 1) return std::nullopt;
   // When even the most row blocks do not fit, nothing does (a share too large for any: a long row's
@@ -405,15 +409,14 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p,
 
 // The most entries a part has in `parts` parts (row ranges, × grid columns with 2d): the part that
 // for_each_share cuts into `col_tiles` tiles.
-std::uint64_t heaviest_part(const sparse::Coo& a, const std::vector<std::uint64_t>& per_row,
-                            const sparse::Encoding& e, sparse::Partition kind, std::uint64_t parts,
-                            std::uint64_t grid_cols) {
-  const PartGrid grid(a, e, kind, parts, grid_cols, per_row);
+std::uint64_t heaviest_part(const sparse::Coo& a, const ARows& a_rows, const sparse::Encoding& e,
+                            sparse::Partition kind, std::uint64_t parts, std::uint64_t grid_cols) {
+  const PartGrid grid(a, e, kind, parts, grid_cols, a_rows.entries);
   std::uint64_t most = 0;
   if (grid.grid_cols() == 1) {  // parts are row ranges: sum their rows' entries
     for (std::uint64_t part = 0; part < grid.parts(); ++part) {
       std::uint64_t n = 0;
-      for (std::uint64_t r = grid.row_begin(part); r < grid.row_end(part); ++r) n += per_row[r];
+      for (std::uint64_t r = grid.row_begin(part); r < grid.row_end(part); ++r) n += a_rows.entries[r];
       most = std::max(most, n);
     }
     return most;
@@ -428,17 +431,17 @@ std::uint64_t heaviest_part(const sparse::Coo& a, const std::vector<std::uint64_
 // part's (at most its entries / tiles each) and stored in the encoding; doubling from the power of
 // two below heaviest / LM. A guess at the tiles the whole matrix needs (not a bound: a part of more
 // rows, cut by its own cap, may fit in fewer), found without placing all of it; at most `finest`.
-std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const std::vector<std::uint64_t>& per_row,
-                                     const SparseChoice& c, const machine::MachineConfig& m,
-                                     std::uint64_t most, std::uint64_t finest) {
+std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const ARows& a_rows, const SparseChoice& c,
+                                     const machine::MachineConfig& m, std::uint64_t most,
+                                     std::uint64_t finest) {
   const std::uint64_t group = dim_group(c.encoding, 1);
   std::vector<std::uint64_t> order(p.a.rows);
   for (std::uint64_t r = 0; r < p.a.rows; ++r) order[r] = r;
   const std::size_t top = std::min<std::size_t>(4, order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                    [&](std::uint64_t a, std::uint64_t b) { return per_row[a] > per_row[b]; });
+                    [&](std::uint64_t a, std::uint64_t b) { return a_rows.entries[a] > a_rows.entries[b]; });
   std::vector<std::vector<sparse::Triple>> rows(top);
-  if (in_row_order(p.a)) {  // each row a slice of A's entries
+  if (a_rows.in_order) {  // each row a slice of A's entries
     for (std::size_t k = 0; k < top; ++k) {
       const auto [first, last] =
           std::equal_range(p.a.entries.begin(), p.a.entries.end(), sparse::Triple{order[k], 0, 0}, by_row);
@@ -454,7 +457,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const std::vector<s
               [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
   const std::uint64_t grid_cols = grid_cols_of(c, m);
   const std::uint64_t heaviest =
-      heaviest_part(p.a, per_row, c.encoding, c.partition, m.pe_count() * most, grid_cols);
+      heaviest_part(p.a, a_rows, c.encoding, c.partition, m.pe_count() * most, grid_cols);
   const std::vector<std::uint64_t> col_starts = sparse::even_bounds(p.a.cols, grid_cols, group);
   ColumnRenumbering renumber(p.a.cols, group);
   std::uint64_t share = 0;  // each part's number for the renumbering's stamps
@@ -536,10 +539,8 @@ std::uint64_t most_row_blocks(const SparseProblem& p, const SparseChoice& c,
 }
 
 SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, const machine::MachineConfig& m) {
-  // Entries per row: every try below splits A by them.
-  const std::vector<std::uint64_t> per_row = sparse::row_entries(p.a);
-  if (c.row_blocks > 0 && c.col_tiles > 0)
-    return place_in_passes(p, per_row, c, m, c.row_blocks, c.col_tiles);
+  const ARows a_rows(p.a);  // every try below splits A by its rows
+  if (c.row_blocks > 0 && c.col_tiles > 0) return place_in_passes(p, a_rows, c, m, c.row_blocks, c.col_tiles);
   const std::uint64_t most = most_row_blocks(p, c, m);
   // Row blocks first; column tiles when even a row per grid row and pass does not fit: for each
   // tile count, doubling, the fewest row blocks that fit, and of those plans the one of fewest
@@ -548,20 +549,20 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
   // and stops at the first tile count that takes no fewer passes than the one before, or at which
   // one row block fits, or past the best's passes (T tiles take at least T passes). Placements
   // are measured (sizes only) until the one to keep.
-  SparsePlacement one = place_in_passes(p, per_row, c, m, 1, 1, true, true);
+  SparsePlacement one = place_in_passes(p, a_rows, c, m, 1, 1, true, true);
   if (one.lm_end <= m.lm_bytes()) return one;
   std::optional<std::uint64_t> one_lm = one.lm_end;
   one = {};
   // Past as many tiles as one row block's heaviest part has entries, every tile holds one column
   // group: no more tiles help.
   const std::uint64_t finest = std::max<std::uint64_t>(
-      1, heaviest_part(p.a, per_row, c.encoding, c.partition, m.pe_count(), grid_cols_of(c, m)));
+      1, heaviest_part(p.a, a_rows, c.encoding, c.partition, m.pe_count(), grid_cols_of(c, m)));
   std::optional<std::pair<std::uint64_t, std::uint64_t>> best;  // row blocks, tiles
-  std::uint64_t best_passes = UINT64_MAX, tiles = std::max<std::uint64_t>(
-                                              1, tiles_for_longest_rows(p, per_row, c, m, most, finest) / 2);
+  std::uint64_t best_passes = UINT64_MAX,
+                tiles = std::max<std::uint64_t>(1, tiles_for_longest_rows(p, a_rows, c, m, most, finest) / 2);
   for (; tiles < best_passes; tiles *= 2) {
     if (tiles > 1) {  // one row block in these tiles, kept if it fits and takes the fewest passes
-      one = place_in_passes(p, per_row, c, m, 1, tiles, true, true);
+      one = place_in_passes(p, a_rows, c, m, 1, tiles, true, true);
       if (one.lm_end <= m.lm_bytes()) {
         if (one.passes <= best_passes) return one;
         break;
@@ -569,15 +570,15 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
       one_lm = one.lm_end;
       one = {};
     }
-    if (const auto k = fewest_row_blocks(p, per_row, c, m, tiles, most, one_lm)) {
-      const std::uint64_t passes = place_in_passes(p, per_row, c, m, *k, tiles, false).passes;
+    if (const auto k = fewest_row_blocks(p, a_rows, c, m, tiles, most, one_lm)) {
+      const std::uint64_t passes = place_in_passes(p, a_rows, c, m, *k, tiles, false).passes;
       if (passes >= best_passes) break;  // past the fewest: more tiles only add passes from here
       best = {*k, tiles}, best_passes = passes;
     }
     if (tiles >= finest) break;
   }
-  if (best) return place_in_passes(p, per_row, c, m, best->first, best->second);
-  return place_in_passes(p, per_row, c, m, most, tiles, false);  // nothing fits
+  if (best) return place_in_passes(p, a_rows, c, m, best->first, best->second);
+  return place_in_passes(p, a_rows, c, m, most, tiles, false);  // nothing fits
 }
 
 }  // namespace treesim::kernels
