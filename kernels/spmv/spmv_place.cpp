@@ -28,6 +28,10 @@ struct ARows {
   bool in_order = false;
 };
 
+// A column's group: no division for groups of one (every encoding but BSR and n:m), on every
+// entry of every try.
+std::uint64_t group_of(std::uint64_t col, std::uint64_t group) { return group == 1 ? col : col / group; }
+
 // Columns travel in groups that the encoding's column levels keep together (BSR's block columns,
 // an n:m level's m), so that renumbering a PE's columns keeps every block whole.
 // Rows, likewise: a PE's rows start at a block row's first (BSR's 2 for bsr2x2), so that no block is
@@ -53,7 +57,8 @@ class ColumnRenumbering {
   std::vector<std::uint64_t> apply(std::vector<sparse::Triple>& entries, std::uint64_t share) {
     groups_.clear();
     for (const sparse::Triple& t : entries)
-      if (stamp_[t.col / group_] != share) stamp_[t.col / group_] = share, groups_.push_back(t.col / group_);
+      if (const std::uint64_t g = group_of(t.col, group_); stamp_[g] != share)
+        stamp_[g] = share, groups_.push_back(g);
     std::sort(groups_.begin(), groups_.end());
     std::vector<std::uint64_t> cols;
     cols.reserve(groups_.size() * group_);
@@ -61,7 +66,10 @@ class ColumnRenumbering {
       local_[groups_[k]] = k;
       for (std::uint64_t c = groups_[k] * group_; c < (groups_[k] + 1) * group_; ++c) cols.push_back(c);
     }
-    for (sparse::Triple& t : entries) t.col = local_[t.col / group_] * group_ + t.col % group_;
+    if (group_ == 1)
+      for (sparse::Triple& t : entries) t.col = local_[t.col];
+    else
+      for (sparse::Triple& t : entries) t.col = local_[t.col / group_] * group_ + t.col % group_;
     return cols;
   }
 
@@ -216,7 +224,7 @@ void for_each_share(const sparse::Coo& a, const ARows& a_rows, const sparse::Enc
     }
     touched.clear();
     for (const sparse::Triple* t = first; t != last; ++t)
-      if (in_group[t->col / group]++ == 0) touched.push_back(t->col / group);
+      if (const std::uint64_t g = group_of(t->col, group); in_group[g]++ == 0) touched.push_back(g);
     if (touched.size() > in_group.size() / 16) {  // most groups: read them off in order, no sort
       touched.clear();
       for (std::uint64_t g = 0; g < in_group.size(); ++g)
@@ -239,7 +247,8 @@ void for_each_share(const sparse::Coo& a, const ARows& a_rows, const sparse::Enc
     by_tile.resize(static_cast<std::size_t>(last - first));
     {
       std::vector<std::uint64_t> next(tile_start.begin(), tile_start.end() - 1);
-      for (const sparse::Triple* t = first; t != last; ++t) by_tile[next[in_group[t->col / group]]++] = *t;
+      for (const sparse::Triple* t = first; t != last; ++t)
+        by_tile[next[in_group[group_of(t->col, group)]]++] = *t;
     }
     for (std::uint64_t g : touched) in_group[g] = 0;
     for (std::size_t t = 0; t + 1 < tile_start.size(); ++t)
@@ -506,7 +515,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const ARows& a_rows
         sparse::Coo part{1, 0, {}};
         while (next < row.size() && row[next].col < col_starts[g + 1]) {
           std::size_t end = next;
-          while (end < row.size() && row[end].col / group == row[next].col / group) ++end;
+          while (end < row.size() && group_of(row[end].col, group) == group_of(row[next].col, group)) ++end;
           if (!part.entries.empty() && part.entries.size() + (end - next) > cap) measure(part);
           part.entries.insert(part.entries.end(), row.begin() + static_cast<std::ptrdiff_t>(next),
                               row.begin() + static_cast<std::ptrdiff_t>(end));
