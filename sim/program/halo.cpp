@@ -128,28 +128,41 @@ Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
       for (const ElementRun& r : *p) bits.set(r.first, r.count);
     return bits.runs(runs);
   }
-  // A heap of the parts' next runs, joining runs that overlap or touch as merge_runs does.
+  // The parts' next runs, the earliest taken each time (from a heap when there are many), joining
+  // runs that overlap or touch as merge_runs does.
   struct Head {
     const ElementRun *at, *end;
   };
-  std::vector<Head> heap;
+  std::vector<Head> heads;
   for (const Runs* p : parts)
-    if (!p->empty()) heap.push_back({p->data(), p->data() + p->size()});
-  const auto later = [](const Head& a, const Head& b) { return a.at->first > b.at->first; };
-  std::make_heap(heap.begin(), heap.end(), later);
+    if (!p->empty()) heads.push_back({p->data(), p->data() + p->size()});
   out.reserve(runs);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    Head& h = heap.back();
-    const ElementRun& r = *h.at;
+  const auto take = [&out](const ElementRun& r) {
     if (!out.empty() && r.first <= out.back().first + out.back().count)
       out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
     else
       out.push_back(r);
+  };
+  if (heads.size() <= 8) {  // a MAB's four PEs: a scan of the heads beats keeping a heap
+    while (!heads.empty()) {
+      std::size_t min = 0;
+      for (std::size_t h = 1; h < heads.size(); ++h)
+        if (heads[h].at->first < heads[min].at->first) min = h;
+      take(*heads[min].at);
+      if (++heads[min].at == heads[min].end) heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(min));
+    }
+    return out;
+  }
+  const auto later = [](const Head& a, const Head& b) { return a.at->first > b.at->first; };
+  std::make_heap(heads.begin(), heads.end(), later);
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    Head& h = heads.back();
+    take(*h.at);
     if (++h.at == h.end)
-      heap.pop_back();
+      heads.pop_back();
     else
-      std::push_heap(heap.begin(), heap.end(), later);
+      std::push_heap(heads.begin(), heads.end(), later);
   }
   return out;
 }

@@ -139,11 +139,16 @@ TEST(HaloTraffic, OnePeReceivesEachElementOnce) {
 // tensor far wider than they are, often the same in several PEs (unions by merging), runs packed
 // close with long ones among them (unions over bits, across word boundaries); checked against sets.
 // Each PE draws runs_per_pe runs of 1 to `longest` elements, starting at multiples of `spread`.
+// On mini (units of at most 4 children, whose unions scan their children's heads) or with `wide`
+// on mncore-die (an L1B of 16 MABs: its unions keep a heap of them).
 void check_needs(std::uint64_t tensor, std::uint64_t spread, std::uint64_t runs_per_pe, std::uint64_t longest,
-                 std::uint64_t seed) {
-  const machine::MachineConfig m = testing::mini();
+                 std::uint64_t seed, bool wide = false) {
+  const machine::MachineConfig m = wide ? testing::config("mncore-die") : testing::mini();
   const layout::BoundLayout b =
-      layout::bind_or_throw(layout::parse_layout_or_throw("((2_L1B, 4_MAB, 4_PE, 4:1))", m), {128}, m, 1);
+      wide ? layout::bind_or_throw(layout::parse_layout_or_throw("((4_L2B, 8_L1B, 16_MAB, 4_PE, 4:1))", m),
+                                   {8192}, m, 1)
+           : layout::bind_or_throw(layout::parse_layout_or_throw("((2_L1B, 4_MAB, 4_PE, 4:1))", m), {128}, m,
+                                   1);
   const std::size_t levels = m.levels.size();
   std::vector<std::uint64_t> below(levels + 1, 1);
   for (std::size_t l = levels; l-- > 0;)
@@ -184,6 +189,8 @@ void check_needs(std::uint64_t tensor, std::uint64_t spread, std::uint64_t runs_
 TEST(NeedsTraffic, SingleElementsOverAWideTensorUniteAsSets) { check_needs(1'000'000, 331, 50, 1, 1); }
 
 TEST(NeedsTraffic, PackedRunsOfManyLengthsUniteAsSets) { check_needs(2'000, 1, 40, 150, 2); }
+
+TEST(NeedsTraffic, RunsUnderWideUnitsUniteAsSets) { check_needs(1'000'000, 7, 20, 3, 3, true); }
 
 }  // namespace
 }  // namespace treesim::program
