@@ -111,17 +111,16 @@ std::uint64_t size_of(const Runs& runs) {
 // The union of run lists (each sorted): as bits over their range unless the range is far wider
 // than they are many (a few runs spread over a large tensor), then by a k-way merge.
 Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
-  std::uint64_t lo = UINT64_MAX, hi = 0, held = 0;
+  std::uint64_t lo = UINT64_MAX, hi = 0;
   std::size_t runs = 0;
   for (const Runs* p : parts) {
     if (p->empty()) continue;
     lo = std::min(lo, p->front().first);
     hi = std::max(hi, p->back().first + p->back().count);
-    held += size_of(*p);
     runs += p->size();
   }
   Runs out;
-  if (held == 0) return out;
+  if (runs == 0) return out;
   if (dense(lo, hi, runs)) {
     bits.reset(lo, hi - lo);
     for (const Runs* p : parts)
@@ -272,13 +271,16 @@ HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const l
   out.plan.dram_read_bytes = size_of(board[0]) * eb;
   out.plan.levels.resize(levels);
   out.ports.resize(levels);
+  // Each unit's elements, level by level (a unit is a child once and a parent once).
+  std::vector<std::uint64_t> parent_sizes{size_of(board[0])}, sizes;
   for (std::size_t x = 0; x < levels; ++x) {
     layout::LevelTraffic& t = out.plan.levels[x];
-    for (const Runs& r : need[x]) t.down_delivered_bytes += size_of(r) * eb;
+    sizes.clear();
+    for (const Runs& r : need[x]) sizes.push_back(size_of(r)), t.down_delivered_bytes += sizes.back() * eb;
     const std::vector<Runs>& parents = x == 0 ? board : need[x - 1];
     const std::uint64_t f = b.fanout(x);
     for (std::uint64_t p = 0; p < parents.size(); ++p) {
-      const std::uint64_t bytes = size_of(parents[p]) * eb;
+      const std::uint64_t bytes = parent_sizes[p] * eb;
       if (bytes == 0) continue;
       t.down_sent_bytes += bytes;
       t.busiest_down_port_bytes = std::max(t.busiest_down_port_bytes, bytes);
@@ -292,6 +294,7 @@ HaloTraffic needs_traffic(std::vector<std::vector<ElementRun>> pe_needs, const l
       }
       out.plan.transfers += distinct.size();
     }
+    parent_sizes.swap(sizes);
   }
   return out;
 }
