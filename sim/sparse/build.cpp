@@ -127,8 +127,14 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
   // then the coordinates are the distinct ones as they stand, and the values need only the sum
   // from 0. Otherwise they are sorted (stably) and duplicates summed.
   bool sorted = true, distinct = true;
-  for (std::size_t k = 1; k < n && sorted; ++k)
-    sorted = !before(k, k - 1), distinct = distinct && before(k - 1, k);
+  for (std::size_t k = 1; k < n && sorted; ++k) {
+    std::size_t l = 0;  // the first level where entries k - 1 and k differ
+    while (l < nlev && all[(k - 1) * nlev + l] == all[k * nlev + l]) ++l;
+    if (l == nlev)
+      distinct = false;
+    else
+      sorted = all[(k - 1) * nlev + l] < all[k * nlev + l];
+  }
   std::vector<std::uint64_t> flat;
   std::vector<double> vals;
   if (sorted && distinct) {
@@ -222,8 +228,10 @@ SparseMatrix build(const Coo& coo, const Encoding& e) {
         }
         break;
     }
-    for (std::uint64_t p : a.positions) check_fits(p, e.pos_width, l, "positions");
-    for (std::uint64_t c : a.coordinates) check_fits(c, e.crd_width, l, "coordinates");
+    if (stored_bits(e.pos_width) < 64)
+      for (std::uint64_t p : a.positions) check_fits(p, e.pos_width, l, "positions");
+    if (stored_bits(e.crd_width) < 64)
+      for (std::uint64_t c : a.coordinates) check_fits(c, e.crd_width, l, "coordinates");
     parents = std::move(children);
   }
   m.values.reserve(parents.size());
