@@ -87,6 +87,10 @@ class BoundLayout {
   const std::vector<std::size_t>& target_parts(int target) const { return decoders_[target].parts; }
   // cosize = Σ (n−1)σ + 1 over the target's parts: the extent it spans, holes included.
   std::uint64_t cosize(int target) const { return decoders_[target].cosize; }
+  // Sets digits[i] for each part i of `target` to the digit that gives `value`; false when none does.
+  bool decode(int target, std::uint64_t value, std::uint64_t* digits) const {
+    return decoders_[target].decode(value, parts_, digits);
+  }
   // Levels no sub-axis names: the tensor is copied into every unit of them.
   const std::vector<std::size_t>& omitted_levels() const { return omitted_; }
   bool level_is_omitted(std::size_t level) const { return decoders_[level].parts.empty(); }

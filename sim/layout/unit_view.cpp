@@ -46,20 +46,7 @@ UnitView unit_view(const BoundLayout& b, const std::vector<std::uint64_t>& units
     if (units[lv] >= b.fanout(lv)) return view;
     const auto& ps = b.target_parts(static_cast<int>(lv));
     if (ps.empty()) continue;
-    // Brute force over the level's (small: ≤ fan-out) digit box.
-    std::uint64_t combos = 1;
-    for (std::size_t i : ps) combos *= b.parts()[i].size;
-    bool found = false;
-    for (std::uint64_t c = 0; c < combos && !found; ++c) {
-      std::uint64_t rest = c, value = 0;
-      for (std::size_t k = ps.size(); k-- > 0;) {
-        digit[ps[k]] = rest % b.parts()[ps[k]].size;
-        rest /= b.parts()[ps[k]].size;
-        value += digit[ps[k]] * b.parts()[ps[k]].stride;
-      }
-      found = value == units[lv];
-    }
-    if (!found) return view;
+    if (!b.decode(static_cast<int>(lv), units[lv], digit.data())) return view;  // a unit no element reaches
     for (std::size_t i : ps) fixed[i] = true;
   }
   view.used = true;
