@@ -20,15 +20,12 @@ class BitUnion {
     words_.assign((range + 63) / 64, 0);
   }
   void set(std::uint64_t first, std::uint64_t count) {
-    std::uint64_t i = first - lo_;
-    const std::uint64_t end = i + count;
-    if (count == 1) {
-      words_[i / 64] |= std::uint64_t{1} << (i % 64);
-      return;
+    // A word's share of the run at a time: bits [i % 64, i % 64 + n) of word i / 64.
+    for (std::uint64_t i = first - lo_, end = i + count; i < end;) {
+      const std::uint64_t bit = i % 64, n = std::min<std::uint64_t>(64 - bit, end - i);
+      words_[i / 64] |= (n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1)) << bit;
+      i += n;
     }
-    while (i < end && i % 64 != 0) words_[i / 64] |= std::uint64_t{1} << (i % 64), ++i;
-    for (; i + 64 <= end; i += 64) words_[i / 64] = ~std::uint64_t{0};
-    for (; i < end; ++i) words_[i / 64] |= std::uint64_t{1} << (i % 64);
   }
   std::vector<ElementRun> runs(std::size_t most) const {
     std::vector<ElementRun> out;
