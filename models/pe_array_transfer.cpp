@@ -134,7 +134,7 @@ void PeArray::scatter(const program::Transfer& t, const std::uint8_t* host, std:
 bool PeArray::scatter_around_gaps(const program::Transfer& t, const std::uint8_t* host, std::uint64_t lm_base,
                                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& gaps) {
   // A load that is mostly gaps (a pass in which few PEs take part): place the elements between the
-  // gaps row by row, each row's first and last located, rather than walk every slot of the layout.
+  // gaps row by row, each row's first element located, rather than walk every slot of the layout.
   const layout::BoundLayout& b = t.bound;
   const std::uint64_t total = b.logical_elements(), cols = b.rank() == 2 ? b.shape()[1] : 0;
   std::uint64_t gap_elements = 0;
@@ -147,14 +147,24 @@ bool PeArray::scatter_around_gaps(const program::Transfer& t, const std::uint8_t
   const auto slot = [&](const layout::Location& l) {
     return std::pair(b.pe_id(l.units), lm_base + l.addr * word + l.lane * eb);
   };
+  // A slot is the sum of each axis's share (BoundLayout::target_values), so a row's elements lie
+  // where its first does, moved by the columns' share alone: whether they are consecutive bytes of
+  // one PE is the same for every row, found once from row 0.
+  bool rows_contiguous = true;
+  index[0] = 0, index[1] = 0;
+  b.locate_into(index, at);
+  const auto [pe0, offset0] = slot(at);
+  for (std::uint64_t c = 1; c < cols && rows_contiguous; ++c) {
+    index[1] = c;
+    b.locate_into(index, last);
+    const auto [pe, offset] = slot(last);
+    rows_contiguous = pe == pe0 && offset == offset0 + c * eb;
+  }
   const auto place = [&](std::uint64_t first, std::uint64_t end) {  // elements [first, end) of one row
     index[0] = first / cols, index[1] = first % cols;
     b.locate_into(index, at);
-    index[1] = (end - 1) % cols;
-    b.locate_into(index, last);
-    const auto [pe, offset] = slot(at);
-    const auto [last_pe, last_offset] = slot(last);
-    if (pe == last_pe && last_offset == offset + (end - 1 - first) * eb) {
+    if (rows_contiguous) {
+      const auto [pe, offset] = slot(at);
       std::memcpy(lm(pe) + offset, host + first * eb, (end - first) * eb);
       return;
     }

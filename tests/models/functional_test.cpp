@@ -166,6 +166,32 @@ TEST(Functional, RowGatherOfMostlyGapsKeepsWhatTheLmHeld) {
   check_gaps("1,~30,2", mostly);
 }
 
+// Mostly gaps again, with a row's two elements in two PEs (not consecutive bytes of one): the rows
+// are placed element by element.
+TEST(Functional, RowGatherOfMostlyGapsPlacesRowsSpreadOverPes) {
+  const std::string layout = "((2_L1B, 4_MAB, 2_PE), (2_PE))";
+  const std::string text =
+      "tensor X shape=4,2 dtype=int8\ntensor Y shape=16,2 dtype=int8\n"
+      "load tensor=X layout=\"" +
+      layout +
+      "\" lm=0 rows=_16 pad=5\n"
+      "load tensor=X layout=\"" +
+      layout +
+      "\" lm=0 pad=7 rows=1,~14,2\n"
+      "store tensor=Y layout=\"" +
+      layout + "\" lm=0\n";
+  const program::Program p = program::parse_program(text, "spread", layout::level_names(mini()));
+  const std::vector<std::uint8_t> x{10, 11, 20, 21, 30, 31, 40, 41};
+  const auto r = simulate(mini(), p, {{"X", x}}, {});
+  const auto& y = r.dram.at("Y");
+  for (std::size_t i = 0; i < 16; ++i)
+    for (std::size_t c = 0; c < 2; ++c)
+      EXPECT_EQ(int(y[2 * i + c]), i == 0    ? x[2 + c]
+                                   : i == 15 ? x[4 + c]
+                                             : 5)
+          << "row " << i << " column " << c;
+}
+
 TEST(Functional, RowGatherOfAFewGapsKeepsWhatTheLmHeld) {
   std::vector<int> few(32, -7);
   few[0] = 1, few[1] = -5, few[2] = 3, few[31] = 2;
