@@ -62,7 +62,7 @@ def main():
         ("tgemm_vs_qgemm", [os.path.join(bench, "tgemm_vs_qgemm.sh"), treesim]),
         ("spmv_board", [os.path.join(bench, "spmv_board.sh"), treesim, os.path.join(build, "bench", "bench_spmv_native")]),
         ("spmv_over_native", [sys.executable, os.path.join(bench, "spmv_over_native.py"), treesim,
-                              os.path.join(build, "bench", "spmv_native")]),
+                              os.path.join(build, "bench", "spmv_native"), "--large"]),
     ]
     if a.only:
         runs = [(n, c) for n, c in runs if n in a.only]
