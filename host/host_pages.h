@@ -30,12 +30,13 @@ void advise_huge_pages(void* p, std::size_t bytes);
 // or middling run (a GEMM, mdual's SpMV: under 150 MB) then take a page fault per 2 MiB instead of
 // per 4 KiB. Past that the heap holds a large run's data, where fresh huge pages are a gamble: on
 // this project's VM one costs 0.13 s/GiB when the host still backs it and 1.1-2.6 s/GiB when it has
-// taken it back (a guest reports its free 2 MiB blocks to the host, and huge pages come from exactly
-// those), against a steady 0.4-0.6 s/GiB for 4 KiB pages. A 10^7-nonzero SpMV spent 1.9-2.9 s of
-// system time with the whole heap in huge pages, 0.6-0.8 s with the first 128 MiB. Memory is still
-// used only as it is touched. Blocks up to 32 MiB come from this heap and are reused when freed. A
-// process setting: a program calls it once at start (treesim does, from its .preinit_array), a
-// library never does. Does nothing where the heap is not glibc's break (a sanitizer's allocator).
+// taken it back (likely free page reporting: a guest hands its free 2 MiB blocks back to the host,
+// and huge pages come from those), against a steady 0.4-0.6 s/GiB for 4 KiB pages. A 10^7-nonzero
+// SpMV spent 1.9-2.9 s of system time with the whole heap in huge pages, 0.6-0.8 s with the first
+// 128 MiB. Memory is still used only as it is touched. Blocks up to 32 MiB come from this heap and
+// are reused when freed. A process setting: a program calls it once at start (treesim does, from
+// its .preinit_array), a library never does. Does nothing where the heap is not glibc's break (a
+// sanitizer's allocator).
 void reserve_huge_page_heap();
 
 }  // namespace treesim::host
