@@ -18,12 +18,15 @@ std::uint64_t align8(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
 bool by_row(const sparse::Triple& x, const sparse::Triple& y) { return x.row < y.row; }
 
-// What every try of a placement asks of A's rows, found once: its entries per row, and whether the
-// entries come row after row (as the readers return them: then a range of rows is a slice of them).
+// A, with what every try of a placement asks of its rows, found once: its entries per row, and
+// whether the entries come row after row (as the readers return them: then a range of rows is a
+// slice of them).
 struct ARows {
   explicit ARows(const sparse::Coo& a)
-      : entries(sparse::row_entries(a)),
+      : a(a),
+        entries(sparse::row_entries(a)),
         in_order(std::is_sorted(a.entries.begin(), a.entries.end(), by_row)) {}
+  const sparse::Coo& a;
   std::vector<std::uint64_t> entries;
   bool in_order = false;
 };
@@ -122,11 +125,11 @@ int sparse_grid_level(const machine::MachineConfig& m) {
   return best;
 }
 
-void for_each_share(const sparse::Coo& a, const ARows& a_rows, const sparse::Encoding& e,
-                    sparse::Partition kind, std::uint64_t pes, std::uint64_t parts, std::uint64_t grid_cols,
-                    std::uint64_t col_tiles,
+void for_each_share(const ARows& a_rows, const sparse::Encoding& e, sparse::Partition kind, std::uint64_t pes,
+                    std::uint64_t parts, std::uint64_t grid_cols, std::uint64_t col_tiles,
                     const std::function<void(std::uint64_t, std::uint64_t, PeShare&)>& f,
                     bool heaviest_first = false) {
+  const sparse::Coo& a = a_rows.a;
   pes = std::max<std::uint64_t>(pes, 1);
   parts = std::max<std::uint64_t>(parts, 1);
   col_tiles = std::max<std::uint64_t>(col_tiles, 1);
@@ -259,7 +262,7 @@ void for_each_share(const sparse::Coo& a, const ARows& a_rows, const sparse::Enc
 std::vector<PeShare> split_shares(const sparse::Coo& a, const sparse::Encoding& e, sparse::Partition kind,
                                   std::uint64_t pes, std::uint64_t grid_cols) {
   std::vector<PeShare> shares(std::max<std::uint64_t>(pes, 1));
-  for_each_share(a, ARows(a), e, kind, pes, pes, grid_cols, 1,
+  for_each_share(ARows(a), e, kind, pes, pes, grid_cols, 1,
                  [&](std::uint64_t part, std::uint64_t, PeShare& share) { shares[part] = std::move(share); });
   return shares;
 }
@@ -315,7 +318,7 @@ SparsePlacement place_in_passes(const SparseProblem& p, const ARows& a_rows, con
   std::uint64_t largest = 0, largest_part = 0, largest_tile = 0;
   try {
     for_each_share(
-        p.a, a_rows, c.encoding, c.partition, s.pes, s.pes * row_blocks, s.grid_cols, col_tiles,
+        a_rows, c.encoding, c.partition, s.pes, s.pes * row_blocks, s.grid_cols, col_tiles,
         [&](std::uint64_t part, std::uint64_t t, PeShare& share) {
           ++tiles[part];
           const std::uint64_t bytes = sparse::block_bytes(share.local);
@@ -418,8 +421,9 @@ std::optional<std::uint64_t> fewest_row_blocks(const SparseProblem& p, const ARo
 
 // The most entries a part has in `parts` parts (row ranges, × grid columns with 2d): the part that
 // for_each_share cuts into `col_tiles` tiles.
-std::uint64_t heaviest_part(const sparse::Coo& a, const ARows& a_rows, const sparse::Encoding& e,
-                            sparse::Partition kind, std::uint64_t parts, std::uint64_t grid_cols) {
+std::uint64_t heaviest_part(const ARows& a_rows, const sparse::Encoding& e, sparse::Partition kind,
+                            std::uint64_t parts, std::uint64_t grid_cols) {
+  const sparse::Coo& a = a_rows.a;
   const PartGrid grid(a, e, kind, parts, grid_cols, a_rows.entries);
   std::uint64_t most = 0;
   if (grid.grid_cols() == 1) {  // parts are row ranges: sum their rows' entries
@@ -466,7 +470,7 @@ std::uint64_t tiles_for_longest_rows(const SparseProblem& p, const ARows& a_rows
               [](const sparse::Triple& a, const sparse::Triple& b) { return a.col < b.col; });
   const std::uint64_t grid_cols = grid_cols_of(c, m);
   const std::uint64_t heaviest =
-      heaviest_part(p.a, a_rows, c.encoding, c.partition, m.pe_count() * most, grid_cols);
+      heaviest_part(a_rows, c.encoding, c.partition, m.pe_count() * most, grid_cols);
   const std::vector<std::uint64_t> col_starts = sparse::even_bounds(p.a.cols, grid_cols, group);
   ColumnRenumbering renumber(p.a.cols, group);
   std::uint64_t share = 0;  // each part's number for the renumbering's stamps
@@ -565,7 +569,7 @@ SparsePlacement place_sparse(const SparseProblem& p, const SparseChoice& c, cons
   // Past as many tiles as one row block's heaviest part has entries, every tile holds one column
   // group: no more tiles help.
   const std::uint64_t finest = std::max<std::uint64_t>(
-      1, heaviest_part(p.a, a_rows, c.encoding, c.partition, m.pe_count(), grid_cols_of(c, m)));
+      1, heaviest_part(a_rows, c.encoding, c.partition, m.pe_count(), grid_cols_of(c, m)));
   std::optional<std::pair<std::uint64_t, std::uint64_t>> best;  // row blocks, tiles
   std::uint64_t best_passes = UINT64_MAX,
                 tiles = std::max<std::uint64_t>(1, tiles_for_longest_rows(p, a_rows, c, m, most, finest) / 2);

@@ -38,8 +38,7 @@ std::string runs_string(const std::vector<IndexRun>& runs) {
 UnitView unit_view(const BoundLayout& b, const std::vector<std::uint64_t>& units) {
   UnitView view;
   const std::size_t levels = b.level_count();
-  // Decode the unit's level coordinates through the inverse at an address of the layout: the level
-  // digits do not depend on the address, so find any filled address and read the digits back.
+  // The digits of each level's parts that give the unit's coordinate there (the layout's decoder).
   std::vector<std::uint64_t> digit(b.parts().size(), 0);
   std::vector<bool> fixed(b.parts().size(), false);
   for (std::size_t lv = 0; lv < levels; ++lv) {

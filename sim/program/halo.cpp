@@ -58,6 +58,14 @@ class BitUnion {
   std::vector<std::uint64_t> words_;
 };
 
+// Joins `r` to `last` when they overlap or touch (the union's runs are maximal); false when `r`
+// starts a run of its own.
+bool join(ElementRun& last, const ElementRun& r) {
+  if (r.first > last.first + last.count) return false;
+  last.count = std::max(last.first + last.count, r.first + r.count) - last.first;
+  return true;
+}
+
 // Whether a union of `runs` runs over [lo, hi) is cheaper as bits than by sorting or merging: its
 // words are not many more than its runs.
 bool dense(std::uint64_t lo, std::uint64_t hi, std::size_t runs) { return (hi - lo) / 64 <= 2 * runs; }
@@ -82,14 +90,8 @@ std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs) {
   }
   // Joined in place: millions of one-row runs for a pass's x gather.
   std::size_t n = 0;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const ElementRun r = runs[i];
-    ElementRun& last = runs[n - (n > 0)];
-    if (n > 0 && r.first <= last.first + last.count)
-      last.count = std::max(last.first + last.count, r.first + r.count) - last.first;
-    else
-      runs[n++] = r;
-  }
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (n == 0 || !join(runs[n - 1], runs[i])) runs[n++] = runs[i];
   runs.resize(n);
   if (runs.capacity() > 2 * n + 64) runs.shrink_to_fit();  // many joined: keep only what is left
   return std::move(runs);
@@ -134,10 +136,7 @@ Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
     if (!p->empty()) heads.push_back({p->data(), p->data() + p->size()});
   out.reserve(runs);
   const auto take = [&out](const ElementRun& r) {
-    if (!out.empty() && r.first <= out.back().first + out.back().count)
-      out.back().count = std::max(out.back().first + out.back().count, r.first + r.count) - out.back().first;
-    else
-      out.push_back(r);
+    if (out.empty() || !join(out.back(), r)) out.push_back(r);
   };
   if (heads.size() <= 8) {  // a MAB's four PEs: a scan of the heads beats keeping a heap
     while (!heads.empty()) {
