@@ -2,10 +2,13 @@
 // traffic is layout::plan_conversion's: up from the sources to the lowest common level and down to
 // the destinations, each level's ports held for its busiest port's bytes, the levels it crosses
 // adding their latency each way; the copies inside one PE run on the copy unit beside the links.
-// Alone it takes timing::CostModel::conversion's cycles, which is what `tune chain` prices.
+// Alone it takes timing::CostModel::conversion's cycles, which is what `tune chain` prices. A windowed
+// convert (a convolution reading the one before's output in the LMs) moves what window_convert.h
+// counts, the same way.
 #include <algorithm>
 
 #include "models/sequencer.h"
+#include "sim/program/window.h"
 
 namespace treesim::models {
 
@@ -41,9 +44,18 @@ void Sequencer::convert(std::size_t i, const program::Convert& op, std::uint64_t
   }
   r.timing = {start == UINT64_MAX ? ready : start, end};
   if (!options_.functional) return;
-  // Through a host block: every element from the source's replica 0, then every slot of `to`.
+  // Through a host block: every element from the source's replica 0, then every slot of `to` (with a
+  // window, the block of its matrix made from them first).
   grow(staging_, c.from.block.elements() * eb);
   pes->gather(c.from, op.src, staging_.data(), nullptr);
+  if (c.to.window) {
+    const program::WindowRead& w = *c.to.window;
+    grow(window_source_, c.to.block.elements() * eb);
+    program::expand_window(w.window, w.tensor_shape, c.to.block.offset, c.to.block.shape, staging_.data(), 0,
+                           eb, op.pad, window_source_.data());
+    pes->scatter(c.to, window_source_.data(), op.dst, op.pad, nullptr);
+    return;
+  }
   pes->scatter(c.to, staging_.data(), op.dst, op.pad, nullptr);
 }
 

@@ -9,6 +9,7 @@
 #include "sim/layout/diagnostic.h"
 #include "sim/program/row_gather.h"
 #include "sim/program/row_list.h"
+#include "sim/program/window_convert.h"
 
 namespace treesim::program {
 namespace {
@@ -99,8 +100,9 @@ class InstrChecker {
     return l.index;
   }
 
+  // `from_dram` false: the block's elements come from the LMs (a windowed convert's destination).
   template <typename Op>
-  std::optional<Transfer> transfer(const Op& op, bool load) {
+  std::optional<Transfer> transfer(const Op& op, bool load, bool from_dram = true) {
     std::optional<std::size_t> ti = tensor(op.tensor);
     if (!ti) return std::nullopt;
     const TensorDecl& t = p_.tensors[*ti];
@@ -127,7 +129,7 @@ class InstrChecker {
     if constexpr (std::is_same_v<Op, Load>) {
       if (op.window) {
         window = &*op.window;
-        if (m_.dram_channels() > 1) {
+        if (from_dram && m_.dram_channels() > 1) {
           fail(fmt::format("a windowed load needs one DRAM channel; machine '{}' has {}", m_.name,
                            m_.dram_channels()));
           return std::nullopt;
@@ -341,7 +343,8 @@ void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
 }
 
 void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
-  // The tensor by each layout, as a store (from) and a load (to) of the whole tensor would bind it.
+  // The tensor by each layout, as a store (from) and a load (to) of the whole tensor would bind it;
+  // with a window, `to` as a windowed load of the block would (the view and the window checked so).
   struct Side {
     const std::string& tensor;
     const layout::TensorLayout& layout;
@@ -349,7 +352,21 @@ void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
   };
   std::optional<Transfer> from = c.transfer(Side{op.tensor, op.from, {}, {}}, false);
   if (!from) return;
-  std::optional<Transfer> to = c.transfer(Side{op.tensor, op.to, {}, {}}, true);
+  if (op.window && from->bound.replicas() != 1)
+    return c.fail(fmt::format("a windowed convert reads one copy of each element; layout \"{}\" holds {}",
+                              layout::to_string(op.from), from->bound.replicas()));
+  std::optional<Transfer> to = op.window ? c.transfer(Load{op.tensor,
+                                                           op.to,
+                                                           op.dst,
+                                                           op.offset,
+                                                           op.shape,
+                                                           op.pad,
+                                                           op.window,
+                                                           std::nullopt,
+                                                           op.view,
+                                                           {}},
+                                                      true, /*from_dram=*/false)
+                                         : c.transfer(Side{op.tensor, op.to, {}, {}}, true);
   if (!to) return;
   c.lm(out.reads, op.src, {from->footprint_bytes});
   c.lm(out.writes, op.dst, {to->footprint_bytes});
@@ -357,7 +374,9 @@ void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
   if (!c.disjoint(op.src, from->footprint_bytes, op.dst, to->footprint_bytes,
                   "a conversion needs disjoint LM ranges"))
     return;
-  layout::ConversionPlan plan = layout::plan_conversion(from->bound, to->bound);
+  layout::ConversionPlan plan = op.window ? window_conversion(to->window->window, to->window->tensor_shape,
+                                                              to->block.offset, from->bound, to->bound)
+                                          : layout::plan_conversion(from->bound, to->bound);
   out.conversion = Conversion{std::move(*from), std::move(*to), std::move(plan)};
 }
 

@@ -36,7 +36,7 @@ std::string instr_label(const Program& program, std::size_t index,
                       if constexpr (std::is_same_v<T, Load> || std::is_same_v<T, Store>)
                         return block_text(program, op.tensor, op.offset, op.shape);
                       else if constexpr (std::is_same_v<T, Convert>)
-                        return block_text(program, op.tensor, {}, {});
+                        return block_text(program, op.tensor, op.offset, op.shape);  // a window's block
                       else if constexpr (std::is_same_v<T, Mac> || std::is_same_v<T, TernaryMac>)
                         return fmt::format("{}x{}x{}", op.m, op.n, op.k);
                       else if constexpr (std::is_same_v<T, SparseMac>)

@@ -113,12 +113,21 @@ struct Store {
 // its element from the nearest copy (layout::plan_conversion: through the lowest common level, a
 // broadcast where `to` replicates); padding slots of `to` get `pad`. The two LM ranges must not
 // overlap.
+//
+// With a window, `to` places the block [offset, offset + shape) of the window's matrix of the
+// tensor (read as `view`, an NHWC shape, when the tensor's own shape is not one): every slot takes
+// the element its window reads from the nearest copy, each element crossing a link once however
+// many slots below it read it (window_convert.h), and slots outside the image get `pad`. A
+// convolution reads the one before's output in the LMs so. `from` must hold one copy.
 struct Convert {
   std::string tensor;
   layout::TensorLayout from, to;
   std::uint64_t src = 0, dst = 0;
   std::int32_t pad = 0;
-  auto tie() const { return std::tie(tensor, from, to, src, dst, pad); }
+  std::optional<Window> window;
+  std::vector<std::uint64_t> view;           // with a window: the tensor as NHWC (empty: its shape)
+  std::vector<std::uint64_t> offset, shape;  // with a window: the block of its matrix
+  auto tie() const { return std::tie(tensor, from, to, src, dst, pad, window, view, offset, shape); }
 };
 
 // int8 MAC on LM tiles in every PE: C[m×n] (int32) (+)= Σ_k (A[m×k] − a_zero)(B[k×n] − b_zero).

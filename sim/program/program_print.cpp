@@ -45,8 +45,13 @@ struct Printer {
   }
   std::string operator()(const Convert& c) const {
     std::string pad = c.pad ? fmt::format(" pad={}", c.pad) : "";
-    return fmt::format("convert tensor={} from=\"{}\" src={} to=\"{}\" dst={}{}", c.tensor,
-                       layout::to_string(c.from), c.src, layout::to_string(c.to), c.dst, pad);
+    std::string window;
+    if (c.window) {
+      window = block(c.offset, c.shape) + " window=" + window_text(*c.window);
+      if (!c.view.empty()) window += " view=" + print_list(c.view);
+    }
+    return fmt::format("convert tensor={} from=\"{}\" src={} to=\"{}\" dst={}{}{}", c.tensor,
+                       layout::to_string(c.from), c.src, layout::to_string(c.to), c.dst, pad, window);
   }
   std::string operator()(const Mac& m) const {
     return fmt::format("mac a={} b={} c={} m={} n={} k={} a_dtype={} b_dtype={} a_zero={} b_zero={} acc={}",

@@ -225,6 +225,18 @@ std::map<std::string, std::string> split_fields(const std::string& rest, const s
   return out;
 }
 
+// Field 'window': r,s,stride_h,stride_w,dilation_h,dilation_w,pad_top,pad_left,out_h,out_w,c0,channels.
+Window window_field(Fields& f) {
+  const std::vector<std::uint64_t> v = f.indices("window");
+  if (v.size() != 12)
+    f.fail(
+        fmt::format("field 'window': expected 12 numbers "
+                    "(r,s,stride_h,stride_w,dilation_h,dilation_w,pad_top,pad_left,out_h,out_w,c0,"
+                    "channels), got {}",
+                    v.size()));
+  return Window{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
+}
+
 Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::string>& levels) {
   if (kind == "load" || kind == "store") {
     std::string tensor = f.text("tensor");
@@ -239,16 +251,7 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
       f.fail(fmt::format("'offset' has {} entries but 'shape' has {}", offset.size(), shape.size()));
     if (kind == "load") {
       Load l{tensor, layout, lm, offset, shape, f.i32_or("pad", 0), std::nullopt, std::nullopt, {}, {}};
-      if (f.has("window")) {
-        const std::vector<std::uint64_t> v = f.indices("window");
-        if (v.size() != 12)
-          f.fail(
-              fmt::format("field 'window': expected 12 numbers "
-                          "(r,s,stride_h,stride_w,dilation_h,dilation_w,pad_top,pad_left,out_h,out_w,c0,"
-                          "channels), got {}",
-                          v.size()));
-        l.window = Window{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
-      }
+      if (f.has("window")) l.window = window_field(f);
       if (f.has("halo")) {
         if (!l.window) f.fail("field 'halo' needs a 'window' (it expands the windows at the PEs)");
         l.halo = f.u64("halo");
@@ -269,6 +272,19 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     c.to = f.tensor_layout("to", levels);
     c.src = f.u64("src"), c.dst = f.u64("dst");
     c.pad = f.i32_or("pad", 0);
+    if (f.has("window")) {
+      c.window = window_field(f);
+      if (f.has("view")) c.view = f.shape("view");
+      if (!f.has("offset") || !f.has("shape"))
+        f.fail("a windowed convert needs 'offset' and 'shape' (the block of the window's matrix)");
+      c.offset = f.indices("offset"), c.shape = f.shape("shape");
+      if (c.offset.size() != 2 || c.shape.size() != 2)
+        f.fail(
+            "a windowed convert's 'offset' and 'shape' have 2 entries (rows and columns of the window's "
+            "matrix)");
+    } else if (f.has("view") || f.has("offset") || f.has("shape")) {
+      f.fail("fields 'view', 'offset' and 'shape' of a convert need a 'window'");
+    }
     return c;
   }
   if (kind == "mac") {

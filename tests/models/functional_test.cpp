@@ -296,6 +296,33 @@ store tensor=C layout="(3,4)/((4_PE), (4:1))" offset=1,0 shape=3,4
     for (int j = 0; j < 4; ++j) EXPECT_EQ(c[(i + 1) * 4 + j], (4 + i) * 8 + 2 + j);
 }
 
+// A windowed convert (a convolution reading the one before's output in the LMs): X, held in row
+// blocks over the PEs, is read by 3×3 same-padded windows into the whole window matrix, stored back
+// as Y; each slot holds the element its window reads, or the pad value outside the image.
+TEST(Functional, WindowedConvertMakesEverySlotOfTheWindowMatrix) {
+  program::Program p = program::parse_program(R"P(
+tensor X shape=30,4 dtype=int8
+tensor Y shape=30,36 dtype=int8
+load tensor=X layout="(30,4)/((2_L1B, 4_MAB, 4_PE, 1:4), (4:1))" lm=0
+convert tensor=X from="(30,4)/((2_L1B, 4_MAB, 4_PE, 1:4), (4:1))" src=0 to="(30,36)/((2_L1B, 4_MAB, 4_PE, 1:36), (36:1))" dst=1024 offset=0,0 shape=30,36 window=3,3,1,1,1,1,1,1,6,5,0,4 view=1,6,5,4 pad=-2
+store tensor=Y layout="(30,36)/((2_L1B, 4_MAB, 4_PE, 1:36), (36:1))" lm=1024
+)P",
+                                              "windows", layout::level_names(mini()));
+  const std::vector<std::uint8_t> x = pattern(120, 3);
+  auto r = simulate(mini(), p, {{"X", x}}, {});
+  const auto& y = r.dram.at("Y");
+  for (int oh = 0; oh < 6; ++oh)
+    for (int ow = 0; ow < 5; ++ow)
+      for (int c = 0; c < 4; ++c)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) {
+            const int h = oh + i - 1, w = ow + j - 1;
+            const std::uint8_t want =
+                h < 0 || h >= 6 || w < 0 || w >= 5 ? std::uint8_t(0xfe) : x[(h * 5 + w) * 4 + c];
+            ASSERT_EQ(y[(oh * 5 + ow) * 36 + c * 9 + i * 3 + j], want) << oh << "," << ow << "," << c;
+          }
+}
+
 TEST(Functional, BlockOutsideTheTensorIsABadProgram) {
   program::Program p = program::parse_program(
       "tensor A shape=10,8\nload tensor=A layout=\"((4_PE), (4:1))\" offset=8,0 shape=4,4\n", "outside",
