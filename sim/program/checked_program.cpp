@@ -352,9 +352,6 @@ void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
   };
   std::optional<Transfer> from = c.transfer(Side{op.tensor, op.from, {}, {}}, false);
   if (!from) return;
-  if (op.window && from->bound.replicas() != 1)
-    return c.fail(fmt::format("a windowed convert reads one copy of each element; layout \"{}\" holds {}",
-                              layout::to_string(op.from), from->bound.replicas()));
   std::optional<Transfer> to = op.window ? c.transfer(Load{op.tensor,
                                                            op.to,
                                                            op.dst,

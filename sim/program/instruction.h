@@ -118,7 +118,7 @@ struct Store {
 // tensor (read as `view`, an NHWC shape, when the tensor's own shape is not one): every slot takes
 // the element its window reads from the nearest copy, each element crossing a link once however
 // many slots below it read it (window_convert.h), and slots outside the image get `pad`. A
-// convolution reads the one before's output in the LMs so. `from` must hold one copy.
+// convolution reads the one before's output in the LMs so.
 struct Convert {
   std::string tensor;
   layout::TensorLayout from, to;

@@ -1,6 +1,6 @@
 // A windowed convert's traffic (instruction.h: Convert::window): a tensor held in the LMs by `from`
-// (one copy of each element) is read by the slots of `to`, a block of the window's matrix. Every
-// slot takes its element from that copy, through the lowest level the two PEs share; an element
+// is read by the slots of `to`, a block of the window's matrix. Every slot takes its element from
+// the nearest copy, through the lowest level the two PEs share; an element
 // crosses a link once however many slots below it read it (a convolution's windows overlap, so a
 // border element is read by several PEs and an inner one by several slots of one PE):
 //   down_delivered(X) = Σ_{U at X} |elements read by slots below U, held outside U|
@@ -22,7 +22,7 @@
 
 namespace treesim::program {
 
-// @pre `from` binds the tensor (any shape of `tensor`'s elements, one replica), `to` the block of
+// @pre `from` binds the tensor (any shape of `tensor`'s elements), `to` the block of
 // the window's matrix at `offset`, both on one machine; `tensor` is the NHWC shape the window reads.
 layout::ConversionPlan window_conversion(const Window& w, const std::vector<std::uint64_t>& tensor,
                                          const std::vector<std::uint64_t>& offset,
