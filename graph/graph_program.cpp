@@ -58,7 +58,9 @@ kernels::Result<program::Program> GraphProgram::program(const kernels::Plan&,
     const ProgramUnit& u = units_[i];
     kernels::Result<program::Program> p = u.problem->program(u.plan, machine);
     if (!p) return named(u.name, p.errors());
-    if (units_.size() > 1) {
+    if (u.lm_linked) {
+      prev_lo = 0, prev_hi = lm;  // its regions reach the top of the LMs
+    } else if (units_.size() > 1) {
       const program::CheckedProgram checked = program::check_program(p.value(), machine);
       if (!checked.ok()) return named(u.name, checked.errors);
       const std::uint64_t extent = program::lm_extent(checked);
@@ -95,7 +97,9 @@ kernels::Result<program::Program> GraphProgram::program(const kernels::Plan&,
               if (auto v = views.find(op.tensor); v != views.end() && op.view.empty()) op.view = v->second;
               op.tensor = rename(i, op.tensor);
             } else if constexpr (std::is_same_v<T, program::Store> || std::is_same_v<T, program::Convert>) {
-              if (u.linked.count(op.tensor))
+              bool reads = false;  // a windowed convert only reads (an earlier unit's output in the LMs)
+              if constexpr (std::is_same_v<T, program::Convert>) reads = op.window.has_value();
+              if (u.linked.count(op.tensor) && !reads)
                 bad.push_back(
                     {u.name, fmt::format("writes or converts '{}', which an earlier unit makes", op.tensor)});
               op.tensor = rename(i, op.tensor);

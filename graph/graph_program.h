@@ -25,6 +25,9 @@ struct ProgramUnit {
   std::map<std::string, std::string> linked;
   std::string output;  // the unit's output tensor (the program names it `output_name`)
   std::string output_name;
+  // Its input or output stays in the LMs for a neighbour (a convolution's): the unit works where its
+  // plan put it, never moved to the other end of the LMs.
+  bool lm_linked = false;
 };
 
 // The program tensor of a unit's own tensor: "u{unit}.{tensor}".

@@ -10,6 +10,7 @@
 #include "graph/graph_program.h"
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
+#include "kernels/conv2d/conv2d.h"
 #include "sim/core/echo.h"
 
 namespace treesim::graph {
@@ -35,6 +36,7 @@ enum class Form {
 struct Made {
   std::string tensor;  // the program's tensor
   Form form = Form::kPlain;
+  bool in_lm = false;               // left in the LMs for the next unit's reads, never stored to DRAM
   Tensor like;                      // type and ONNX shape, no bytes
   std::vector<std::uint64_t> nchw;  // kNhwc, kFlatNhwc
 };
@@ -134,6 +136,7 @@ class Runner {
     std::vector<std::size_t> records;
     std::string label;
     const char* kernel = "";
+    kernels::ConvLm lm;  // a convolution's input and output in the LMs
   };
 
   // The node's inputs: values, stand-ins of the values the program makes (kept in `standins`), or
@@ -296,6 +299,7 @@ class Runner {
     pu.plan = std::move(plan.value());
     for (auto [k, tensor] : np->reads)
       if (const Made* m = made(n, k)) pu.linked[tensor] = m->tensor;
+    if (is_conv(n)) keep_in_lm(n, u, pu);
     const Node& last = model_.nodes[u.nodes.back()];
     pu.output = np->output;
     pu.output_name = fmt::format("v{}.{}", made_count_++, last.outputs[0]);
@@ -317,6 +321,39 @@ class Runner {
     if (!options_.chain)
       if (core::Errors e = flush(); !e.empty()) return e;
     return taken;
+  }
+
+  // A convolution whose input is the output of the convolution just before it, read by nothing
+  // else: that output stays in the LMs and this one reads its windows there (windowed converts),
+  // when both plans fit beside it and their estimates beat the two through DRAM.
+  void keep_in_lm(const Node& n, Unit& u, ProgramUnit& pu) {
+    if (units_.empty() || std::string(units_.back().kernel) != "conv2d" || n.inputs.empty()) return;
+    const Made* in = made(n, 0);
+    ProgramUnit& prev = program_units_.back();
+    if (!in || in->form != Form::kNhwc || in->tensor != prev.output_name || readers_[n.inputs[0]] != 1)
+      return;
+    Unit& before = units_.back();
+    kernels::ConvLm keep = before.lm, read;
+    keep.keep_output = true;
+    if (!kernels::set_conv_lm(*prev.problem, keep)) return;
+    kernels::Result<kernels::Plan> kept = session::plan_problem(*prev.problem, machine_);
+    std::optional<kernels::LmTensor> out;
+    if (kept) out = kernels::conv_output_in_lm(*prev.problem, kept.value(), machine_);
+    read.input = out;
+    kernels::Result<kernels::Plan> reading = core::Errors{};
+    if (out && kernels::set_conv_lm(*pu.problem, read))
+      reading = session::plan_problem(*pu.problem, machine_);
+    if (!reading || kept->estimated_cycles + reading->estimated_cycles >=
+                        prev.plan.estimated_cycles + pu.plan.estimated_cycles) {
+      kernels::set_conv_lm(*prev.problem, before.lm);
+      kernels::set_conv_lm(*pu.problem, {});
+      return;
+    }
+    before.lm = keep, u.lm = read;
+    prev.lm_linked = pu.lm_linked = true;
+    prev.plan = std::move(kept.value());
+    pu.plan = std::move(reading.value());
+    made_.at(n.inputs[0]).in_lm = true;
   }
 
   // A host node: a reshape of a value the program makes stays in the program where its bytes can be
@@ -437,12 +474,14 @@ class Runner {
     }
     // The values the program made, as ONNX shapes them.
     for (auto& [name, m] : made_) {
+      if (m.in_lm) continue;  // never in DRAM: verified through its reader
       auto it = outcome->dram.find(m.tensor);
       if (it == outcome->dram.end())
         return {core::Error{"", fmt::format("the program left no '{}' in DRAM", m.tensor)}};
       values_[name] = value_of(m, it->second);
     }
-    made_.clear();
+    const std::map<std::string, Made> made = std::move(made_);
+    made_.clear();  // the nodes below read the values it made, not stand-ins
     if (options_.verify) {
       for (std::size_t ui = 0; ui < units_.size(); ++ui) {
         const Unit& u = units_[ui];
@@ -451,10 +490,19 @@ class Runner {
         if (!np) return np.errors();
         kernels::Result<kernels::DramImage> expected = np->problem->reference();
         if (!expected) return {node_error(model_.nodes[u.nodes[0]], expected.errors().front().message())};
+        if (u.lm.keep_output) {
+          // Its output never reaches DRAM: its reference is what the next unit is checked on, so
+          // that unit's output equals the two references composed.
+          const std::string& name = model_.nodes[u.nodes.back()].outputs[0];
+          values_[name] = value_of(made.at(name), expected->at(np->output));
+          continue;
+        }
         kernels::DramImage got{{np->output, outcome->dram.at(pu.output_name)}};
         run_.nodes[u.records.back()].verify = np->problem->verify(got, expected.value());
       }
     }
+    for (std::size_t ui = 0; ui < units_.size(); ++ui)
+      if (units_[ui].lm.keep_output) run_.nodes[units_[ui].records.back()].output_in_lm = true;
     units_.clear();
     return {};
   }

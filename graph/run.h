@@ -38,6 +38,9 @@ struct NodeRun {
   // the LMs.
   std::size_t chain_length = 0;
   std::optional<std::uint64_t> activations_in_lm;
+  // Its output stayed in the LMs for the next node (a convolution's, read by the next convolution's
+  // windows there): never in DRAM, so it is verified through that node's output.
+  bool output_in_lm = false;
 };
 
 struct GraphRun {

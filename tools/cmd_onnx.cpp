@@ -340,6 +340,7 @@ void run(const RunCommand& c) {
       verified = verified && n.verify->ok;
       check = n.verify->ok ? ", verify ok" : ", verify FAILED: " + n.verify->first_mismatch;
     }
+    if (n.output_in_lm) check += ", its output kept in the LMs for the next node";
     if (n.program_nodes > 1 && n.program_first == n.label)
       lines += fmt::format("  one program for the next {} machine nodes:\n", n.program_nodes);
     const std::string chain =
@@ -367,6 +368,7 @@ void run(const RunCommand& c) {
     if (n.program_nodes > 1) j["program"] = {{"first", n.program_first}, {"nodes", n.program_nodes}};
     if (n.chain_length > 0) j["chain_length"] = n.chain_length;
     if (n.activations_in_lm) j["activations_in_lm"] = *n.activations_in_lm;
+    if (n.output_in_lm) j["output_in_lm"] = true;
     nodes.push_back(std::move(j));
   }
   std::string out = fmt::format("{} on {}: {} node{} ({} on the machine), {} program{}, {} cycles\n", c.model,

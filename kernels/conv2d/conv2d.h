@@ -17,6 +17,7 @@
 
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm.h"
+#include "sim/layout/tensor_layout.h"
 #include "sim/program/instruction.h"
 
 namespace treesim::kernels {
@@ -60,6 +61,32 @@ struct ConvOperands {
 Result<std::unique_ptr<Problem>> conv2d_problem(const ConvShape& shape, const ConvQuant& quant,
                                                 ConvOperands operands);
 
+// A tensor one program unit leaves in the LMs for the next (graph/ keeps a convolution's output
+// there for the next convolution's windows): its layout over the whole tensor (declared `shape`),
+// its LM offset and its bytes per PE.
+struct LmTensor {
+  layout::TensorLayout layout;
+  std::uint64_t lm = 0, bytes = 0;
+  std::vector<std::uint64_t> shape;
+};
+
+// Where a convolution's input and output lie besides DRAM. With `input`, its A tiles are windowed
+// converts of it (its region stays untouched; the working buffers go below it); with
+// `keep_output`, C stays in the LMs (not stored): above the input's region where it fits, else
+// below it, the working buffers below both.
+struct ConvLm {
+  std::optional<LmTensor> input;
+  bool keep_output = false;
+};
+
+// Sets them on a problem conv2d_problem made (its plan then follows them); false for any other
+// problem.
+bool set_conv_lm(Problem& problem, ConvLm lm);
+
+// The output a plan of such a problem keeps in the LMs; none when it stores it.
+std::optional<LmTensor> conv_output_in_lm(const Problem& problem, const Plan& plan,
+                                          const machine::MachineConfig& machine);
+
 // ONNX's SAME_UPPER padding of one axis: the output is ceil(size / stride), the extra pad at the end.
 struct AxisPad {
   std::uint64_t begin = 0, end = 0;
@@ -95,6 +122,7 @@ Result<WindowLoads> parse_window_loads(const std::string& text);
 // estimate with each.
 struct WindowPricing {
   double im2col_cycles = 0, halo_cycles = 0;  // the plan's estimate with each
+  std::optional<double> lm_cycles;            // with the input in the LMs: its estimate (the only way)
   std::uint64_t patch_bytes = 0;              // LM bytes per PE of each of the two patch buffers
   std::string halo_refusal;  // why halos were not priced or cannot be used ("" when they can)
 };
@@ -102,6 +130,12 @@ struct WindowPricing {
 // Any halo the plan already has is set aside first.
 WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gemm, const QgemmPlan& plan,
                                  const machine::MachineConfig& machine, bool halo = true);
+
+// The plan's A tiles as windowed converts of `input` held in the LMs: its first tile's conversion
+// (window_convert.h, timed by the cost model) stands for every A load in the plan's estimate, which
+// it sets (no halo patches).
+WindowPricing price_lm_windows(const ConvShape& shape, const QgemmProblem& gemm, QgemmPlan& plan,
+                               const LmTensor& input, const machine::MachineConfig& machine);
 
 // Sets the plan's window loads by `mode` (auto: the cheaper estimate, im2col on a tie) and its
 // estimate; an error naming --windows when halos are asked for and the patch does not fit.

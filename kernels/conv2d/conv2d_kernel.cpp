@@ -117,6 +117,8 @@ class Conv2dInstance : public Problem {
     } catch (const numeric::QuantError& e) {
       errors.push_back({"", e.what()});
     }
+    if (lm_.keep_output && (shape_.groups != 1 || quant_.int32_out))
+      errors.push_back({"", "conv2d keeps its output in the LMs only with one group and 8-bit outputs"});
     if (machine.dram_channels() > 1)
       errors.push_back(
           {"--machine", fmt::format("conv2d's windowed loads need one DRAM channel; machine '{}' has {}",
@@ -134,6 +136,7 @@ class Conv2dInstance : public Problem {
 
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
     try {
+      if (lm_.input || lm_.keep_output) return plan_in_lm(machine);
       QgemmPlan p = default_plan(gemm_, machine);
       WindowPricing price;
       if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, machine, &price); !e.empty())
@@ -168,6 +171,7 @@ class Conv2dInstance : public Problem {
     ops.a_shape = {shape_.n, shape_.h, shape_.w, shape_.c};
     if (!gemm_.int32_out && !gemm_.per_channel() && quant_.out.multipliers.size() > 1)  // a channel per group
       ops.group_multipliers = quant_.out.multipliers;
+    if (lm_.input) ops.a_in_lm = GemmOperands::InLm{lm_.input->layout, lm_.input->lm, lm_.input->shape};
     try {
       return build_program(gemm_, *mapping, machine, ops);
     } catch (const layout::LayoutError& e) {
@@ -222,7 +226,8 @@ class Conv2dInstance : public Problem {
     const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
     if (!p) return;
     stats.info["plan"] = describe(*p, machine);
-    stats.info["windows"] = p->lm_halo ? "halo" : "im2col";
+    stats.info["windows"] = lm_.input ? "lm" : p->lm_halo ? "halo" : "im2col";
+    if (p->c_resident) stats.info["output"] = fmt::format("kept in the LMs at offset {}", *p->c_resident);
     stats.info["gemm"] = gemm_text();
     for (auto [key, value] : {std::pair{"n", shape_.n},
                               {"h", shape_.h},
@@ -259,6 +264,17 @@ class Conv2dInstance : public Problem {
                const machine::MachineConfig& machine) const {
     Plan out;
     out.estimated_cycles = plan.estimated_cycles;  // of every group's passes
+    if (price.lm_cycles) {
+      out.description = describe(plan, machine) + "\nconv: " + gemm_text() +
+                        fmt::format(
+                            "\nwindows: converted from the input in the LMs (at offset {}; estimate {:.0f} "
+                            "cycles)",
+                            lm_.input->lm, *price.lm_cycles);
+      if (plan.c_resident)
+        out.description += fmt::format("\noutput: kept in the LMs at offset {}", *plan.c_resident);
+      out.mapping = plan;
+      return out;
+    }
     const std::string estimates = price.halo_refusal.empty()
                                       ? fmt::format("estimates: im2col {:.0f} cycles, halo {:.0f} cycles",
                                                     price.im2col_cycles, price.halo_cycles)
@@ -269,8 +285,47 @@ class Conv2dInstance : public Problem {
         (plan.lm_halo ? fmt::format("halo patches at LM offset {}, expanded by the copy unit", *plan.lm_halo)
                       : std::string("im2col by the loader")) +
         " (" + estimates + ")";
+    if (plan.c_resident)
+      out.description += fmt::format("\noutput: kept in the LMs at offset {}", *plan.c_resident);
     out.mapping = plan;
     return out;
+  }
+
+  // The plan with the input and/or the output in the LMs (lm_): the working buffers below the
+  // input's region, the kept output above that region where it fits, else just below it (its size
+  // depends on the tiles, so the buffers are shaped again until it fits beside them).
+  Result<Plan> plan_in_lm(const machine::MachineConfig& m) const {
+    const std::uint64_t lm = m.lm_bytes(), w = lm_words(m);
+    auto aligned = [&](std::uint64_t bytes) { return (bytes + w - 1) / w * w; };
+    const std::uint64_t top = lm_.input ? lm_.input->lm : lm;
+    const std::uint64_t above = lm_.input ? lm - std::min(lm, lm_.input->lm + lm_.input->bytes) : 0;
+    std::uint64_t reserve = 0, kept = 0;
+    for (int round = 0; round < 8 && reserve < top; ++round) {
+      machine::MachineConfig fit = m;
+      fit.levels.back().memory_bytes = top - reserve;
+      QgemmPlan p = default_plan(gemm_, fit);
+      if (lm_.keep_output) {
+        kept = aligned(resident_bytes_c(gemm_, p));
+        if (reserve == 0 && kept <= above) {
+          p.c_resident = lm - kept;
+        } else if (kept <= reserve) {
+          p.c_resident = top - reserve;
+        } else {
+          reserve = std::max(kept, reserve + w);
+          continue;
+        }
+      }
+      WindowPricing price;
+      if (lm_.input)
+        price = price_lm_windows(shape_, gemm_, p, *lm_.input, fit);
+      else if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, fit, &price); !e.empty())
+        return e;
+      return to_plan(p, price, m);
+    }
+    return core::Error{"",
+                       fmt::format("the output kept in the LMs ({} bytes per PE) leaves no room for a K step "
+                                   "below {} bytes",
+                                   kept, top)};
   }
 
   ConvOperands operands() const {
@@ -294,6 +349,11 @@ class Conv2dInstance : public Problem {
   std::optional<ConvOperands> given_;
   std::uint64_t seed_ = 1;
   WindowLoads windows_ = WindowLoads::kAuto;
+  ConvLm lm_;
+
+  friend bool kernels::set_conv_lm(Problem& problem, ConvLm lm);
+  friend std::optional<LmTensor> kernels::conv_output_in_lm(const Problem& problem, const Plan& plan,
+                                                            const machine::MachineConfig& machine);
 };
 
 Result<std::unique_ptr<Problem>> make_conv2d(const Options& o, const machine::MachineConfig&) {
@@ -355,6 +415,26 @@ Result<std::unique_ptr<Problem>> conv2d_problem(const ConvShape& shape, const Co
   std::vector<std::int32_t> bias = std::move(operands.bias);
   return std::unique_ptr<Problem>(
       new Conv2dInstance(shape, quant, std::move(bias), std::move(operands), 1, WindowLoads::kAuto));
+}
+
+bool set_conv_lm(Problem& problem, ConvLm lm) {
+  auto* conv = dynamic_cast<Conv2dInstance*>(&problem);
+  if (!conv) return false;
+  conv->lm_ = std::move(lm);
+  return true;
+}
+
+std::optional<LmTensor> conv_output_in_lm(const Problem& problem, const Plan& plan,
+                                          const machine::MachineConfig& m) {
+  const auto* conv = dynamic_cast<const Conv2dInstance*>(&problem);
+  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
+  if (!conv || !p || !p->c_resident) return std::nullopt;
+  const QgemmProblem& g = conv->gemm_;
+  const std::uint64_t w = lm_words(m);
+  return LmTensor{layout::parse_layout_or_throw(resident_layout_c(g, *p, m), m),
+                  *p->c_resident,
+                  (resident_bytes_c(g, *p) + w - 1) / w * w,
+                  {g.m, g.n}};
 }
 
 Kernel conv2d_kernel() {

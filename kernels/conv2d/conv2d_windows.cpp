@@ -6,6 +6,7 @@
 #include "kernels/qgemm/qgemm_estimate.h"
 #include "sim/layout/parse.h"
 #include "sim/program/halo.h"
+#include "sim/program/window_convert.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
@@ -71,6 +72,21 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
   halo.halo_patch = patch;
   halo.lm_bytes += 2 * patch;
   out.halo_cycles = estimate_cycles(gemm, halo, m, nullptr, &halo_time);
+  return out;
+}
+
+WindowPricing price_lm_windows(const ConvShape& shape, const QgemmProblem& gemm, QgemmPlan& plan,
+                               const LmTensor& input, const machine::MachineConfig& m) {
+  plan = without_halo(std::move(plan));
+  const std::uint64_t bm = std::min(gemm.m, plan.pm * plan.tm), bk = std::min(gemm.k, plan.pk * plan.kt);
+  const layout::BoundLayout tile =
+      layout::bind_or_throw(layout::parse_layout_or_throw(tile_layout_a(plan, m, bm, bk), m), {bm, bk}, m, 1);
+  const layout::BoundLayout from = layout::bind_or_throw(input.layout, input.shape, m, 1);
+  const timing::TransferTime a = timing::CostModel(m).conversion(
+      program::window_conversion(shape.window(), {shape.n, shape.h, shape.w, shape.c}, {0, 0}, from, tile),
+      1);
+  WindowPricing out;
+  out.lm_cycles = plan.estimated_cycles = estimate_cycles(gemm, plan, m, nullptr, &a);
   return out;
 }
 

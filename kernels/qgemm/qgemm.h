@@ -260,6 +260,15 @@ struct GemmOperands {
   std::optional<program::Window> a_window;
   std::vector<std::uint64_t> a_shape;
   std::vector<numeric::QuantizedMultiplier> group_multipliers;
+  // With a window: A already lies in the LMs (the convolution before left its output there), held by
+  // `layout` at `lm` and declared with shape `shape`; each A tile is a windowed convert of it
+  // (program::Convert::window) instead of a load, the window reading it as `a_shape`.
+  struct InLm {
+    layout::TensorLayout layout;
+    std::uint64_t lm = 0;
+    std::vector<std::uint64_t> shape;
+  };
+  std::optional<InLm> a_in_lm;
 };
 
 program::Program build_program(const QgemmProblem& problem, const QgemmPlan& plan,

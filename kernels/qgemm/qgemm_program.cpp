@@ -156,7 +156,21 @@ void Builder::loads(std::uint64_t step) {
   const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
   const std::size_t buf = step % 2;
   // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-  if (!p_.a_resident) {
+  if (ops_.a_window && ops_.a_in_lm) {  // the group's windows of the input where it lies in the LMs
+    program::Convert a;
+    a.tensor = "A";
+    a.from = ops_.a_in_lm->layout;
+    a.src = ops_.a_in_lm->lm;
+    a.to = layouts_.get(TileLayouts::Kind::kA, ps.bm, bk);
+    a.dst = p_.lm_a[buf];
+    a.pad = prob_.a_zero;
+    a.window = *ops_.a_window;
+    a.window->c0 = ps.group * ops_.a_window->channels;
+    a.view = ops_.a_shape;
+    a.offset = {ps.m0, k0};
+    a.shape = {ps.bm, bk};
+    prog_.instrs.emplace_back(std::move(a));
+  } else if (!p_.a_resident) {
     program::Load a = load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0},
                            {ps.bm, bk}, prob_.a_zero);
     if (ops_.a_window) {  // the group's windows of the input (im2col on the way in, or halos)
@@ -224,10 +238,13 @@ void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t
 // it. The last pass stores at the end.
 program::Program Builder::build() {
   const std::uint64_t columns = prob_.n * prob_.groups;
-  prog_.tensors = {
-      {"A", ops_.a_window ? ops_.a_shape : std::vector<std::uint64_t>{prob_.m, prob_.k}, prob_.a_dtype},
-      {"B", {prob_.k, columns}, prob_.b_dtype},
-      {"C", {prob_.m, columns}, prob_.out_dtype()}};
+  prog_.tensors = {{"A",
+                    ops_.a_in_lm    ? ops_.a_in_lm->shape
+                    : ops_.a_window ? ops_.a_shape
+                                    : std::vector<std::uint64_t>{prob_.m, prob_.k},
+                    prob_.a_dtype},
+                   {"B", {prob_.k, columns}, prob_.b_dtype},
+                   {"C", {prob_.m, columns}, prob_.out_dtype()}};
   if (prob_.has_bias) prog_.tensors.push_back({"bias", {columns}, core::DType::kInt32});
   if (prob_.per_channel()) {
     prog_.tensors.push_back({"multiplier", {columns}, core::DType::kInt32});

@@ -173,7 +173,7 @@ class InstrChecker {
     if (window) {
       // DRAM reads each distinct element the windows touch once; the links carry the block.
       x.window = WindowRead{*window, seen, std::nullopt};
-      x.dram_runs = DramRuns(window_runs(*window, seen, block.offset, block.shape));
+      if (from_dram) x.dram_runs = DramRuns(window_runs(*window, seen, block.offset, block.shape));
     }
     if (rows) {
       x.rows = RowRead{seen[1]};
@@ -271,6 +271,7 @@ class InstrChecker {
   template <typename Op>
   Transfer with_window_reads(Transfer x, std::size_t element_bytes, const Op& op) {
     if (!x.window) return x;
+    if (!x.dram_runs) return x;  // from the LMs (a windowed convert): no DRAM reads
     x.plan.dram_read_bytes = x.dram_runs->elements * element_bytes;
     if constexpr (std::is_same_v<Op, Load>) {
       if (op.halo) {

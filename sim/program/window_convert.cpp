@@ -1,7 +1,9 @@
 #include "sim/program/window_convert.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/layout/axis_values.h"
 #include "sim/program/halo.h"
@@ -31,20 +33,80 @@ class Holders {
         for (std::size_t lv = 0; lv < units.size(); ++lv) t[i] += units[lv].at(d, i) * from.pe_weight(lv);
     }
   }
-  std::uint64_t of(std::uint64_t e) const {
-    std::uint64_t pe = 0;
-    for (std::size_t d = shape_.size(); d-- > 0;) {
-      pe += tables_[d][e % shape_[d]];
-      e /= shape_[d];
+  // f(e, pe of replica 0) for the elements [first, first + count), stepping the index row-major.
+  template <typename F>
+  void walk(std::uint64_t first, std::uint64_t count, F&& f) {
+    const std::size_t rank = shape_.size();
+    index_.assign(rank, 0);
+    for (std::size_t d = rank, e = first; d-- > 0;) index_[d] = e % shape_[d], e /= shape_[d];
+    std::uint64_t lead = 0;  // the axes before the last
+    for (std::size_t d = 0; d + 1 < rank; ++d) lead += tables_[d][index_[d]];
+    for (std::uint64_t e = first; e < first + count; ++e) {
+      f(e, lead + tables_[rank - 1][index_[rank - 1]]);
+      for (std::size_t d = rank; d-- > 0;) {  // the next index, row-major
+        if (++index_[d] < shape_[d]) break;
+        index_[d] = 0;
+      }
+      if (index_[rank - 1] == 0 && rank > 1) {
+        lead = 0;
+        for (std::size_t d = 0; d + 1 < rank; ++d) lead += tables_[d][index_[d]];
+      }
     }
-    return pe;
   }
   // What replica r's PE adds to replica 0's.
   const std::vector<std::uint64_t>& offsets() const { return offsets_; }
 
  private:
-  std::vector<std::uint64_t> shape_, offsets_;
+  std::vector<std::uint64_t> shape_, offsets_, index_;
   std::vector<std::vector<std::uint64_t>> tables_;
+};
+
+// What the slots of one PE read (PEs that hold the same rows and columns read the same): their
+// distinct elements, and how many slots read each (in the runs' order).
+struct ViewNeeds {
+  std::vector<ElementRun> runs;
+  std::vector<std::uint32_t> slots;
+};
+
+ViewNeeds view_needs(std::vector<std::uint64_t>& e) {
+  ViewNeeds out;
+  if (e.empty()) return out;
+  const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
+  const std::uint64_t base = *lo, range = *hi - *lo + 1;
+  auto add = [&](std::uint64_t x, std::uint32_t n) {
+    if (!out.runs.empty() && out.runs.back().first + out.runs.back().count == x)
+      ++out.runs.back().count;
+    else
+      out.runs.push_back({x, 1});
+    out.slots.push_back(n);
+  };
+  if (range <= 16 * e.size()) {
+    std::vector<std::uint32_t> count(range, 0);
+    for (std::uint64_t x : e) ++count[x - base];
+    for (std::uint64_t i = 0; i < range; ++i)
+      if (count[i]) add(base + i, count[i]);
+    return out;
+  }
+  std::sort(e.begin(), e.end());
+  for (std::size_t i = 0; i < e.size();) {
+    std::size_t j = i;
+    while (j < e.size() && e[j] == e[i]) ++j;
+    add(e[i], static_cast<std::uint32_t>(j - i));
+    i = j;
+  }
+  return out;
+}
+
+struct AxesLess {
+  bool operator()(const std::vector<std::vector<layout::IndexRun>>& a,
+                  const std::vector<std::vector<layout::IndexRun>>& b) const {
+    auto key = [](const layout::IndexRun& r) { return std::tuple(r.start, r.count, r.step); };
+    return std::lexicographical_compare(
+        a.begin(), a.end(), b.begin(), b.end(), [&](const auto& x, const auto& y) {
+          return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
+                                              [&](const auto& p, const auto& q) { return key(p) < key(q); });
+        });
+  }
 };
 
 }  // namespace
@@ -58,18 +120,21 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
   if (from.level_count() != levels || from.element_bytes() != to.element_bytes())
     throw std::invalid_argument("window_conversion: layouts of different machines or element types");
   const std::uint64_t eb = to.element_bytes(), pe_count = to.pe_count();
-  auto unit_at = [&](std::uint64_t pe, std::size_t lv) { return pe / to.pe_weight(lv); };
+  // unit[lv][pe]: the unit of level lv holding PE pe (a table: this runs per element and reader).
+  std::vector<std::vector<std::uint32_t>> unit(levels, std::vector<std::uint32_t>(pe_count));
+  for (std::size_t lv = 0; lv < levels; ++lv)
+    for (std::uint64_t pe = 0; pe < pe_count; ++pe)
+      unit[lv][pe] = static_cast<std::uint32_t>(pe / to.pe_weight(lv));
   // Levels the two PEs share, from the root (0: only the board).
   auto shared = [&](std::uint64_t a, std::uint64_t b) {
     std::size_t d = 0;
-    while (d < levels && unit_at(a, d) == unit_at(b, d)) ++d;
+    while (d < levels && unit[d][a] == unit[d][b]) ++d;
     return d;
   };
-  const Holders holders(from);
-  // The copy of element e nearest to PE `pe` (the deepest shared unit; the lowest PE on ties) and
-  // the levels they share.
-  auto nearest = [&](std::uint64_t e, std::uint64_t pe) {
-    const std::uint64_t h0 = holders.of(e);
+  Holders holders(from);
+  // The copy nearest to PE `pe` of an element whose replica 0 is on h0 (the deepest shared unit; the
+  // lowest PE on ties), and the levels they share.
+  auto nearest = [&](std::uint64_t h0, std::uint64_t pe) {
     std::pair<std::size_t, std::uint64_t> best{0, UINT64_MAX};
     for (std::uint64_t off : holders.offsets()) {
       const std::uint64_t h = h0 + off;
@@ -83,43 +148,54 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
   plan.copies_by_lca.assign(levels + 1, 0);
   plan.levels.resize(levels);
 
-  // Each PE's slots: their elements (repeats included), counted by the level they come through,
-  // and its distinct elements.
-  std::vector<std::vector<ElementRun>> needs(pe_count);
+  // Each PE's distinct elements and their slots, counted by the level each comes through.
+  std::map<std::vector<std::vector<layout::IndexRun>>, ViewNeeds, AxesLess> by_view;
+  std::vector<const ViewNeeds*> needs(pe_count, nullptr);
   std::vector<std::uint64_t> elements;
-  std::vector<std::uint8_t> seen;
   std::uint64_t lo = UINT64_MAX, hi = 0;
   for_each_used_pe(to, [&](std::uint64_t pe, const layout::UnitView& v) {
-    elements.clear();
-    for (auto [r0, rn] : held_intervals(v.axes[0], to.shape()[0]))
-      for (auto [c0, cn] : held_intervals(v.axes[1], to.shape()[1]))
-        window_elements(w, tensor, {offset[0] + r0, offset[1] + c0}, {rn, cn}, elements);
-    for (std::uint64_t e : elements) ++plan.copies_by_lca[nearest(e, pe).first];
-    plan.destination_slots += elements.size();
-    needs[pe] = distinct_runs(elements, seen);
-    if (!needs[pe].empty()) {
-      lo = std::min(lo, needs[pe].front().first);
-      hi = std::max(hi, needs[pe].back().first + needs[pe].back().count);
+    auto [it, fresh] = by_view.try_emplace(v.axes);
+    if (fresh) {
+      elements.clear();
+      for (auto [r0, rn] : held_intervals(v.axes[0], to.shape()[0]))
+        for (auto [c0, cn] : held_intervals(v.axes[1], to.shape()[1]))
+          window_elements(w, tensor, {offset[0] + r0, offset[1] + c0}, {rn, cn}, elements);
+      it->second = view_needs(elements);
     }
+    const ViewNeeds& n = it->second;
+    needs[pe] = &n;
+    if (n.runs.empty()) return;
+    lo = std::min(lo, n.runs.front().first);
+    hi = std::max(hi, n.runs.back().first + n.runs.back().count);
+    std::size_t k = 0;
+    std::uint64_t last_h = UINT64_MAX;
+    std::size_t last_d = 0;
+    for (const ElementRun& r : n.runs)
+      holders.walk(r.first, r.count, [&](std::uint64_t, std::uint64_t h0) {
+        if (h0 != last_h) last_h = h0, last_d = nearest(h0, pe).first;  // runs of one holder
+        plan.copies_by_lca[last_d] += n.slots[k];
+        plan.destination_slots += n.slots[k++];
+      });
   });
   if (lo >= hi) return plan;
 
   // The PEs that read each element, in PE order (counted, then filled).
   std::vector<std::uint64_t> first(hi - lo + 1, 0);
-  for (const auto& runs : needs)
-    for (const ElementRun& r : runs)
-      for (std::uint64_t e = r.first; e < r.first + r.count; ++e) ++first[e - lo + 1];
+  for (const ViewNeeds* n : needs)
+    if (n)
+      for (const ElementRun& r : n->runs)
+        for (std::uint64_t e = r.first; e < r.first + r.count; ++e) ++first[e - lo + 1];
   for (std::size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
   std::vector<std::uint32_t> readers(first.back());
   {
     std::vector<std::uint64_t> at(first.begin(), first.end() - 1);
     for (std::uint64_t pe = 0; pe < pe_count; ++pe)
-      for (const ElementRun& r : needs[pe])
-        for (std::uint64_t e = r.first; e < r.first + r.count; ++e)
-          readers[at[e - lo]++] = static_cast<std::uint32_t>(pe);
+      if (needs[pe])
+        for (const ElementRun& r : needs[pe]->runs)
+          for (std::uint64_t e = r.first; e < r.first + r.count; ++e)
+            readers[at[e - lo]++] = static_cast<std::uint32_t>(pe);
   }
-  needs.clear();
-  needs.shrink_to_fit();
+  by_view.clear();
 
   // Per element: the links up from each reader's nearest copy and down to the reader, each once. A
   // link already crossed has the rest of its path crossed too: up, the same copy's path from below
@@ -134,17 +210,19 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
     down_port[lv].assign(parents, 0);
     up_port[lv].assign(parents, 0);
   }
-  auto parent_of = [&](std::uint64_t pe, std::size_t lv) { return lv == 0 ? 0 : unit_at(pe, lv - 1); };
+  auto parent_of = [&](std::uint64_t pe, std::size_t lv) -> std::uint64_t {
+    return lv == 0 ? 0 : unit[lv - 1][pe];
+  };
   std::uint64_t epoch = 0;
-  for (std::uint64_t e = lo; e < hi; ++e) {
-    if (first[e - lo] == first[e - lo + 1]) continue;
+  holders.walk(lo, hi - lo, [&](std::uint64_t e, std::uint64_t h0) {
+    if (first[e - lo] == first[e - lo + 1]) return;
     ++epoch;
     for (std::uint64_t i = first[e - lo]; i < first[e - lo + 1]; ++i) {
       const std::uint64_t pe = readers[i];
-      const auto [d, h] = nearest(e, pe);
+      const auto [d, h] = nearest(h0, pe);
       if (d == levels) continue;  // its own PE: the copy unit
       for (std::size_t lv = d; lv < levels; ++lv) {
-        const std::uint64_t u = unit_at(h, lv);
+        const std::uint64_t u = unit[lv][h];
         if (up_mark[lv][u] == epoch) break;
         up_mark[lv][u] = epoch;
         plan.levels[lv].up_sent_bytes += eb;
@@ -152,7 +230,7 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
         up_port[lv][parent_of(h, lv)] += eb;
       }
       for (std::size_t lv = levels; lv-- > d;) {
-        const std::uint64_t u = unit_at(pe, lv);
+        const std::uint64_t u = unit[lv][pe];
         if (down_mark[lv][u] == epoch) break;
         down_mark[lv][u] = epoch;
         plan.levels[lv].down_delivered_bytes += eb;
@@ -163,7 +241,7 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
         down_port[lv][p] += eb;
       }
     }
-  }
+  });
   for (std::size_t lv = 0; lv < levels; ++lv) {
     plan.levels[lv].busiest_down_port_bytes = *std::max_element(down_port[lv].begin(), down_port[lv].end());
     plan.levels[lv].busiest_up_port_bytes = *std::max_element(up_port[lv].begin(), up_port[lv].end());
