@@ -11,6 +11,7 @@
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
 #include "kernels/conv2d/conv2d.h"
+#include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/core/echo.h"
 
 namespace treesim::graph {
@@ -299,7 +300,7 @@ class Runner {
     pu.plan = std::move(plan.value());
     for (auto [k, tensor] : np->reads)
       if (const Made* m = made(n, k)) pu.linked[tensor] = m->tensor;
-    if (is_conv(n)) keep_in_lm(n, u, pu);
+    if (is_conv(n) || u.nodes.size() == 1) keep_in_lm(n, u, pu);
     const Node& last = model_.nodes[u.nodes.back()];
     pu.output = np->output;
     pu.output_name = fmt::format("v{}.{}", made_count_++, last.outputs[0]);
@@ -323,37 +324,46 @@ class Runner {
     return taken;
   }
 
-  // A convolution whose input is the output of the convolution just before it, read by nothing
-  // else: that output stays in the LMs and this one reads its windows there (windowed converts),
-  // when both plans fit beside it and their estimates beat the two through DRAM.
+  // A convolution (or a dense layer, through a flatten) whose input is the output of the
+  // convolution just before it, read by nothing else: that output stays in the LMs and this node
+  // reads it there (windowed converts), when both plans fit beside it and their estimates beat the
+  // two through DRAM.
   void keep_in_lm(const Node& n, Unit& u, ProgramUnit& pu) {
     if (units_.empty() || std::string(units_.back().kernel) != "conv2d" || n.inputs.empty()) return;
+    const bool conv = is_conv(n);
+    auto* gemm = conv ? nullptr : dynamic_cast<kernels::QgemmInstance*>(pu.problem.get());
+    if (!conv && !gemm) return;
     const Made* in = made(n, 0);
     ProgramUnit& prev = program_units_.back();
-    if (!in || in->form != Form::kNhwc || in->tensor != prev.output_name || readers_[n.inputs[0]] != 1)
-      return;
     Unit& before = units_.back();
+    const std::string& value = model_.nodes[before.nodes.back()].outputs[0];  // the convolution's
+    if (!in || in->form != (conv ? Form::kNhwc : Form::kFlatNhwc) || in->tensor != prev.output_name ||
+        readers_[n.inputs[0]] != 1 || readers_[value] != 1)
+      return;
     kernels::ConvLm keep = before.lm, read;
     keep.keep_output = true;
     if (!kernels::set_conv_lm(*prev.problem, keep)) return;
     kernels::Result<kernels::Plan> kept = session::plan_problem(*prev.problem, machine_);
-    std::optional<kernels::LmTensor> out;
-    if (kept) out = kernels::conv_output_in_lm(*prev.problem, kept.value(), machine_);
-    read.input = out;
+    if (kept) read.input = kernels::conv_output_in_lm(*prev.problem, kept.value(), machine_);
+    const auto reads = [&](const kernels::ConvLm& lm) {
+      if (conv) return kernels::set_conv_lm(*pu.problem, lm);
+      gemm->read_a_in_lm(lm.input);
+      return true;
+    };
     kernels::Result<kernels::Plan> reading = core::Errors{};
-    if (out && kernels::set_conv_lm(*pu.problem, read))
-      reading = session::plan_problem(*pu.problem, machine_);
+    if (read.input && reads(read)) reading = session::plan_problem(*pu.problem, machine_);
     if (!reading || kept->estimated_cycles + reading->estimated_cycles >=
                         prev.plan.estimated_cycles + pu.plan.estimated_cycles) {
       kernels::set_conv_lm(*prev.problem, before.lm);
-      kernels::set_conv_lm(*pu.problem, {});
+      reads({});
       return;
     }
     before.lm = keep, u.lm = read;
     prev.lm_linked = pu.lm_linked = true;
     prev.plan = std::move(kept.value());
     pu.plan = std::move(reading.value());
-    made_.at(n.inputs[0]).in_lm = true;
+    for (auto& [name, m] : made_)  // the convolution's value and its reshapes
+      if (m.tensor == prev.output_name) m.in_lm = true;
   }
 
   // A host node: a reshape of a value the program makes stays in the program where its bytes can be
@@ -493,8 +503,8 @@ class Runner {
         if (u.lm.keep_output) {
           // Its output never reaches DRAM: its reference is what the next unit is checked on, so
           // that unit's output equals the two references composed.
-          const std::string& name = model_.nodes[u.nodes.back()].outputs[0];
-          values_[name] = value_of(made.at(name), expected->at(np->output));
+          for (const auto& [name, m] : made)  // its value and the reshapes of it
+            if (m.tensor == pu.output_name) values_[name] = value_of(m, expected->at(np->output));
           continue;
         }
         kernels::DramImage got{{np->output, outcome->dram.at(pu.output_name)}};

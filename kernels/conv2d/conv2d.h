@@ -61,15 +61,6 @@ struct ConvOperands {
 Result<std::unique_ptr<Problem>> conv2d_problem(const ConvShape& shape, const ConvQuant& quant,
                                                 ConvOperands operands);
 
-// A tensor one program unit leaves in the LMs for the next (graph/ keeps a convolution's output
-// there for the next convolution's windows): its layout over the whole tensor (declared `shape`),
-// its LM offset and its bytes per PE.
-struct LmTensor {
-  layout::TensorLayout layout;
-  std::uint64_t lm = 0, bytes = 0;
-  std::vector<std::uint64_t> shape;
-};
-
 // Where a convolution's input and output lie besides DRAM. With `input`, its A tiles are windowed
 // converts of it (its region stays untouched; the working buffers go below it); with
 // `keep_output`, C stays in the LMs (not stored): above the input's region where it fits, else

@@ -171,7 +171,7 @@ class Conv2dInstance : public Problem {
     ops.a_shape = {shape_.n, shape_.h, shape_.w, shape_.c};
     if (!gemm_.int32_out && !gemm_.per_channel() && quant_.out.multipliers.size() > 1)  // a channel per group
       ops.group_multipliers = quant_.out.multipliers;
-    if (lm_.input) ops.a_in_lm = GemmOperands::InLm{lm_.input->layout, lm_.input->lm, lm_.input->shape};
+    ops.a_in_lm = lm_.input;
     try {
       return build_program(gemm_, *mapping, machine, ops);
     } catch (const layout::LayoutError& e) {

@@ -78,15 +78,9 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
 WindowPricing price_lm_windows(const ConvShape& shape, const QgemmProblem& gemm, QgemmPlan& plan,
                                const LmTensor& input, const machine::MachineConfig& m) {
   plan = without_halo(std::move(plan));
-  const std::uint64_t bm = std::min(gemm.m, plan.pm * plan.tm), bk = std::min(gemm.k, plan.pk * plan.kt);
-  const layout::BoundLayout tile =
-      layout::bind_or_throw(layout::parse_layout_or_throw(tile_layout_a(plan, m, bm, bk), m), {bm, bk}, m, 1);
-  const layout::BoundLayout from = layout::bind_or_throw(input.layout, input.shape, m, 1);
-  const timing::TransferTime a = timing::CostModel(m).conversion(
-      program::window_conversion(shape.window(), {shape.n, shape.h, shape.w, shape.c}, {0, 0}, from, tile),
-      1);
   WindowPricing out;
-  out.lm_cycles = plan.estimated_cycles = estimate_cycles(gemm, plan, m, nullptr, &a);
+  out.lm_cycles = plan.estimated_cycles =
+      estimate_with_a_in_lm(gemm, plan, input, shape.window(), {shape.n, shape.h, shape.w, shape.c}, m);
   return out;
 }
 

@@ -256,20 +256,28 @@ program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& plan, std
 // from g·a_window.channels. The groups' passes run as one pipeline, group after group. With one
 // column per group (N = 1, depthwise) and per-channel requant, `group_multipliers` gives each group's
 // multiplier, which its requant instructions hold.
+// A tensor one program unit leaves in the LMs for the next (graph/ keeps a convolution's output
+// there for the next convolution's windows or the dense layer after it): its layout over the whole
+// tensor (declared `shape`), its LM offset and its bytes per PE.
+struct LmTensor {
+  layout::TensorLayout layout;
+  std::uint64_t lm = 0, bytes = 0;
+  std::vector<std::uint64_t> shape;
+};
+
 struct GemmOperands {
   std::optional<program::Window> a_window;
   std::vector<std::uint64_t> a_shape;
   std::vector<numeric::QuantizedMultiplier> group_multipliers;
-  // With a window: A already lies in the LMs (the convolution before left its output there), held by
-  // `layout` at `lm` and declared with shape `shape`; each A tile is a windowed convert of it
-  // (program::Convert::window) instead of a load, the window reading it as `a_shape`.
-  struct InLm {
-    layout::TensorLayout layout;
-    std::uint64_t lm = 0;
-    std::vector<std::uint64_t> shape;
-  };
-  std::optional<InLm> a_in_lm;
+  // With a window: A already lies in the LMs (the convolution before left its output there); each A
+  // tile is a windowed convert of it (program::Convert::window) instead of a load, the window reading
+  // it as `a_shape`, and tensor A is declared with its shape.
+  std::optional<LmTensor> a_in_lm;
 };
+
+// A as the window matrix of a 1×1 window over [M, 1, 1, K]: the same matrix, for a GEMM whose A
+// is read by a windowed convert (a flattened convolution output in the LMs).
+program::Window whole_rows_window(std::uint64_t k);
 
 program::Program build_program(const QgemmProblem& problem, const QgemmPlan& plan,
                                const machine::MachineConfig& machine, const GemmOperands& operands = {});

@@ -7,6 +7,7 @@
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
+#include "sim/program/window_convert.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
@@ -39,6 +40,18 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 //   not overlap the steps; a resource's total includes them, so the run is at least that total
 //   plus a path latency at each end and the last requant.
 }  // namespace
+
+double estimate_with_a_in_lm(const QgemmProblem& prob, const QgemmPlan& p, const LmTensor& a,
+                             const program::Window& window, const std::vector<std::uint64_t>& tensor,
+                             const machine::MachineConfig& m) {
+  const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bk = std::min(prob.k, p.pk * p.kt);
+  const layout::BoundLayout tile =
+      layout::bind_or_throw(layout::parse_layout_or_throw(tile_layout_a(p, m, bm, bk), m), {bm, bk}, m, 1);
+  const layout::BoundLayout from = layout::bind_or_throw(a.layout, a.shape, m, 1);
+  const timing::TransferTime t =
+      timing::CostModel(m).conversion(program::window_conversion(window, tensor, {0, 0}, from, tile), 1);
+  return estimate_cycles(prob, p, m, nullptr, &t);
+}
 
 double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
                        const timing::TransferTime* before, const timing::TransferTime* a_load) {

@@ -19,4 +19,11 @@ double estimate_cycles(const QgemmProblem& problem, const QgemmPlan& plan, const
                        const timing::TransferTime* before = nullptr,
                        const timing::TransferTime* a_load = nullptr);
 
+// The plan's estimate with every A tile a windowed convert of `a`, held in the LMs (the window over
+// `tensor`, an NHWC shape of its elements): its first tile's conversion (program::window_conversion)
+// timed by the cost model stands for every A load.
+double estimate_with_a_in_lm(const QgemmProblem& problem, const QgemmPlan& plan, const LmTensor& a,
+                             const program::Window& window, const std::vector<std::uint64_t>& tensor,
+                             const machine::MachineConfig& m);
+
 }  // namespace treesim::kernels

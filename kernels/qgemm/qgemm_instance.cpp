@@ -8,6 +8,7 @@
 #include "kernels/operand_bytes.h"
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/plan_file.h"
+#include "kernels/qgemm/qgemm_estimate.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/diagnostic.h"
@@ -83,6 +84,9 @@ Plan QgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig&
   out.description = describe(plan, machine) + "\nlayouts: A " + whole_layout_a(p_, plan, machine) +
                     "\n         B " + whole_layout_b(p_, plan, machine) + "\n         C " +
                     whole_layout_c(p_, plan, machine);
+  if (a_in_lm_)
+    out.description +=
+        fmt::format("\nA: converted from the LMs (the unit before's output, at offset {})", a_in_lm_->lm);
   out.mapping = plan;
   return out;
 }
@@ -93,7 +97,15 @@ Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
   try {
     Assignment fixed = assignment_from_layouts(p_, machine, layout_a_, layout_b_, layout_c_);
     // Whatever the layouts leave open (levels, passes, K steps), the planner chooses.
-    plan = default_plan(p_, machine, fixed);
+    if (a_in_lm_) {  // the working buffers below A's region, every A tile a windowed convert
+      machine::MachineConfig fit = machine;
+      fit.levels.back().memory_bytes = a_in_lm_->lm;
+      plan = default_plan(p_, fit, fixed);
+      plan.estimated_cycles =
+          estimate_with_a_in_lm(p_, plan, *a_in_lm_, whole_rows_window(p_.k), {p_.m, 1, 1, p_.k}, machine);
+    } else {
+      plan = default_plan(p_, machine, fixed);
+    }
   } catch (const layout::LayoutError& e) {
     return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
   } catch (const QgemmError& e) {
@@ -137,7 +149,12 @@ Result<program::Program> QgemmInstance::program(const Plan& plan,
   const auto* mapping = std::any_cast<QgemmPlan>(&plan.mapping);
   if (!mapping) return core::Error{"", "qgemm: the plan was not made by qgemm"};
   try {
-    return build_program(p_, *mapping, machine);
+    if (!a_in_lm_) return build_program(p_, *mapping, machine);
+    GemmOperands ops;
+    ops.a_window = whole_rows_window(p_.k);
+    ops.a_shape = {p_.m, 1, 1, p_.k};
+    ops.a_in_lm = a_in_lm_;
+    return build_program(p_, *mapping, machine, ops);
   } catch (const layout::LayoutError& e) {
     return core::Error{"", trimmed(e.what())};
   } catch (const QgemmError& e) {

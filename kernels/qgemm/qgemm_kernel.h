@@ -62,6 +62,10 @@ class QgemmInstance : public Problem {
   std::vector<OutputArray> outputs() const override;
   // --out-dtype f32: outputs() asks the driver to write C dequantized.
   void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
+  // A already in the LMs, where the unit before left it (graph/: a flattened convolution output, its
+  // elements A's in row-major order): each A tile a windowed convert of it, the plan's working
+  // buffers below its region.
+  void read_a_in_lm(std::optional<LmTensor> a) { a_in_lm_ = std::move(a); }
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
   Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
@@ -78,6 +82,7 @@ class QgemmInstance : public Problem {
   mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
   std::string layout_a_, layout_b_, layout_c_;
   std::optional<OutputArray::Dequantize> dequantize_;
+  std::optional<LmTensor> a_in_lm_;
 };
 
 // DRAM bytes of every tensor of the problem, or an error naming the option that makes it too

@@ -273,6 +273,12 @@ program::Program Builder::build() {
 
 }  // namespace
 
+program::Window whole_rows_window(std::uint64_t k) {
+  program::Window w;
+  w.channels = k;
+  return w;
+}
+
 program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
                                const GemmOperands& operands) {
   check_problem(prob);

@@ -148,56 +148,82 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
   plan.copies_by_lca.assign(levels + 1, 0);
   plan.levels.resize(levels);
 
-  // Each PE's distinct elements and their slots, counted by the level each comes through.
-  std::map<std::vector<std::vector<layout::IndexRun>>, ViewNeeds, AxesLess> by_view;
-  std::vector<const ViewNeeds*> needs(pe_count, nullptr);
+  // PEs that hold the same rows and columns (copies of the block along a level `to` does not use)
+  // read the same elements: one view each, with its PEs.
+  std::map<std::vector<std::vector<layout::IndexRun>>, std::uint32_t, AxesLess> view_of;
+  std::vector<ViewNeeds> views;
+  std::vector<std::vector<std::uint32_t>> view_pes;
   std::vector<std::uint64_t> elements;
-  std::uint64_t lo = UINT64_MAX, hi = 0;
   for_each_used_pe(to, [&](std::uint64_t pe, const layout::UnitView& v) {
-    auto [it, fresh] = by_view.try_emplace(v.axes);
+    auto [it, fresh] = view_of.try_emplace(v.axes, static_cast<std::uint32_t>(views.size()));
     if (fresh) {
       elements.clear();
       for (auto [r0, rn] : held_intervals(v.axes[0], to.shape()[0]))
         for (auto [c0, cn] : held_intervals(v.axes[1], to.shape()[1]))
           window_elements(w, tensor, {offset[0] + r0, offset[1] + c0}, {rn, cn}, elements);
-      it->second = view_needs(elements);
+      views.push_back(view_needs(elements));
+      view_pes.emplace_back();
     }
-    const ViewNeeds& n = it->second;
-    needs[pe] = &n;
-    if (n.runs.empty()) return;
+    view_pes[it->second].push_back(static_cast<std::uint32_t>(pe));
+  });
+  view_of.clear();
+
+  // Slots by the level their element comes through: per view, the depths of its PEs from each
+  // holder (elements in runs of one holder share them).
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  std::vector<std::uint64_t> depths(levels + 1);
+  for (std::size_t v = 0; v < views.size(); ++v) {
+    const ViewNeeds& n = views[v];
+    if (n.runs.empty()) continue;
     lo = std::min(lo, n.runs.front().first);
     hi = std::max(hi, n.runs.back().first + n.runs.back().count);
     std::size_t k = 0;
     std::uint64_t last_h = UINT64_MAX;
-    std::size_t last_d = 0;
     for (const ElementRun& r : n.runs)
       holders.walk(r.first, r.count, [&](std::uint64_t, std::uint64_t h0) {
-        if (h0 != last_h) last_h = h0, last_d = nearest(h0, pe).first;  // runs of one holder
-        plan.copies_by_lca[last_d] += n.slots[k];
-        plan.destination_slots += n.slots[k++];
+        if (h0 != last_h) {
+          last_h = h0;
+          std::fill(depths.begin(), depths.end(), 0);
+          for (std::uint32_t pe : view_pes[v]) ++depths[nearest(h0, pe).first];
+        }
+        for (std::size_t d = 0; d <= levels; ++d) plan.copies_by_lca[d] += n.slots[k] * depths[d];
+        plan.destination_slots += n.slots[k++] * view_pes[v].size();
       });
-  });
+  }
   if (lo >= hi) return plan;
 
-  // The PEs that read each element, in PE order (counted, then filled).
+  // The views that read each element (counted, then filled, in view order).
   std::vector<std::uint64_t> first(hi - lo + 1, 0);
-  for (const ViewNeeds* n : needs)
-    if (n)
-      for (const ElementRun& r : n->runs)
-        for (std::uint64_t e = r.first; e < r.first + r.count; ++e) ++first[e - lo + 1];
+  for (const ViewNeeds& n : views)
+    for (const ElementRun& r : n.runs)
+      for (std::uint64_t e = r.first; e < r.first + r.count; ++e) ++first[e - lo + 1];
   for (std::size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
   std::vector<std::uint32_t> readers(first.back());
   {
     std::vector<std::uint64_t> at(first.begin(), first.end() - 1);
-    for (std::uint64_t pe = 0; pe < pe_count; ++pe)
-      if (needs[pe])
-        for (const ElementRun& r : needs[pe]->runs)
-          for (std::uint64_t e = r.first; e < r.first + r.count; ++e)
-            readers[at[e - lo]++] = static_cast<std::uint32_t>(pe);
+    for (std::size_t v = 0; v < views.size(); ++v)
+      for (const ElementRun& r : views[v].runs)
+        for (std::uint64_t e = r.first; e < r.first + r.count; ++e)
+          readers[at[e - lo]++] = static_cast<std::uint32_t>(v);
   }
-  by_view.clear();
+  views.clear();
 
-  // Per element: the links up from each reader's nearest copy and down to the reader, each once. A
+  // Elements read by the same views from the same holder move alike: each such class is walked
+  // once, over its readers, and counted by its size.
+  std::map<std::vector<std::uint64_t>, std::uint64_t> classes;  // (holder, views...) → elements
+  std::vector<std::uint64_t> key, last;
+  auto last_class = classes.end();
+  holders.walk(lo, hi - lo, [&](std::uint64_t e, std::uint64_t h0) {
+    if (first[e - lo] == first[e - lo + 1]) return;
+    key.assign(1, h0);
+    key.insert(key.end(), readers.begin() + static_cast<std::ptrdiff_t>(first[e - lo]),
+               readers.begin() + static_cast<std::ptrdiff_t>(first[e - lo + 1]));
+    if (last_class == classes.end() || key != last)
+      last_class = classes.try_emplace(key, 0).first, last = key;
+    ++last_class->second;
+  });
+
+  // Per class: the links up from each reader's nearest copy and down to the reader, each once. A
   // link already crossed has the rest of its path crossed too: up, the same copy's path from below
   // it; down, the path above it (readers below one unit share their depth).
   std::vector<std::vector<std::uint64_t>> down_mark(levels), up_mark(levels), parent_mark(levels),
@@ -214,34 +240,34 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
     return lv == 0 ? 0 : unit[lv - 1][pe];
   };
   std::uint64_t epoch = 0;
-  holders.walk(lo, hi - lo, [&](std::uint64_t e, std::uint64_t h0) {
-    if (first[e - lo] == first[e - lo + 1]) return;
+  for (const auto& [k, count] : classes) {
     ++epoch;
-    for (std::uint64_t i = first[e - lo]; i < first[e - lo + 1]; ++i) {
-      const std::uint64_t pe = readers[i];
-      const auto [d, h] = nearest(h0, pe);
-      if (d == levels) continue;  // its own PE: the copy unit
-      for (std::size_t lv = d; lv < levels; ++lv) {
-        const std::uint64_t u = unit[lv][h];
-        if (up_mark[lv][u] == epoch) break;
-        up_mark[lv][u] = epoch;
-        plan.levels[lv].up_sent_bytes += eb;
-        plan.levels[lv].up_delivered_bytes += eb;
-        up_port[lv][parent_of(h, lv)] += eb;
+    const std::uint64_t h0 = k[0], bytes = count * eb;
+    for (std::size_t i = 1; i < k.size(); ++i)
+      for (std::uint32_t pe : view_pes[k[i]]) {
+        const auto [d, h] = nearest(h0, pe);
+        if (d == levels) continue;  // its own PE: the copy unit
+        for (std::size_t lv = d; lv < levels; ++lv) {
+          const std::uint64_t u = unit[lv][h];
+          if (up_mark[lv][u] == epoch) break;
+          up_mark[lv][u] = epoch;
+          plan.levels[lv].up_sent_bytes += bytes;
+          plan.levels[lv].up_delivered_bytes += bytes;
+          up_port[lv][parent_of(h, lv)] += bytes;
+        }
+        for (std::size_t lv = levels; lv-- > d;) {
+          const std::uint64_t u = unit[lv][pe];
+          if (down_mark[lv][u] == epoch) break;
+          down_mark[lv][u] = epoch;
+          plan.levels[lv].down_delivered_bytes += bytes;
+          const std::uint64_t p = parent_of(pe, lv);
+          if (parent_mark[lv][p] == epoch) continue;
+          parent_mark[lv][p] = epoch;
+          plan.levels[lv].down_sent_bytes += bytes;
+          down_port[lv][p] += bytes;
+        }
       }
-      for (std::size_t lv = levels; lv-- > d;) {
-        const std::uint64_t u = unit[lv][pe];
-        if (down_mark[lv][u] == epoch) break;
-        down_mark[lv][u] = epoch;
-        plan.levels[lv].down_delivered_bytes += eb;
-        const std::uint64_t p = parent_of(pe, lv);
-        if (parent_mark[lv][p] == epoch) continue;
-        parent_mark[lv][p] = epoch;
-        plan.levels[lv].down_sent_bytes += eb;
-        down_port[lv][p] += eb;
-      }
-    }
-  });
+  }
   for (std::size_t lv = 0; lv < levels; ++lv) {
     plan.levels[lv].busiest_down_port_bytes = *std::max_element(down_port[lv].begin(), down_port[lv].end());
     plan.levels[lv].busiest_up_port_bytes = *std::max_element(up_port[lv].begin(), up_port[lv].end());
