@@ -162,19 +162,17 @@ Runs union_of(const std::vector<const Runs*>& parts, BitUnion& bits) {
   return out;
 }
 
-struct AxesLess {
-  bool operator()(const std::vector<std::vector<layout::IndexRun>>& a,
-                  const std::vector<std::vector<layout::IndexRun>>& b) const {
-    auto key = [](const layout::IndexRun& r) { return std::tuple(r.start, r.count, r.step); };
-    return std::lexicographical_compare(
-        a.begin(), a.end(), b.begin(), b.end(), [&](const auto& x, const auto& y) {
-          return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
-                                              [&](const auto& p, const auto& q) { return key(p) < key(q); });
-        });
-  }
-};
-
 }  // namespace
+
+bool UnitAxesLess::operator()(const std::vector<std::vector<layout::IndexRun>>& a,
+                              const std::vector<std::vector<layout::IndexRun>>& b) const {
+  auto key = [](const layout::IndexRun& r) { return std::tuple(r.start, r.count, r.step); };
+  return std::lexicographical_compare(
+      a.begin(), a.end(), b.begin(), b.end(), [&](const auto& x, const auto& y) {
+        return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
+                                            [&](const auto& p, const auto& q) { return key(p) < key(q); });
+      });
+}
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> held_intervals(const std::vector<layout::IndexRun>& runs,
                                                                     std::uint64_t limit) {
@@ -217,7 +215,7 @@ HaloTraffic halo_traffic(const Window& w, const std::vector<std::uint64_t>& tens
   std::vector<std::uint64_t> elements;
   std::vector<std::uint8_t> seen;
   // PEs holding the same rows and columns (copies along another dimension) need the same elements.
-  std::map<std::vector<std::vector<layout::IndexRun>>, Runs, AxesLess> by_view;
+  std::map<std::vector<std::vector<layout::IndexRun>>, Runs, UnitAxesLess> by_view;
   for_each_used_pe(b, [&](std::uint64_t pe, const layout::UnitView& v) {
     auto [it, fresh] = by_view.try_emplace(v.axes);
     if (fresh) {

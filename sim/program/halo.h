@@ -48,6 +48,13 @@ std::vector<ElementRun> merge_runs(std::vector<ElementRun>& runs);
 // (scratch) over their range where that is not much larger than they are, else sorted.
 std::vector<ElementRun> distinct_runs(std::vector<std::uint64_t>& e, std::vector<std::uint8_t>& seen);
 
+// Orders units' views by their axes' index runs: PEs holding the same rows and columns (copies along
+// a level the layout does not use) read the same elements, so their needs are worked out once.
+struct UnitAxesLess {
+  bool operator()(const std::vector<std::vector<layout::IndexRun>>& a,
+                  const std::vector<std::vector<layout::IndexRun>>& b) const;
+};
+
 // Calls f(pe, view) for every PE that holds a slot of the layout, PEs numbered row-major over the
 // levels' fanouts, root first.
 template <typename F>

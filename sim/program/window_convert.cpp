@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
-#include <tuple>
 
 #include "sim/layout/axis_values.h"
 #include "sim/program/halo.h"
@@ -97,18 +96,6 @@ ViewNeeds view_needs(std::vector<std::uint64_t>& e) {
   return out;
 }
 
-struct AxesLess {
-  bool operator()(const std::vector<std::vector<layout::IndexRun>>& a,
-                  const std::vector<std::vector<layout::IndexRun>>& b) const {
-    auto key = [](const layout::IndexRun& r) { return std::tuple(r.start, r.count, r.step); };
-    return std::lexicographical_compare(
-        a.begin(), a.end(), b.begin(), b.end(), [&](const auto& x, const auto& y) {
-          return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(),
-                                              [&](const auto& p, const auto& q) { return key(p) < key(q); });
-        });
-  }
-};
-
 }  // namespace
 
 layout::ConversionPlan window_conversion(const Window& w, const std::vector<std::uint64_t>& tensor,
@@ -150,7 +137,7 @@ layout::ConversionPlan window_conversion(const Window& w, const std::vector<std:
 
   // PEs that hold the same rows and columns (copies of the block along a level `to` does not use)
   // read the same elements: one view each, with its PEs.
-  std::map<std::vector<std::vector<layout::IndexRun>>, std::uint32_t, AxesLess> view_of;
+  std::map<std::vector<std::vector<layout::IndexRun>>, std::uint32_t, UnitAxesLess> view_of;
   std::vector<ViewNeeds> views;
   std::vector<std::vector<std::uint32_t>> view_pes;
   std::vector<std::uint64_t> elements;
