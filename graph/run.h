@@ -39,7 +39,7 @@ struct NodeRun {
   std::size_t chain_length = 0;
   std::optional<std::uint64_t> activations_in_lm;
   // Its output stayed in the LMs for the next node (a convolution's, read by the next convolution's
-  // windows there): never in DRAM, so it is verified through that node's output.
+  // windows there, or a dense layer's rows): never in DRAM, it is verified as that node read it.
   bool output_in_lm = false;
 };
 

@@ -54,6 +54,7 @@ void Sequencer::arm(const program::Program& program, const program::CheckedProgr
   error_.reset();
   host_error_ = nullptr;
   syncs_ = 0;
+  lm_reads_.clear();
   records_.assign(program.instrs.size(), {});
   dead_requant_ = options.functional ? host::dead_requant_outputs(program, checked, machine_.pe_count())
                                      : std::vector<std::vector<bool>>{};

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -102,6 +103,9 @@ class Sequencer : public sc_core::sc_module {
   // Times the sequencer synchronised with SystemC time in the last run (quantum used up or a target
   // that advanced time).
   std::uint64_t syncs() const { return syncs_; }
+  // Functional runs: each tensor a windowed convert read from the LMs, whole, as the first one
+  // gathered it (a graph keeps a convolution's output there and verifies it so).
+  const std::map<std::string, std::vector<std::uint8_t>>& lm_reads() const { return lm_reads_; }
 
  private:
   void issue();  // the thread
@@ -158,6 +162,7 @@ class Sequencer : public sc_core::sc_module {
     if (v.size() < n) v.resize(n);
   }
   std::vector<std::uint8_t> staging_;
+  std::map<std::string, std::vector<std::uint8_t>> lm_reads_;
   std::vector<std::uint8_t> window_source_;  // a windowed load's tensor elements, before the im2col
   std::optional<std::string> error_;         // why the program cannot run (SimError's text)
   std::exception_ptr host_error_;            // an unexpected failure on the host

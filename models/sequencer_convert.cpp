@@ -49,6 +49,9 @@ void Sequencer::convert(std::size_t i, const program::Convert& op, std::uint64_t
   grow(staging_, c.from.block.elements() * eb);
   pes->gather(c.from, op.src, staging_.data(), nullptr);
   if (c.to.window) {
+    if (lm_reads_.count(op.tensor) == 0)
+      lm_reads_[op.tensor].assign(staging_.begin(),
+                                  staging_.begin() + static_cast<std::ptrdiff_t>(c.from.block.elements() * eb));
     const program::WindowRead& w = *c.to.window;
     grow(window_source_, c.to.block.elements() * eb);
     program::expand_window(w.window, w.tensor_shape, c.to.block.offset, c.to.block.shape, staging_.data(), 0,

@@ -263,15 +263,21 @@ SimulationResult Simulation::run(const program::Program& program, const program:
     v.resize(array.count());
     for (std::uint64_t p = 0; p < array.count(); ++p) v[p] = array.unit(u).busy_cycles(p);
   }
-  std::vector<bool> stored(program.tensors.size(), !options.read_back_stored_only);
+  std::vector<bool> has_store(program.tensors.size(), false);
   for (std::size_t k = 0; k < program.instrs.size(); ++k)
     if (std::holds_alternative<program::Store>(program.instrs[k]))
-      stored[checked.instrs[k].transfer->tensor] = true;
+      has_store[checked.instrs[k].transfer->tensor] = true;
+  std::vector<bool> stored = has_store;
+  if (!options.read_back_stored_only) stored.assign(program.tensors.size(), true);
   for (std::size_t i = 0; i < program.tensors.size() && options.functional; ++i) {
     if (!stored[i]) continue;
     std::vector<std::uint8_t>& bytes = result.dram[program.tensors[i].name];
     bytes.resize(program.tensors[i].bytes());
     debug_tensor(*board_, map, i, false, 0, bytes.data(), bytes.size());
+  }
+  for (const auto& [name, bytes] : seq.lm_reads()) {
+    const program::TensorDecl* t = program.find_tensor(name);
+    if (t && !has_store[static_cast<std::size_t>(t - program.tensors.data())]) result.lm_reads[name] = bytes;
   }
   if (vcd) write_traces(*vcd, options, machine_, topology(), result.stats.cycles);
   result.simulation_seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -47,6 +47,9 @@ struct SimulationResult {
   std::vector<InstrTiming> timings;      // per instruction, cycles from the run's start
   std::vector<report::RunStats> phases;  // as SimulationOptions::phases asked
   DramImage dram;  // every tensor after the run, or the stored ones (options); none when timing only
+  // Tensors never stored that a windowed convert read whole from the LMs: their bytes as the first
+  // such convert gathered them (functional runs).
+  DramImage lm_reads;
   double elaboration_seconds = 0;  // of the Simulation, once
   double simulation_seconds = 0;   // of this run (checks included)
   std::uint64_t syncs = 0;         // times the sequencer synchronised with SystemC time

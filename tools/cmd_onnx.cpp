@@ -340,7 +340,7 @@ void run(const RunCommand& c) {
       verified = verified && n.verify->ok;
       check = n.verify->ok ? ", verify ok" : ", verify FAILED: " + n.verify->first_mismatch;
     }
-    if (n.output_in_lm) check += ", its output kept in the LMs for the next node";
+    if (n.output_in_lm) check = ", its output kept in the LMs for the next node" + check;
     if (n.program_nodes > 1 && n.program_first == n.label)
       lines += fmt::format("  one program for the next {} machine nodes:\n", n.program_nodes);
     const std::string chain =

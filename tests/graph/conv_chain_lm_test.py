@@ -3,8 +3,8 @@
 output is read only by the next node, so the planner may keep a convolution's output in the LMs for
 the next one's windowed converts (or the dense layer's). Strides, padding, dilation, a 1×1 and a
 depthwise convolution: the output must equal a NumPy integer reference (ONNX Runtime's float
-requant) and the run with every node through DRAM (--via-dram), every node's --verify must pass,
-and some output must have stayed in the LMs."""
+requant) and the run with every node through DRAM (--via-dram), every node's --verify must pass (a
+kept output as its reader gathered it in the LMs), and some output must have stayed in the LMs."""
 import argparse
 import json
 import subprocess
@@ -139,8 +139,8 @@ def main() -> int:
         kept = [n["node"] for n in lm_report["nodes"] if n.get("output_in_lm")]
         checked = [n["node"] for n in lm_report["nodes"] if n.get("verify", {}).get("ok")]
         print(f"outputs kept in the LMs: {kept}; verified: {checked}")
-        if not kept or len(kept) + len(checked) != len(LAYERS) + 1:
-            print("expected some outputs kept in the LMs and every other node verified")
+        if not kept or len(checked) != len(LAYERS) + 1:
+            print("expected some outputs kept in the LMs and every node verified")
             return 1
     return 0
 
