@@ -268,14 +268,28 @@ void Sequencer::collective(std::size_t i, std::uint64_t ready, InstrRecord& r) {
       },
       instr);
   const auto traffic = cost_.collective_traffic(kind, li, bytes);
+  // Between a subtree's unit and its first PE (a reduce's or a gather's result down, a broadcast's
+  // or a scatter's source up) only the ports on that path carry anything; the other direction uses
+  // every port of the level alike (the subtrees work alike).
+  const Direction first_path = kind == timing::Collective::kReduce || kind == timing::Collective::kGather
+                                   ? Direction::kDown
+                                   : Direction::kUp;
+  const std::uint64_t subtrees = li < 0 ? 1 : machine_.units_at(static_cast<std::size_t>(li));
+  std::vector<layout::PortBytes> path;
   std::uint64_t start = UINT64_MAX, last = ready, latency = 0;
   for (std::size_t l = static_cast<std::size_t>(li + 1); l < machine_.levels.size(); ++l) {
     const timing::CollectiveLevelTraffic& t = traffic[l];
     r.work.levels[l] = {t.down_sent,    t.down_delivered, t.up_sent,
                         t.up_delivered, t.down_busiest,   t.up_busiest};
-    // Every parent port of the level carries the same: the subtrees work alike.
+    // A subtree's first descendant of level l − 1 (the parent of the path's port at level l).
+    const std::uint64_t per_subtree = l == 0 ? 1 : machine_.units_at(l - 1) / subtrees;
     for (Direction d : {Direction::kUp, Direction::kDown}) {
-      const StageTime s = levels[l]->stage_all(d, d == Direction::kUp ? t.up_busiest : t.down_busiest, ready);
+      const std::uint64_t port_bytes = d == Direction::kUp ? t.up_busiest : t.down_busiest;
+      path.clear();
+      if (d == first_path)
+        for (std::uint64_t u = 0; u < subtrees; ++u) path.push_back({u * per_subtree, port_bytes});
+      const StageTime s =
+          d == first_path ? levels[l]->stage(d, path, ready) : levels[l]->stage_all(d, port_bytes, ready);
       if (s.busy > 0) {
         r.busy.push_back({Resource::port(l, d), s.busy});
         start = std::min(start, s.start);

@@ -3,6 +3,8 @@
 // Each test elaborates once (ctest runs each test in its own process).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <tlm_utils/simple_target_socket.h>
 #include <fstream>
 #include <map>
@@ -143,6 +145,45 @@ TEST(Modules, ALoadOverHalfTheL2BsLeavesTheOtherHalfsPortsIdle) {
   EXPECT_NE(busy, idle);
   EXPECT_NE(vcd.find("\n1" + busy + "\n"), std::string::npos);
   EXPECT_EQ(vcd.find("\n1" + idle + "\n"), std::string::npos);
+}
+
+// A collective's result (reduce, gather) goes from each subtree's unit down to its first PE, and a
+// broadcast's or scatter's source up from there: only the ports on that path carry bytes or are
+// busy, so each level's ports add up to its sent bytes (timing.md §8.4).
+TEST(Modules, ACollectivesFirstPePathUsesOnlyItsPorts) {
+  const auto m = config("mncore-die");  // 4 L2B × 8 L1B × 16 MAB × 4 PE
+  // The LM is written first by a load into every PE; its traffic is taken off (run alone).
+  const std::string load = "tensor Z shape=8192 dtype=int8\nload tensor=Z layout=\"((8192:1))\" lm=0\n";
+  SimulationOptions o;
+  o.functional = false;
+  Simulation sim(m);
+  auto run = [&](const std::string& text) { return sim.run(parse(text, m), {{"Z", {}}}, o).stats; };
+  const report::RunStats base = run(load);
+  // (instruction, whether its first-PE path is the down direction)
+  for (const auto& [op, path_down] : {std::pair{"reduce level=L1B src=0 dst=0 count=16", true},
+                                      {"gather level=L1B src=0 dst=64 bytes=16", true},
+                                      {"broadcast level=L1B src=0 dst=64 bytes=16", false},
+                                      {"scatter level=L1B src=0 dst=4096 bytes=16", false}}) {
+    SCOPED_TRACE(op);
+    const report::RunStats r = run(load + op + "\n");
+    for (std::size_t l = 0; l < m.levels.size(); ++l) {
+      SCOPED_TRACE(m.levels[l].name);
+      const auto &t = r.work.levels[l], &t0 = base.work.levels[l];
+      for (const auto& [ports, ports0, sent, path] :
+           {std::tuple{&r.ports[l].down, &base.ports[l].down, t.down_sent_bytes - t0.down_sent_bytes,
+                       path_down},
+            std::tuple{&r.ports[l].up, &base.ports[l].up, t.up_sent_bytes - t0.up_sent_bytes, !path_down}}) {
+        std::uint64_t bytes = 0, used = 0;
+        for (std::size_t p = 0; p < ports->size(); ++p) {
+          bytes += (*ports)[p].bytes - (*ports0)[p].bytes;
+          used += (*ports)[p].bytes > (*ports0)[p].bytes;
+        }
+        EXPECT_EQ(bytes, sent);
+        // The PE level's ports (one per MAB, 512): the path takes one MAB's of each L1B subtree.
+        if (l == 3) EXPECT_EQ(used, path ? 32u : 512u);
+      }
+    }
+  }
 }
 
 TEST(Modules, AnInstructionWithUnequalPerPeWorkTakesTheSlowestPesTime) {
