@@ -91,7 +91,11 @@ std::string to_json(const Report& r) {
     instrs[k.kind] = {{"count", k.count}, {"busy_cycles", k.busy_cycles}, {"span_cycles", k.span_cycles}};
   j["instructions"] = instrs;
   j["work"] = {{"macs", r.work.macs},
+               {"ternary_macs", r.work.ternary_macs},
+               {"sparse_macs", r.work.sparse_macs},
+               {"sparse_items", r.work.sparse_items},
                {"dpt_bytes", r.work.dpt_bytes},
+               {"base3_bytes", r.work.base3_bytes},
                {"requant_values", r.work.requant_values},
                {"copy_bytes", r.work.copy_bytes},
                {"lm_bytes_accessed", r.work.lm_bytes}};

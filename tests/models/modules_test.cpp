@@ -180,7 +180,9 @@ TEST(Modules, ACollectivesFirstPePathUsesOnlyItsPorts) {
         }
         EXPECT_EQ(bytes, sent);
         // The PE level's ports (one per MAB, 512): the path takes one MAB's of each L1B subtree.
-        if (l == 3) EXPECT_EQ(used, path ? 32u : 512u);
+        if (l == 3) {
+          EXPECT_EQ(used, path ? 32u : 512u);
+        }
       }
     }
   }
