@@ -488,7 +488,7 @@ class Runner {
       const models::DramImage& from = m.in_lm ? outcome->run.lm_reads : outcome->dram;
       auto it = from.find(m.tensor);
       if (m.in_lm && it == from.end()) continue;  // timing only
-      if (it == outcome->dram.end())
+      if (it == from.end())
         return {core::Error{"", fmt::format("the program left no '{}' in DRAM", m.tensor)}};
       values_[name] = value_of(m, it->second);
     }

@@ -13,6 +13,7 @@
 #include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/parse.h"
+#include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
 namespace {
@@ -296,7 +297,7 @@ class Conv2dInstance : public Problem {
   // depends on the tiles, so the buffers are shaped again until it fits beside them).
   Result<Plan> plan_in_lm(const machine::MachineConfig& m) const {
     const std::uint64_t lm = m.lm_bytes(), w = lm_words(m);
-    auto aligned = [&](std::uint64_t bytes) { return (bytes + w - 1) / w * w; };
+    auto aligned = [&](std::uint64_t bytes) { return timing::ceil_div(bytes, w) * w; };
     const std::uint64_t top = lm_.input ? lm_.input->lm : lm;
     const std::uint64_t above = lm_.input ? lm - std::min(lm, lm_.input->lm + lm_.input->bytes) : 0;
     std::uint64_t reserve = 0, kept = 0;
@@ -433,7 +434,7 @@ std::optional<LmTensor> conv_output_in_lm(const Problem& problem, const Plan& pl
   const std::uint64_t w = lm_words(m);
   return LmTensor{layout::parse_layout_or_throw(resident_layout_c(g, *p, m), m),
                   *p->c_resident,
-                  (resident_bytes_c(g, *p) + w - 1) / w * w,
+                  timing::ceil_div(resident_bytes_c(g, *p), w) * w,
                   {g.m, g.n}};
 }
 

@@ -6,7 +6,6 @@
 #include "kernels/qgemm/qgemm_estimate.h"
 #include "sim/layout/parse.h"
 #include "sim/program/halo.h"
-#include "sim/program/window_convert.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
