@@ -237,7 +237,7 @@ std::string chain_plan_text(const GemmChainSpec& spec, const GemmChainPlan& plan
   for (std::size_t i = 0; i < spec.layers(); ++i) {
     const QgemmPlan& q = plans[i];
     const QgemmProblem p = chain_layer_problem(spec, i);
-    GemmPlanFile f{"qgemm", m.name, p.m, p.n, p.k, q.assignment, {q.extra_m_passes, q.min_steps}};
+    GemmPlanFile f{"qgemm", m.name, p.m, p.n, p.k, q.assignment, q.tiling};
     texts.push_back(plan_file_text(
         f, q, m, "A: \"" + whole_layout_a(p, q, m) + "\"\nC: \"" + whole_layout_c(p, q, m) + "\"",
         /*header=*/false));

@@ -138,7 +138,8 @@ class Conv2dInstance : public Problem {
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
     try {
       if (lm_.input || lm_.keep_output) return plan_in_lm(machine);
-      QgemmPlan p = default_plan(gemm_, machine);
+      // The search prices plain A tile loads, not windows: the short list of tilings (qgemm.h).
+      QgemmPlan p = default_plan(gemm_, machine, {}, TilingRange::kShortList);
       WindowPricing price;
       if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, machine, &price); !e.empty())
         return e;
@@ -153,13 +154,16 @@ class Conv2dInstance : public Problem {
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override {
     // Each candidate with its windows priced both ways (the forced way under --windows; im2col where
     // forced halos do not fit its LM).
-    Candidates c = gemm_candidates(gemm_, machine, {}, [&](const QgemmPlan& p) {
-      QgemmPlan q = p;
-      WindowPricing price;
-      if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, q, machine, &price); !e.empty())
-        choose_window_loads(shape_, gemm_, WindowLoads::kIm2col, q, machine, &price);
-      return to_plan(q, price, machine);
-    });
+    Candidates c = gemm_candidates(
+        gemm_, machine, {},
+        [&](const QgemmPlan& p) {
+          QgemmPlan q = p;
+          WindowPricing price;
+          if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, q, machine, &price); !e.empty())
+            choose_window_loads(shape_, gemm_, WindowLoads::kIm2col, q, machine, &price);
+          return to_plan(q, price, machine);
+        },
+        TilingRange::kShortList);
     if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
     return c;
   }
@@ -304,7 +308,7 @@ class Conv2dInstance : public Problem {
     for (int round = 0; round < 8 && reserve < top; ++round) {
       machine::MachineConfig fit = m;
       fit.levels.back().memory_bytes = top - reserve;
-      QgemmPlan p = default_plan(gemm_, fit);
+      QgemmPlan p = default_plan(gemm_, fit, {}, TilingRange::kShortList);
       if (lm_.keep_output) {
         kept = aligned(resident_bytes_c(gemm_, p));
         if (reserve == 0 && kept <= above) {

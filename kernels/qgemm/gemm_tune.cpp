@@ -1,44 +1,22 @@
 #include "kernels/qgemm/gemm_tune.h"
 
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
 namespace treesim::kernels {
 
 Candidates gemm_candidates(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed,
-                           const std::function<Plan(const QgemmPlan&)>& to_plan) {
-  ShapedCandidates shaped = shape_candidates(prob, m, fixed);
-  std::map<Prune, std::uint64_t> pruned = shaped.pruned;
+                           const std::function<Plan(const QgemmPlan&)>& to_plan, TilingRange range) {
+  // The default planner's search, keeping what it estimated (ranked by estimate, then enumeration
+  // order: the default plan first); what it did not estimate is counted by why.
+  PlanSearch search = search_plans(prob, m, fixed, /*keep_all=*/true, range);
   Candidates out;
-  // Tiling choices can come to the same tiles: the program is then the same, tried once.
-  std::set<std::vector<std::uint64_t>> seen;
-  for (ShapedCandidate& sc : shaped.candidates) {
-    ++out.enumerated;
-    auto* plan = std::get_if<QgemmPlan>(&sc.outcome);
-    if (!plan) continue;  // counted by shape_candidates
-    std::vector<std::uint64_t> key{plan->tm,       plan->tn,       plan->kt,        plan->steps,
-                                   plan->m_passes, plan->n_passes, plan->row_pieces};
-    for (const auto* list : {&plan->assignment.m, &plan->assignment.n, &plan->assignment.k}) {
-      key.push_back(list->size());
-      for (const auto& u : *list) key.insert(key.end(), {u.level, u.size});
-    }
-    if (!seen.insert(std::move(key)).second) {
-      ++pruned[Prune::kDuplicate];
-      continue;
-    }
-    if (auto r = estimate_plan(prob, *plan, m)) {
-      ++pruned[r->reason];
-      continue;
-    }
-    out.ranked.push_back({to_plan(*plan), choice_text(*plan, m), plan->lm_bytes});
-  }
-  for (const auto& [reason, count] : pruned) {
-    out.pruned.emplace_back(prune_name(reason), count);
-    if (reason == Prune::kTooManyUnits) out.enumerated += count;  // never shaped
-  }
-  // The default planner's order: the least estimate, the earliest in enumeration on ties.
+  out.enumerated = search.enumerated;
+  for (SearchedPlan& s : search.estimated)
+    out.ranked.push_back({to_plan(s.plan), choice_text(s.plan, m), s.plan.lm_bytes});
+  for (const auto& [reason, count] : search.pruned) out.pruned.emplace_back(prune_name(reason), count);
+  // to_plan may price a plan otherwise (a convolution's windows): rank by what it says.
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Candidate& a, const Candidate& b) {
     return a.plan.estimated_cycles < b.plan.estimated_cycles;
   });

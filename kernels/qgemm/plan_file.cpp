@@ -15,8 +15,8 @@ namespace {
 constexpr std::uint64_t kMaxPlanFileBytes = std::uint64_t{1} << 20;  // far above any real plan
 
 const std::set<std::string> kKeys = {
-    "kernel", "machine",         "m",           "n",       "k",
-    "split",  "m_passes_factor", "min_k_steps", "layouts", "estimated_cycles"};
+    "kernel",  "machine",         "m", "n", "k", "split", "m_passes_factor", "pass_splits", "min_k_steps",
+    "layouts", "estimated_cycles"};
 
 // "L2B" or "L2B/2" (2 of its units) in a split list.
 std::string use_text(const Assignment::Use& u, const machine::MachineConfig& m) {
@@ -50,11 +50,12 @@ std::string plan_file_text(const GemmPlanFile& f, const QgemmPlan& plan, const m
       "m: {}\nn: {}\nk: {}\n"
       "# the levels that split each dimension, outermost first (LEVEL/U: U of its units)\n"
       "split:\n  M: {}\n  N: {}\n  K: {}\n"
-      "# C in this many times the passes the LM needs; K in at least this many steps\n"
-      "m_passes_factor: {}\nmin_k_steps: {}\n"
+      "# C in this many times the passes the LM needs, split pass_splits more times; K in at least\n"
+      "# this many steps\n"
+      "m_passes_factor: {}\npass_splits: {}\nmin_k_steps: {}\n"
       "# for people; the reader ignores them\nestimated_cycles: {:.0f}\nlayouts:\n",
       f.m, f.n, f.k, uses_text(f.assignment.m, m), uses_text(f.assignment.n, m), uses_text(f.assignment.k, m),
-      f.tiling.extra_m_passes, f.tiling.min_steps, plan.estimated_cycles);
+      f.tiling.extra_m_passes, f.tiling.pass_splits, f.tiling.min_steps, plan.estimated_cycles);
   std::size_t from = 0;
   while (from < layouts.size()) {
     std::size_t end = layouts.find('\n', from);
@@ -76,9 +77,10 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
     if (!kKeys.count(key) || (!top && (key == "kernel" || key == "machine")))
-      return r.at(kv.first, fmt::format("unknown field '{}' (expected one of {}m, n, k, split, "
-                                        "m_passes_factor, min_k_steps, layouts, estimated_cycles)",
-                                        core::echo(key), top ? "kernel, machine, " : ""));
+      return r.at(kv.first,
+                  fmt::format("unknown field '{}' (expected one of {}m, n, k, split, "
+                              "m_passes_factor, pass_splits, min_k_steps, layouts, estimated_cycles)",
+                              core::echo(key), top ? "kernel, machine, " : ""));
   }
   GemmPlanFile f;
   for (auto [key, out] : {std::pair{"kernel", &f.kernel}, {"machine", &f.machine}}) {
@@ -105,6 +107,9 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
                                {"m_passes_factor", &f.tiling.extra_m_passes, 1},
                                {"min_k_steps", &f.tiling.min_steps, 1}})
     if (auto e = whole(key, *out, static_cast<std::uint64_t>(min))) return *e;
+  // Files written before pass splits existed split C no more than the LM needs.
+  if (root["pass_splits"].IsDefined())
+    if (auto e = whole("pass_splits", f.tiling.pass_splits, 0)) return *e;
   const YAML::Node split = root["split"];
   if (!split.IsDefined() || !split.IsMap())
     return r.at(split.IsDefined() ? split : root,
@@ -219,13 +224,7 @@ Result<std::string> gemm_plan_file_text(const std::string& kernel, const std::st
                                         const machine::MachineConfig& machine) {
   const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
   if (!p) return core::Error{"", kernel + ": the plan was not made by " + kernel};
-  GemmPlanFile f{kernel,
-                 machine.name,
-                 problem.m,
-                 problem.n,
-                 problem.k,
-                 p->assignment,
-                 {p->extra_m_passes, p->min_steps}};
+  GemmPlanFile f{kernel, machine.name, problem.m, problem.n, problem.k, p->assignment, p->tiling};
   return plan_file_text(f, *p, machine,
                         "A: \"" + whole_layout_a(problem, *p, machine) + "\"\n" + b_name + ": \"" +
                             whole_layout_b(problem, *p, machine) + "\"\nC: \"" +
@@ -247,7 +246,7 @@ Result<QgemmPlan> plan_for(const GemmPlanFile& f, const QgemmProblem& prob, cons
     if (planned != given)
       return core::Error{where,
                          fmt::format("the plan is for {} = {}, the problem has {}", name, planned, given)};
-  auto shaped = try_shape_plan(prob, m, f.assignment, f.tiling.extra_m_passes, f.tiling.min_steps);
+  auto shaped = try_shape_plan(prob, m, f.assignment, f.tiling);
   if (auto* r = std::get_if<Rejection>(&shaped))
     return core::Error{where, "the plan cannot work: " + r->message};
   QgemmPlan plan = std::get<QgemmPlan>(std::move(shaped));

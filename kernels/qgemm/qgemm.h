@@ -68,6 +68,16 @@ struct Assignment {
   bool fixed_m = false, fixed_n = false, fixed_k = false;  // given by the user, kept by the planner
 };
 
+// The tiling choices of a level assignment: C split into `extra_m_passes` times the passes the LM
+// needs and then `pass_splits` more times (each halves the longer side of the tile, as the LM's own
+// splits do), and K in at least `min_steps` steps.
+struct Tiling {
+  std::uint64_t extra_m_passes = 1, min_steps = 1, pass_splits = 0;
+  bool operator==(const Tiling& o) const {
+    return extra_m_passes == o.extra_m_passes && min_steps == o.min_steps && pass_splits == o.pass_splits;
+  }
+};
+
 struct QgemmPlan {
   Assignment assignment;
   std::uint64_t pm = 1, pn = 1, pk = 1;  // units along M, N, K
@@ -90,7 +100,7 @@ struct QgemmPlan {
   std::uint64_t lm_w[2] = {0, 0};  // packed W tiles (tgemm), decoded into lm_b
   std::uint64_t lm_bytes = 0;      // LM bytes per PE the plan uses
   double estimated_cycles = 0;
-  std::uint64_t extra_m_passes = 1, min_steps = 1;  // the tiling choice it was made with (Tiling)
+  Tiling tiling;  // the tiling choice it was made with
   // A network layer's activations in the LMs (kernels/chain): with a_resident, the MACs read A in
   // place at that LM offset (resident_layout_a) and nothing loads it; with c_resident, the requant
   // leaves C at that offset (resident_layout_c) and nothing stores it.
@@ -112,6 +122,8 @@ enum class Prune {
   kLmOverflow,       // the buffers need more LM than there is
   kLayout,           // a tile layout does not bind
   kDuplicate,        // the same plan as an earlier candidate (another tiling choice came to it)
+  kBound,            // its lower bound is above the best estimate: it cannot win
+  kNoFurtherSplit,   // C's tile splits no further (one row, one LM word)
 };
 const char* prune_name(Prune reason);  // "K split over part of a level", ...
 
@@ -119,16 +131,6 @@ struct Rejection {
   Prune reason = Prune::kLayout;
   std::string message;  // one line, naming the level or the bytes at fault
 };
-
-// The tiling choices of a level assignment: C split into `extra_m_passes` times the passes the LM
-// needs, and K in at least `min_steps` steps.
-struct Tiling {
-  std::uint64_t extra_m_passes = 1, min_steps = 1;
-  bool operator==(const Tiling& o) const {
-    return extra_m_passes == o.extra_m_passes && min_steps == o.min_steps;
-  }
-};
-inline constexpr Tiling kTilings[] = {{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}};
 
 // Elements per LM address: tile rows (kt, tn) are whole numbers of addresses.
 inline std::uint64_t lm_words(const machine::MachineConfig& m) {
@@ -139,53 +141,65 @@ inline std::uint64_t lm_words(const machine::MachineConfig& m) {
 void check_problem(const QgemmProblem& problem);
 
 // The plan for a given level assignment, with the largest K step that fits the LM (but at least
-// `min_steps` steps) and as few passes as needed (times `extra_m_passes`); throws QgemmError when the
+// `tiling.min_steps` steps) and as few passes as needed (times `extra_m_passes`, then split
+// `pass_splits` more times); throws QgemmError when the
 // assignment cannot work (a C tile that cannot fit, K split over levels that are not the lowest ones at full
 // fan-out, ...).
 QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
-                    const Assignment& assignment, std::uint64_t extra_m_passes = 1,
-                    std::uint64_t min_steps = 1);
+                    const Assignment& assignment, const Tiling& tiling = {});
 
 // make_plan's tiles, steps and LM map without its estimate; what cannot work is a Rejection.
 std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& problem,
                                                   const machine::MachineConfig& machine,
-                                                  const Assignment& assignment, std::uint64_t extra_m_passes,
-                                                  std::uint64_t min_steps);
+                                                  const Assignment& assignment, const Tiling& tiling);
 
 // Sets plan.estimated_cycles, the analytic estimate of the program build_program emits; a tile
 // layout that does not bind is a Rejection (kLayout).
 std::optional<Rejection> estimate_plan(const QgemmProblem& problem, QgemmPlan& plan,
                                        const machine::MachineConfig& machine);
 
-// Every candidate of the planners: each assignment of the free levels (those `fixed` leaves) to M,
-// N, K or none, at full fan-out, times every Tiling, in enumeration order (`order` from 1), shaped
-// but not estimated. Assignments with more units than elements are only counted.
-struct ShapedCandidate {
-  Assignment assignment;
-  Tiling tiling;
-  std::size_t order = 0;
-  std::variant<QgemmPlan, Rejection> outcome;
+// The planners' search over every assignment of the free levels (those `fixed` leaves) to M, N, K or
+// none, at full fan-out, and for each over its whole feasible tiling range: C in as few passes as
+// the LM allows times 1, 2 or 4, split any number of times more, and K in every step count the LM
+// allows (one plan per distinct K step). Candidates are estimated in the order of their lower bound
+// (a pass count's bound first, then each step count's) and the search stops where the bound passes
+// the best estimate, which no later candidate can beat: the winner is the one an exhaustive search
+// picks, the least estimate and the earliest in enumeration order on ties. A plan that fits a
+// machine fits every machine with more memory, so growing the LM never worsens the best estimate.
+// kShortList: C in 1, 2 or 4 times the passes the LM needs, K in at least 1, 2 or 4 steps — for a
+// planner whose A loads are not the tile loads the estimate prices (a convolution's windows, A
+// converted from the LMs), where many small K steps look cheap to the estimate and are not: each
+// step's windows cost their own conversion. Such a planner should price its own loads in the search.
+enum class TilingRange { kComplete, kShortList };
+struct SearchedPlan {
+  QgemmPlan plan;
+  std::uint64_t order = 0;  // enumeration order (ties go to the smaller)
 };
-struct ShapedCandidates {
-  std::vector<ShapedCandidate> candidates;
-  std::map<Prune, std::uint64_t> pruned;  // by reason, counting each (assignment, tiling) once
+struct PlanSearch {
+  std::vector<SearchedPlan> estimated;  // with keep_all: every plan estimated, best first
+  std::optional<QgemmPlan> best;
+  std::map<Prune, std::uint64_t> pruned;  // by reason
+  std::uint64_t enumerated = 0;           // estimated + pruned
+  std::string error;                      // with no plan: the last failing candidate's reason
 };
-ShapedCandidates shape_candidates(const QgemmProblem& problem, const machine::MachineConfig& machine,
-                                  const Assignment& fixed = {});
+PlanSearch search_plans(const QgemmProblem& problem, const machine::MachineConfig& machine,
+                        const Assignment& fixed = {}, bool keep_all = false,
+                        TilingRange range = TilingRange::kComplete);
 
 // A lower bound of a plan's estimated cycles from closed forms alone, without building a layout:
-// the longer of the steps (each at least its MAC and (MAC + path latency) / 2) and DRAM's time for
-// the tiles, plus the pipeline's fill and drain (two path latencies and the last requant). The default
-// planner prunes its search with it.
+// the steps (each at least its MAC and (MAC + path latency) / 2) after the first step's DRAM reads
+// and before the last store's DRAM writes, or DRAM's time for every tile, plus two path latencies
+// and the last requant. The planners prune their search with it.
 double estimate_lower_bound(const QgemmProblem& problem, const QgemmPlan& plan,
                             const machine::MachineConfig& machine);
+// A lower bound of estimate_lower_bound over every K step count of a plan's passes and tiles.
+double passes_lower_bound(const QgemmProblem& problem, const QgemmPlan& plan,
+                          const machine::MachineConfig& machine);
 
-// The default planner: every assignment of the free levels to dimensions (keeping what `fixed`
-// fixes), each estimated from the machine's closed forms and the layouts' traffic plans; the
-// fastest wins (the earliest in enumeration order on ties). Candidates are estimated in the order
-// of their lower bound, and the search stops when that bound passes the best estimate.
+// The default planner: search_plans' best; throws QgemmError (the last failing candidate's reason)
+// when no plan fits.
 QgemmPlan default_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
-                       const Assignment& fixed = {});
+                       const Assignment& fixed = {}, TilingRange range = TilingRange::kComplete);
 
 // The assignment read from user layouts of the whole operands (any may be empty): the level
 // sub-axes of A's axis 0 and C's axis 0 distribute M, of A's axis 1 and B's axis 0 K, of B's axis

@@ -113,8 +113,16 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
     decode_step = static_cast<double>(d.busy);
     decode_fill = static_cast<double>(d.duration());
   }
-  const double step_cycles =
+  double step_cycles =
       std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / 2});
+  if (t > 0) {
+    // Two W buffers: step s+2's W load waits for the decode of step s to read its buffer, and that
+    // decode for step s's load to land; two B buffers: step s+2's decode waits for step s's MACs.
+    const double mac_whole =
+        static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).duration());
+    step_cycles =
+        std::max({step_cycles, (transfer_step + latency + decode_fill) / 2, (decode_fill + mac_whole) / 2});
+  }
   const double boundary = p.pk > 1 ? 0 : requant;
   // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
   // in the period before, where a transfer-bound run spends its time).
@@ -127,32 +135,68 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   return std::max(body + fill_drain, busiest + requant + latency + (stores ? latency : 0));
 }
 
-double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
-  // The estimate's busiest resource is at least its body — every step at least its MAC, every
-  // step but the last at least (MAC + path latency) / 2 — and at least DRAM, which reads each distinct byte
-  // of a tile once and writes each of C's; fill and drain add at least two path latencies (the first loads,
-  // the last store) and the last requant. The same double arithmetic as estimate(), so the bound never rounds
-  // above it.
-  const timing::CostModel cost(m);
+namespace {
+
+// What every bound below shares: the path latency, the last requant and DRAM's cycles per byte.
+struct BoundTerms {
+  double latency = 0, requant = 0;
+  std::uint64_t bm = 0, bn = 0;
+};
+
+BoundTerms bound_terms(const QgemmProblem& prob, const QgemmPlan& p, const timing::CostModel& cost,
+                       const machine::MachineConfig& m) {
+  BoundTerms b;
   std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
   for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
-  const double latency = static_cast<double>(path);
+  b.latency = static_cast<double>(path);
+  b.requant = prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
+  b.bm = std::min(prob.m, p.pm * p.tm), b.bn = std::min(prob.n, p.pn * p.tn);
+  return b;
+}
+
+double dram_busy(const timing::CostModel& cost, std::uint64_t bytes) {
+  return static_cast<double>(cost.dram(bytes).busy);
+}
+
+}  // namespace
+
+double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  // The estimate is at least its body — every step at least its MAC, every step but the last at
+  // least (MAC + path latency) / 2 — after the fill (at least the first step's DRAM reads) and
+  // before the drain (the last requant and at least the last store's DRAM writes), and at least
+  // DRAM's total, which reads each distinct byte of a tile once and writes each of C's; two path
+  // latencies wrap both. The same double arithmetic as estimate(), so the bound never rounds above
+  // it.
+  const timing::CostModel cost(m);
+  const BoundTerms b = bound_terms(prob, p, cost, m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const double steps = static_cast<double>(p.steps) * passes;
-  const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
-  double dram = 0;
-  dram += steps * static_cast<double>(cost.dram(bm * bk).busy);
   const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(bk, prob.w_trits_per_byte) : bk;
-  dram += steps * static_cast<double>(cost.dram(w_rows * bn).busy);
-  dram += passes * static_cast<double>(cost.dram(bm * bn * prob.out_bytes()).busy);
+  const double load = dram_busy(cost, b.bm * bk) + dram_busy(cost, w_rows * b.bn);
+  const double store = p.c_resident ? 0 : dram_busy(cost, b.bm * b.bn * prob.out_bytes());
+  const double dram = steps * load + passes * store;
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double requant =
-      prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
-  return std::max({steps * mac_step, (steps - 1) * ((mac_step + latency) / 2) + mac_step, dram}) + requant +
-         latency + latency;
+  const double body = (steps - 1) * std::max(mac_step, (mac_step + b.latency) / 2) + mac_step;
+  return std::max(body + load + store, dram) + b.requant + b.latency + b.latency;
+}
+
+double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
+  // estimate_lower_bound at any K step: the MACs and DRAM's bytes summed over the steps are at
+  // least those of K in one step (a step's cycles round up), and at least one step's MACs.
+  const timing::CostModel cost(m);
+  const BoundTerms b = bound_terms(prob, p, cost, m);
+  const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
+  const std::uint64_t kk = ceil_div(prob.k, p.pk);
+  const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(prob.k, prob.w_trits_per_byte) : prob.k;
+  const double store = p.c_resident ? 0 : dram_busy(cost, b.bm * b.bn * prob.out_bytes());
+  const double dram = passes * (dram_busy(cost, b.bm * prob.k) + dram_busy(cost, w_rows * b.bn) + store);
+  const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
+  const double macs =
+      passes * static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * kk, mac_path).busy);
+  return std::max(macs, dram) + b.requant + b.latency + b.latency;
 }
 
 std::optional<Rejection> estimate_plan(const QgemmProblem& prob, QgemmPlan& plan,

@@ -100,7 +100,7 @@ Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
     if (a_in_lm_) {  // the working buffers below A's region, every A tile a windowed convert
       machine::MachineConfig fit = machine;
       fit.levels.back().memory_bytes = a_in_lm_->lm;
-      plan = default_plan(p_, fit, fixed);
+      plan = default_plan(p_, fit, fixed, TilingRange::kShortList);
       plan.estimated_cycles =
           estimate_with_a_in_lm(p_, plan, *a_in_lm_, whole_rows_window(p_.k), {p_.m, 1, 1, p_.k}, machine);
     } else {

@@ -85,6 +85,10 @@ const char* prune_name(Prune reason) {
       return "layout does not bind";
     case Prune::kDuplicate:
       return "same plan as another";
+    case Prune::kBound:
+      return "lower bound above the best estimate";
+    case Prune::kNoFurtherSplit:
+      return "C splits no further";
   }
   return "?";
 }
@@ -92,10 +96,10 @@ const char* prune_name(Prune reason) {
 // make_plan without its estimate: tiles, steps, passes and the LM map (no layout is built). A plan
 // that cannot work comes back as its reason.
 std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m,
-                                                  const Assignment& a, std::uint64_t extra_m_passes,
-                                                  std::uint64_t min_steps) {
+                                                  const Assignment& a, const Tiling& tiling) {
   QgemmPlan p;
   p.assignment = a;
+  p.tiling = tiling;
   p.pm = product(a.m), p.pn = product(a.n), p.pk = product(a.k);
   const std::size_t last = m.levels.size() - 1;
   // K partial sums are added over whole subtrees, so K must own the lowest levels at full fan-out.
@@ -129,8 +133,8 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
                                      m.levels[u.level].fanout)};
 
   const std::uint64_t lm = m.lm_bytes();
-  p.m_passes = extra_m_passes;
-  p.extra_m_passes = extra_m_passes, p.min_steps = min_steps;
+  p.m_passes = tiling.extra_m_passes;
+  const std::uint64_t min_steps = tiling.min_steps;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
     // int32 C is stored from the accumulator: the next pass's MACs need the other one.
@@ -141,16 +145,24 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
     if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
     return bytes;
   };
-  // Split C into passes until a pass's tile leaves room for a K step of at least 8.
-  for (;;) {
+  // Split C into passes until a pass's tile leaves room for a K step of at least 8, then
+  // `pass_splits` more times. Each split halves the longer side, whatever the LM's size, so a
+  // machine with more LM reaches every pass count a smaller one does.
+  for (std::uint64_t splits = 0;;) {
     p.tm = ceil_div(prob.m, p.pm * p.m_passes);
     p.tn = round_up(ceil_div(prob.n, p.pn * p.n_passes), lm_words(m));
     std::uint64_t need =
         fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
-    if (need <= lm) break;
-    if (p.tm == 1 && p.tn <= lm_words(m))
+    const bool fits = need <= lm;
+    if (fits && splits >= tiling.pass_splits) break;
+    if (p.tm == 1 && p.tn <= lm_words(m)) {
+      if (fits)
+        return Rejection{Prune::kNoFurtherSplit,
+                         fmt::format("a 1×{} C tile splits no further into passes", p.tn)};
       return Rejection{Prune::kTileTooLarge,
                        fmt::format("a 1×{} C tile does not fit the {}-byte LM", p.tn, lm)};
+    }
+    if (fits) ++splits;
     if (p.tm >= p.tn || p.tn <= lm_words(m))  // a tile a word wide splits no further along N
       p.m_passes *= 2;
     else
@@ -219,127 +231,13 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   return p;
 }
 
-namespace {
-
-QgemmPlan shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
-                     std::uint64_t extra_m_passes, std::uint64_t min_steps) {
-  auto shaped = try_shape_plan(prob, m, a, extra_m_passes, min_steps);
-  if (auto* r = std::get_if<Rejection>(&shaped)) throw QgemmError(r->message);
-  return std::get<QgemmPlan>(std::move(shaped));
-}
-
-}  // namespace
-
 QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& a,
-                    std::uint64_t extra_m_passes, std::uint64_t min_steps) {
-  QgemmPlan p = shape_plan(prob, m, a, extra_m_passes, min_steps);
+                    const Tiling& tiling) {
+  auto shaped = try_shape_plan(prob, m, a, tiling);
+  if (auto* r = std::get_if<Rejection>(&shaped)) throw QgemmError(r->message);
+  QgemmPlan p = std::get<QgemmPlan>(std::move(shaped));
   p.estimated_cycles = estimate_cycles(prob, p, m);
   return p;
-}
-
-ShapedCandidates shape_candidates(const QgemmProblem& prob, const machine::MachineConfig& m,
-                                  const Assignment& fixed) {
-  const std::size_t levels = m.levels.size();
-  std::vector<bool> taken(levels, false);
-  for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
-    for (const auto& u : *list) taken[u.level] = true;
-  ShapedCandidates out;
-  std::size_t order = 0;
-  // Every free level goes to M, N, K (if not fixed) or nowhere: 4^levels candidates at most.
-  std::uint64_t combos = 1;
-  for (std::size_t l = 0; l < levels; ++l) combos *= 4;
-  for (std::uint64_t code = 0; code < combos; ++code) {
-    Assignment a = fixed;
-    std::uint64_t c = code;
-    bool skip = false;
-    for (std::size_t l = 0; l < levels; ++l, c /= 4) {
-      int choice = static_cast<int>(c % 4);
-      if (taken[l]) {
-        skip = skip || choice != 0;  // fixed levels are enumerated once
-        continue;
-      }
-      Assignment::Use use{l, m.levels[l].fanout};
-      // A level of one unit splits nothing: only "none" (any other is the same plan, later).
-      if (choice != 0 && use.size == 1) {
-        skip = true;
-        continue;
-      }
-      if (choice == 1 && !fixed.fixed_m)
-        a.m.push_back(use);
-      else if (choice == 2 && !fixed.fixed_n)
-        a.n.push_back(use);
-      else if (choice == 3 && !fixed.fixed_k)
-        a.k.push_back(use);
-      else if (choice != 0)
-        skip = true;
-    }
-    if (skip) continue;
-    // A dimension needs no more units than it has elements.
-    if ((!fixed.fixed_m && product(a.m) > prob.m * 2) || (!fixed.fixed_n && product(a.n) > prob.n * 2) ||
-        (!fixed.fixed_k && product(a.k) > prob.k)) {
-      out.pruned[Prune::kTooManyUnits] += std::size(kTilings);
-      continue;
-    }
-    for (const Tiling& t : kTilings) {
-      ShapedCandidate sc{a, t, ++order, try_shape_plan(prob, m, a, t.extra_m_passes, t.min_steps)};
-      if (const auto* r = std::get_if<Rejection>(&sc.outcome)) ++out.pruned[r->reason];
-      out.candidates.push_back(std::move(sc));
-    }
-  }
-  return out;
-}
-
-QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed) {
-  // The error of the last candidate in enumeration order that failed (what an exhaustive search
-  // would report when none works).
-  std::string last_error = "no assignment of levels works";
-  std::size_t last_error_order = 0;
-  auto failed = [&](const std::string& message, std::size_t at) {
-    if (at < last_error_order) return;
-    last_error = message;
-    last_error_order = at;
-  };
-  // Every candidate's tiles, in enumeration order, with the lower bound of its estimate.
-  struct Candidate {
-    QgemmPlan plan;
-    double bound = 0;
-    std::size_t order = 0;
-  };
-  std::vector<Candidate> candidates;
-  for (ShapedCandidate& sc : shape_candidates(prob, m, fixed).candidates) {
-    if (const auto* r = std::get_if<Rejection>(&sc.outcome)) {
-      failed(r->message, sc.order);
-      continue;
-    }
-    QgemmPlan& p = std::get<QgemmPlan>(sc.outcome);
-    const double bound = estimate_lower_bound(prob, p, m);
-    candidates.push_back({std::move(p), bound, sc.order});
-  }
-  // Estimates build layouts and traffic plans, the costly part: take the candidates by their bound
-  // and stop at the first whose bound is above the best estimate, which no later one can beat. The
-  // winner is the one an exhaustive search picks: the least estimate, the earliest on ties.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& x, const Candidate& y) { return x.bound < y.bound; });
-  std::optional<QgemmPlan> best;
-  std::size_t best_order = 0;
-  for (Candidate& c : candidates) {
-    if (best &&
-        (c.bound > best->estimated_cycles || (c.bound == best->estimated_cycles && c.order > best_order))) {
-      if (c.bound > best->estimated_cycles) break;
-      continue;
-    }
-    if (auto r = estimate_plan(prob, c.plan, m)) {
-      failed(r->message, c.order);
-      continue;
-    }
-    if (!best || c.plan.estimated_cycles < best->estimated_cycles ||
-        (c.plan.estimated_cycles == best->estimated_cycles && c.order < best_order)) {
-      best = c.plan;
-      best_order = c.order;
-    }
-  }
-  if (!best) throw QgemmError("no plan fits this machine: " + last_error);
-  return *best;
 }
 
 std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {

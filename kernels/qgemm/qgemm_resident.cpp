@@ -23,7 +23,7 @@ std::variant<QgemmPlan, Rejection> resident_plan(const QgemmProblem& prob, const
   for (int round = 0; round < 8 && need < lm; ++round) {
     machine::MachineConfig rest = m;
     rest.levels.back().memory_bytes = lm - need;
-    auto shaped = try_shape_plan(prob, rest, plan.assignment, plan.extra_m_passes, plan.min_steps);
+    auto shaped = try_shape_plan(prob, rest, plan.assignment, plan.tiling);
     if (auto* r = std::get_if<Rejection>(&shaped)) {
       r->message = fmt::format("beside {} resident bytes: {}", need, r->message);
       return *r;

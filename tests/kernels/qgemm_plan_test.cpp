@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <variant>
 
 #include "kernels/qgemm/verify.h"
@@ -140,7 +142,8 @@ TEST(QgemmPlan, KSplitReducesAboveItsLevels) {
 
 // 1000×64×512 on mini with M over L1B, MAB and PE: 2 passes of 16 rows per PE, at least 4 K steps.
 QgemmPlan two_pass_plan(const machine::MachineConfig& m) {
-  return make_plan(plan_problem(1000, 64, 512), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}}, 2, 4);
+  return make_plan(plan_problem(1000, 64, 512), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}},
+                   Tiling{2, 4});
 }
 
 TEST(QgemmPlan, SeveralPassesStoreInRowPiecesThatDivideTheTile) {
@@ -283,8 +286,9 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
   EXPECT_EQ(again.k, plan.assignment.k);
 }
 
-// Every plan an exhaustive search over level assignments (no level fixed) can make, in the
-// default planner's enumeration order; plans that cannot work are left out.
+// Every plan an exhaustive search over level assignments (no level fixed) and tilings can make —
+// C's passes 1, 2 or 4 times the LM's, split 0, 1, ... times more; K in every step count from 1 to
+// all of it — estimated, in the default planner's enumeration order, each distinct plan once.
 std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
@@ -292,8 +296,10 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
   for (std::uint64_t code = 0; code < combos; ++code) {
     Assignment a;
     std::uint64_t c = code;
+    bool one_unit = false;
     for (std::size_t l = 0; l < m.levels.size(); ++l, c /= 4) {
       std::vector<Assignment::Use>* lists[] = {nullptr, &a.m, &a.n, &a.k};
+      one_unit = one_unit || (c % 4 != 0 && m.levels[l].fanout == 1);
       if (lists[c % 4]) lists[c % 4]->push_back({l, m.levels[l].fanout});
     }
     auto units = [](const std::vector<Assignment::Use>& uses) {
@@ -301,14 +307,20 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
       for (const auto& u : uses) n *= u.size;
       return n;
     };
-    if (units(a.m) > p.m * 2 || units(a.n) > p.n * 2 || units(a.k) > p.k) continue;
-    for (auto [extra, min_steps] :
-         {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {2, 1}, {4, 1}, {1, 2}, {1, 4}, {2, 2}, {2, 4}}) {
-      try {
-        plans.push_back(make_plan(p, m, a, extra, min_steps));
-      } catch (const std::exception&) {
-      }
-    }
+    if (one_unit || units(a.m) > p.m * 2 || units(a.n) > p.n * 2 || units(a.k) > p.k) continue;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> seen;
+    for (std::uint64_t extra : {1, 2, 4})
+      for (std::uint64_t splits = 0; splits < 40; ++splits)
+        for (std::uint64_t steps = 1; steps <= p.k; ++steps) {
+          auto shaped = try_shape_plan(p, m, a, Tiling{extra, steps, splits});
+          if (const auto* r = std::get_if<Rejection>(&shaped)) {
+            if (steps == 1 && r->reason != Prune::kLmOverflow) break;  // no K step mends it
+            continue;
+          }
+          QgemmPlan& plan = std::get<QgemmPlan>(shaped);
+          if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt}).second) continue;
+          if (!estimate_plan(p, plan, m)) plans.push_back(plan);
+        }
   }
   return plans;
 }
@@ -316,8 +328,10 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
 TEST(QgemmPlan, EstimateLowerBoundNeverExceedsTheEstimate) {
   for (const char* name : {"mini", "mncore-die", "mncore-board"}) {
     machine::MachineConfig m = config(name);
-    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 2048}}) {
+    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}}) {
       const QgemmProblem p = plan_problem(mm, nn, kk);
+      for (const QgemmPlan& plan : every_plan(p, m))
+        EXPECT_LE(passes_lower_bound(p, plan, m), estimate_lower_bound(p, plan, m)) << describe(plan, m);
       for (const QgemmPlan& plan : every_plan(p, m))
         EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles)
             << name << " " << describe(plan, m);
@@ -328,7 +342,7 @@ TEST(QgemmPlan, EstimateLowerBoundNeverExceedsTheEstimate) {
 TEST(QgemmPlan, DefaultPlanIsTheExhaustiveSearchsBest) {
   for (const char* name : {"mini", "mncore-board"}) {
     machine::MachineConfig m = config(name);
-    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 2048, 2048}}) {
+    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 512, 64}}) {
       QgemmProblem p = plan_problem(mm, nn, kk);
       std::optional<QgemmPlan> best;
       for (const QgemmPlan& plan : every_plan(p, m))

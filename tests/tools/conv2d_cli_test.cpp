@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
@@ -179,10 +181,15 @@ TEST(Conv2dCli, BadInputsAreOneLineNamingTheOption) {
 }
 
 TEST(Conv2dCli, HaloLoadsWhosePatchesDoNotFitTheLmAreOneLineNamingTheOption) {
-  // The planner's tiles fill the die's LM here: no room for the two patch buffers.
-  const auto r =
-      run_treesim({"run", "conv2d", "--machine", source_path("configs/mncore-die.yaml"), "--h", "14", "--w",
-                   "14", "--c", "512", "--k", "512", "--pad", "same", "--windows", "halo"});
+  // The die with an 8 KiB LM: the planner's tiles leave no room for the two patch buffers.
+  std::ifstream in(source_path("configs/mncore-die.yaml"));
+  std::string die((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t pe = die.find("memory_bytes", die.find("name: PE"));
+  die.replace(pe, die.find('\n', pe) - pe, "memory_bytes: 8KiB");
+  const std::string machine = testing::temp_path("die-8k.yaml");
+  std::ofstream(machine) << die;
+  const auto r = run_treesim({"run", "conv2d", "--machine", machine, "--h", "14", "--w", "14", "--c", "512",
+                              "--k", "512", "--pad", "same", "--windows", "halo"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.err.find("--windows: halo refused: its two patch buffers need"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

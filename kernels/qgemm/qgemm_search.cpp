@@ -1,0 +1,218 @@
+// The GEMM planners' search: every level assignment, pass count and K step count, pruned by bounds.
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "kernels/qgemm/qgemm.h"
+#include "kernels/qgemm/qgemm_estimate.h"
+
+namespace treesim::kernels {
+namespace {
+
+std::uint64_t product(const std::vector<Assignment::Use>& uses) {
+  std::uint64_t p = 1;
+  for (const auto& u : uses) p *= u.size;
+  return p;
+}
+
+// Every assignment of the free levels to M, N, K or none at full fan-out, in enumeration order;
+// those with more units than elements are only counted.
+std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::MachineConfig& m,
+                                    const Assignment& fixed, std::uint64_t& too_many) {
+  const std::size_t levels = m.levels.size();
+  std::vector<bool> taken(levels, false);
+  for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
+    for (const auto& u : *list) taken[u.level] = true;
+  std::vector<Assignment> out;
+  std::uint64_t combos = 1;
+  for (std::size_t l = 0; l < levels; ++l) combos *= 4;
+  for (std::uint64_t code = 0; code < combos; ++code) {
+    Assignment a = fixed;
+    std::uint64_t c = code;
+    bool skip = false;
+    for (std::size_t l = 0; l < levels; ++l, c /= 4) {
+      const int choice = static_cast<int>(c % 4);
+      if (taken[l]) {
+        skip = skip || choice != 0;  // fixed levels are enumerated once
+        continue;
+      }
+      const Assignment::Use use{l, m.levels[l].fanout};
+      // A level of one unit splits nothing: only "none" (any other is the same plan, later).
+      if (choice != 0 && use.size == 1) {
+        skip = true;
+        continue;
+      }
+      if (choice == 1 && !fixed.fixed_m)
+        a.m.push_back(use);
+      else if (choice == 2 && !fixed.fixed_n)
+        a.n.push_back(use);
+      else if (choice == 3 && !fixed.fixed_k)
+        a.k.push_back(use);
+      else if (choice != 0)
+        skip = true;
+    }
+    if (skip) continue;
+    if ((!fixed.fixed_m && product(a.m) > prob.m * 2) || (!fixed.fixed_n && product(a.n) > prob.n * 2) ||
+        (!fixed.fixed_k && product(a.k) > prob.k)) {
+      ++too_many;
+      continue;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// One pass count of one assignment: its plan with the fewest K steps, and the bound of every step
+// count's plan.
+struct Passes {
+  QgemmPlan plan;
+  double bound = 0;
+  std::uint64_t order = 0;
+};
+
+// Orders grow in enumeration order: an assignment's pass counts, then each one's step counts.
+constexpr std::uint64_t kStepOrders = std::uint64_t{1} << 24;
+
+}  // namespace
+
+PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed,
+                        bool keep_all, TilingRange range) {
+  const bool complete = range == TilingRange::kComplete;
+  PlanSearch out;
+  std::uint64_t error_order = 0;
+  auto failed = [&](Prune reason, const std::string& message, std::uint64_t order) {
+    ++out.pruned[reason];
+    if (order < error_order) return;
+    out.error = message;
+    error_order = order;
+  };
+  std::uint64_t too_many = 0;
+  const std::vector<Assignment> candidates = assignments(prob, m, fixed, too_many);
+  if (too_many) out.pruned[Prune::kTooManyUnits] += too_many;
+  // Each assignment's distinct pass counts: 1, 2 or 4 times the LM's, split 0, 1, 2, ... times more
+  // until C splits no further.
+  std::vector<Passes> passes;
+  std::uint64_t order = 0;
+  for (const Assignment& a : candidates) {
+    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+    bool hopeless = false;
+    for (std::uint64_t extra : {1, 2, 4}) {
+      for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
+        order += kStepOrders;
+        auto shaped = try_shape_plan(prob, m, a, Tiling{extra, 1, splits});
+        if (auto* r = std::get_if<Rejection>(&shaped)) {
+          if (r->reason == Prune::kNoFurtherSplit) {
+            ++out.pruned[r->reason];
+          } else {
+            failed(r->reason, r->message, order);
+            // What no pass count mends (K over the wrong levels, a row that cannot fit) ends the
+            // assignment; a map that overflows by its alignment gaps may fit with smaller tiles.
+            hopeless = r->reason != Prune::kLmOverflow;
+            if (!hopeless && splits < 64) continue;
+          }
+          break;
+        }
+        QgemmPlan& p = std::get<QgemmPlan>(shaped);
+        if (!seen.insert({p.m_passes, p.n_passes}).second) {
+          ++out.pruned[Prune::kDuplicate];
+          continue;
+        }
+        const double bound = passes_lower_bound(prob, p, m);
+        passes.push_back({std::move(p), bound, order});
+      }
+    }
+  }
+  std::stable_sort(passes.begin(), passes.end(),
+                   [](const Passes& x, const Passes& y) { return x.bound < y.bound; });
+  std::uint64_t best_order = 0;
+  // A candidate whose bound is above the best estimate cannot win; on a tie only an earlier one can.
+  // A tuner of the short list prices its candidates itself afterwards (windows): it gets them all.
+  const bool prune = complete || !keep_all;
+  auto beaten = [&](double bound, std::uint64_t at) {
+    return prune && out.best &&
+           (bound > out.best->estimated_cycles || (bound == out.best->estimated_cycles && at > best_order));
+  };
+  const std::uint64_t words = lm_words(m), t = prob.w_trits_per_byte;
+  const std::uint64_t kt_unit = t > 0 ? std::lcm(words, t) : words;
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    const Passes& pc = passes[i];
+    if (prune && out.best && pc.bound > out.best->estimated_cycles) {
+      // Every later pass count's bound is at least this one's: none of their step counts can win.
+      out.pruned[Prune::kBound] += passes.size() - i;
+      break;
+    }
+    if (beaten(pc.bound, pc.order + 1)) {
+      ++out.pruned[Prune::kBound];
+      continue;
+    }
+    // Every distinct K step of these passes, from the largest the LM allows down to one LM word.
+    struct Step {
+      QgemmPlan plan;
+      double bound;
+      std::uint64_t order;
+    };
+    std::vector<Step> steps;
+    const std::uint64_t kk = timing::ceil_div(prob.k, pc.plan.pk);
+    std::set<std::uint64_t> kts;
+    std::uint64_t at = pc.order;
+    std::vector<std::uint64_t> wanted;  // K in at least this many steps
+    if (complete)
+      for (std::uint64_t kt = pc.plan.kt; kt >= kt_unit; kt -= kt_unit)
+        wanted.push_back(timing::ceil_div(kk, kt));
+    else
+      wanted = {1, 2, 4};
+    for (const std::uint64_t want : wanted) {
+      ++at;
+      auto shaped = try_shape_plan(prob, m, pc.plan.assignment,
+                                   Tiling{pc.plan.tiling.extra_m_passes, want, pc.plan.tiling.pass_splits});
+      if (auto* r = std::get_if<Rejection>(&shaped)) {
+        failed(r->reason, r->message, at);
+        continue;
+      }
+      QgemmPlan& p = std::get<QgemmPlan>(shaped);
+      if (!kts.insert(p.kt).second) {
+        ++out.pruned[Prune::kDuplicate];
+        continue;
+      }
+      const double bound = estimate_lower_bound(prob, p, m);
+      steps.push_back({std::move(p), bound, at});
+    }
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const Step& x, const Step& y) { return x.bound < y.bound; });
+    for (Step& s : steps) {
+      if (beaten(s.bound, s.order)) {
+        ++out.pruned[Prune::kBound];
+        continue;
+      }
+      if (auto r = estimate_plan(prob, s.plan, m)) {
+        failed(r->reason, r->message, s.order);
+        continue;
+      }
+      if (!out.best || s.plan.estimated_cycles < out.best->estimated_cycles ||
+          (s.plan.estimated_cycles == out.best->estimated_cycles && s.order < best_order)) {
+        out.best = s.plan;
+        best_order = s.order;
+      }
+      if (keep_all) out.estimated.push_back({std::move(s.plan), s.order});
+    }
+  }
+  if (keep_all)
+    std::sort(out.estimated.begin(), out.estimated.end(), [](const SearchedPlan& x, const SearchedPlan& y) {
+      return std::tie(x.plan.estimated_cycles, x.order) < std::tie(y.plan.estimated_cycles, y.order);
+    });
+  out.enumerated = out.estimated.size();
+  for (const auto& [reason, count] : out.pruned) out.enumerated += count;
+  return out;
+}
+
+QgemmPlan default_plan(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed,
+                       TilingRange range) {
+  PlanSearch s = search_plans(prob, m, fixed, false, range);
+  if (!s.best)
+    throw QgemmError("no plan fits this machine: " +
+                     (s.error.empty() ? "no assignment of levels works" : s.error));
+  return *std::move(s.best);
+}
+
+}  // namespace treesim::kernels
