@@ -182,6 +182,9 @@ class Problem {
   virtual void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                                  report::RunStats& stats) const = 0;
   virtual std::vector<OutputArray> outputs() const = 0;
+  // The MACs the problem itself needs (M·N·K, stored nonzeros × n), not those issued on padding:
+  // reports derive intensity, throughput and MAC energy from them. None: a kernel without MACs.
+  virtual std::optional<std::uint64_t> useful_macs() const { return std::nullopt; }
 
   // Tuning: every candidate plan (by default: an error, the kernel has no tuner), a plan as a plan
   // file's text, and a plan read back from such a file (both by default errors).

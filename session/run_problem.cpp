@@ -54,6 +54,7 @@ kernels::Result<Outcome> run_problem(kernels::Problem& problem, const kernels::P
                                         phases[i].lm_bytes_per_pe};
   }
   problem.add_report_fields(plan, machine, out.stats);
+  out.stats.useful_macs = problem.useful_macs();
   if (out.stats.functional) out.dram = problem.host_outputs(plan, std::move(out.run.dram));
   out.run.dram.clear();
   if (options.verify && out.stats.functional) {

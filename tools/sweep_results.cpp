@@ -7,6 +7,7 @@
 
 #include "sim/core/echo.h"
 #include "sim/io/atomic_file.h"
+#include "sim/timing/cost_model.h"
 #include "sim/timing/machine_summary.h"
 #include "tools/cli.h"
 
@@ -23,6 +24,7 @@ std::vector<std::string> result_columns(const machine::MachineConfig& base) {
     for (const char* key : {"down_sent_bytes", "down_delivered_bytes", "up_sent_bytes", "up_delivered_bytes"})
       c.push_back(level.name + "_" + key);
   c.push_back("macs");
+  c.push_back("useful_macs");
   for (const char* unit : {"dram", "mac", "dpt_decoder", "requant", "copy"})
     c.push_back(std::string("util_") + unit);
   for (const auto& level : base.levels)
@@ -30,6 +32,12 @@ std::vector<std::string> result_columns(const machine::MachineConfig& base) {
   for (const char* c2 :
        {"energy_pj", "verify", "peak_ops_per_second", "dram_bytes_per_second", "lm_peak_bytes"})
     c.push_back(c2);
+  // What each level's link ceiling of a roofline needs: the bytes its busiest port carried (what
+  // the level's bound counts) and one port's rate.
+  for (const auto& level : base.levels)
+    for (const char* key : {"busiest_down_port_bytes", "busiest_up_port_bytes", "down_port_bytes_per_second",
+                            "up_port_bytes_per_second"})
+      c.push_back(level.name + "_" + key);
   return c;
 }
 
@@ -201,10 +209,13 @@ PointResult result_from_report(const json& r, const machine::MachineConfig* mach
   }
   if (r.contains("levels"))
     for (const auto& [name, level] : r["levels"].items())
-      for (const char* key :
-           {"down_sent_bytes", "down_delivered_bytes", "up_sent_bytes", "up_delivered_bytes"})
+      for (const char* key : {"down_sent_bytes", "down_delivered_bytes", "up_sent_bytes",
+                              "up_delivered_bytes", "busiest_down_port_bytes", "busiest_up_port_bytes"})
         f[name + "_" + key] = text_of(level.value(key, json()));
-  if (r.contains("work")) f["macs"] = text_of(r["work"].value("macs", json()));
+  if (r.contains("work")) {
+    f["macs"] = text_of(r["work"].value("macs", json()));
+    f["useful_macs"] = text_of(r["work"].value("useful_macs", json()));
+  }
   if (r.contains("units"))
     for (const auto& [name, unit] : r["units"].items())
       f["util_" + name] = text_of(unit.value("utilization", json()));
@@ -230,6 +241,14 @@ PointResult result_from_report(const json& r, const machine::MachineConfig* mach
     const timing::MachineSummary s = timing::summarize(*machine);
     f["peak_ops_per_second"] = json(s.peak_int8_ops_per_second).dump();
     f["dram_bytes_per_second"] = json(s.dram_bytes_per_second).dump();
+    const timing::CostModel cost(*machine);
+    for (std::size_t l = 0; l < machine->levels.size(); ++l)
+      for (auto [d, key] : {std::pair{timing::Direction::kDown, "_down_port_bytes_per_second"},
+                            {timing::Direction::kUp, "_up_port_bytes_per_second"}})
+        f[machine->levels[l].name + key] =
+            json(static_cast<double>(cost.rate(timing::Resource::port(l, d)).first) * machine->clock_ghz *
+                 1e9)
+                .dump();
   }
   return out;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """treesim plot: charts of a sweep's results.csv or of one run's JSON report, as PNG or SVG.
 
-  roofline RESULTS.csv --out F     each run as a point: ops per DRAM byte against ops per second,
-                                   under the ceilings of its machine (peak MACs, DRAM bandwidth)
+  roofline RESULTS.csv --out F     each run as a point: ops per byte against ops per second, under
+                                   every ceiling of its machine (MACs, DRAM, each level's links)
   line RESULTS.csv --x COL --out F [--y COL]   a column (default cycles) against a varied field,
                                    one line per combination of the other varied fields
   heatmap RESULTS.csv --x COL --y COL --out F [--value COL]   a column over two varied fields
@@ -22,6 +22,7 @@ import math
 import os
 import sys
 import tempfile
+import textwrap
 
 FIXED_COLUMNS = ("index",)
 SIZE_SUFFIXES = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
@@ -86,7 +87,35 @@ def value(row, column, path):
         raise PlotError(f"{path}: point {row['index']}: column '{column}' is not a number ('{row[column]}')")
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
+
+
+def level_ceilings(columns):
+    """(resource, bytes column, rate column) of every level link a results.csv describes."""
+    out = []
+    for c in columns:
+        if c.endswith("_busiest_down_port_bytes") or c.endswith("_busiest_up_port_bytes"):
+            level, _, rest = c.partition("_busiest_")
+            direction = rest.split("_")[0]
+            rate = f"{level}_{direction}_port_bytes_per_second"
+            if rate in columns:
+                out.append((f"{level}.{direction}", c, rate))
+    return out
+
+
+def si(v, unit):
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"{v / scale:.3g} {prefix}{unit}"
+    return f"{v:.3g} {unit}"
+
+
 def plot_roofline(args, plt):
+    """A hierarchical roofline: ops per byte against ops per second. Every resource that can bind is
+    a ceiling: the MAC array (flat), DRAM, and each level's links down and up (one port's rate,
+    against the bytes of its busiest port, as the report's bound counts them). Each run is a filled
+    point at its DRAM intensity and, when a level's link binds it (the `bound` column), a hollow
+    point of its series at that level's intensity, under that level's ceiling."""
     rows, columns, varied = read_results(args.input, args.where)
     for c in ("macs", "seconds", "dram_read_bytes", "dram_write_bytes", "peak_ops_per_second", "dram_bytes_per_second"):
         need_column(args.input, columns, c, "roofline")
@@ -94,31 +123,94 @@ def plot_roofline(args, plt):
     if color_by:
         need_column(args.input, columns, color_by, "--color")
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
-    xs = []
+
+    def ops(r):
+        # The problem's own MACs (reports.md: useful_macs), not those the PEs issue on padding;
+        # results of a kernel or a version without them fall back to the MACs issued.
+        useful = r.get("useful_macs", "")
+        return 2 * value(r, "useful_macs" if useful else "macs", args.input)
+
+    levels = level_ceilings(columns)
+    by_name = {name: (b, rate) for name, b, rate in levels}
+    points = []  # (row, DRAM intensity, ops/s, binding level's intensity or None)
     for r in rows:
-        ops = 2 * value(r, "macs", args.input)
-        xs.append(ops / max(1.0, value(r, "dram_read_bytes", args.input) + value(r, "dram_write_bytes", args.input)))
+        o = ops(r)
+        dram = max(1.0, value(r, "dram_read_bytes", args.input) + value(r, "dram_write_bytes", args.input))
+        level_x = None
+        bound = r.get("bound", "")
+        if bound in by_name and r[by_name[bound][0]] not in ("", "0"):
+            level_x = o / value(r, by_name[bound][0], args.input)
+        points.append((r, o / dram, o / value(r, "seconds", args.input), level_x))
+    xs = [p[1] for p in points] + [p[3] for p in points if p[3]]
     lo, hi = min(xs) / 4, max(xs) * 4
-    ceilings = sorted({(value(r, "peak_ops_per_second", args.input), value(r, "dram_bytes_per_second", args.input))
-                       for r in rows})
-    for peak, bw in ceilings:
-        knee = peak / bw
-        pts = [x for x in (lo, knee, hi) if lo <= x <= hi]
-        ax.plot(pts, [min(peak, bw * x) for x in pts], color="0.75", linewidth=1, zorder=1)
-    groups = ordered([r[color_by] for r in rows]) if color_by else [None]
+    # Ceilings: one line per distinct rate of each resource (machines of a sweep may differ).
+    ceilings = {}  # (name, rate) -> kind
+    for r, *_ in points:
+        ceilings[("MAC", value(r, "peak_ops_per_second", args.input))] = "flat"
+        ceilings[("DRAM", value(r, "dram_bytes_per_second", args.input))] = "slope"
+        for name, _, rate in levels:
+            if r[rate]:
+                ceilings[(name, value(r, rate, args.input))] = "slope"
+    peak = max(rate for (name, rate), kind in ceilings.items() if kind == "flat")
+    if not math.isfinite(peak) or peak <= 0:
+        raise PlotError(f"{args.input}: column 'peak_ops_per_second' has no positive value")
+    # Ceilings of equal rate are one line, labelled with every name.
+    lines = {}
+    for (name, rate), kind in ceilings.items():
+        lines.setdefault((kind, rate), []).append(name)
+    styles = ["-", "--", "-.", ":", (0, (5, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1))]
+    handles = []
+    slopes = 0
+    for (kind, rate), names in sorted(lines.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        label = textwrap.fill(", ".join(names) + " " + (si(rate, "B/s") if kind == "slope" else si(rate, "ops/s")),
+                              24, subsequent_indent="  ")
+        if kind == "flat":
+            h, = ax.plot([lo, hi], [rate, rate], color="0.15", linewidth=1.4, zorder=1, label=label)
+        else:
+            end = min(hi, peak / rate) if rate else hi
+            h, = ax.plot([lo, end], [rate * lo, rate * end], color="0.25" if "DRAM" in names else "0.55",
+                         linestyle=styles[slopes % len(styles)], linewidth=1.1, zorder=1, label=label)
+            slopes += 1
+        handles.append(h)
+    # The legends stand right of the axes: the ceilings' above the series'.
+    fig.subplots_adjust(left=0.1, right=0.66, top=0.92, bottom=0.12)
+    ceiling_legend = ax.legend(handles=handles, title="ceilings", fontsize=6.5, title_fontsize=7,
+                               loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    groups = ordered([r[color_by] for r, *_ in points]) if color_by else [None]
     cmap = plt.get_cmap("viridis")
+    series = []
     for i, g in enumerate(groups):
-        chosen = [(x, r) for x, r in zip(xs, rows) if g is None or r[color_by] == g]
-        ax.scatter([x for x, _ in chosen],
-                   [2 * value(r, "macs", args.input) / value(r, "seconds", args.input) for _, r in chosen],
-                   color=cmap(i / max(1, len(groups) - 1)), label=None if g is None else g, zorder=2, s=28)
+        chosen = [p for p in points if g is None or p[0][color_by] == g]
+        color = cmap(i / max(1, len(groups) - 1))
+        marker = MARKERS[i % len(MARKERS)]
+        series.append(ax.scatter([p[1] for p in chosen], [p[2] for p in chosen], color=color, marker=marker,
+                                 label=None if g is None else g, zorder=3, s=30))
+        bound = [p for p in chosen if p[3]]
+        if bound:
+            ax.scatter([p[3] for p in bound], [p[2] for p in bound], facecolors="none", edgecolors=color,
+                       marker=marker, zorder=3, s=30)
+            for p in bound:
+                ax.plot([p[1], p[3]], [p[2], p[2]], color=color, linewidth=0.5, alpha=0.5, zorder=2)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("ops per DRAM byte (2 × MACs / DRAM bytes)")
+    ax.set_xlim(lo, hi)
+    top = max(peak, max(p[2] for p in points))
+    bottom = min(p[2] for p in points)
+    ax.set_ylim(bottom / 4, top * 2.5)
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    # Ticks at 1, 2 and 5 of each decade, in SI prefixes; x in powers of two, as plain numbers.
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5), numticks=30))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "")))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel("ops per byte (2 × useful MACs / bytes)")
     ax.set_ylabel("ops per second")
-    ax.set_title(args.title or "roofline: each run, under its machine's ceilings (grey)")
+    ax.set_title(args.title or "roofline: filled at DRAM, hollow at the binding level", fontsize=10)
     if color_by:
-        ax.legend(title=color_by, fontsize=8, title_fontsize=8)
+        ax.add_artist(ceiling_legend)
+        ax.legend(handles=series, title=color_by, fontsize=7, title_fontsize=6.5,
+                  loc="lower left", bbox_to_anchor=(1.02, 0.0), borderaxespad=0)
     ax.grid(True, which="major", alpha=0.3)
     return fig
 
@@ -316,6 +408,7 @@ def main(argv):
             raise PlotError("needs matplotlib for this python3 (Debian: apt-get install python3-matplotlib)")
         matplotlib.use("Agg")
         matplotlib.rcParams["svg.hashsalt"] = "treesim"  # the same SVG for the same input
+        matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, and smaller
         import matplotlib.pyplot as plt
         fig = KINDS[args.kind](args, plt)
         fig.tight_layout()

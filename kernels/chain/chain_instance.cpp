@@ -102,6 +102,12 @@ class ChainInstance : public Problem {
     stats.extra["m"] = spec_.m;
   }
 
+  std::optional<std::uint64_t> useful_macs() const override {
+    std::uint64_t macs = 0;
+    for (std::size_t i = 0; i < spec_.layers(); ++i) macs += spec_.m * spec_.widths[i] * spec_.widths[i + 1];
+    return macs;
+  }
+
   std::vector<OutputArray> outputs() const override {
     return {{fmt::format("X{}", spec_.layers()), core::DType::kInt8, {spec_.m, spec_.widths.back()}, {}}};
   }

@@ -91,6 +91,11 @@ class GemmNetwork : public Problem {
     stats.extra["layers"] = net_.size();
     stats.extra["m"] = net_.front().m;
   }
+  std::optional<std::uint64_t> useful_macs() const override {
+    std::uint64_t macs = 0;
+    for (const QgemmProblem& layer : net_) macs += layer.groups * layer.m * layer.n * layer.k;
+    return macs;
+  }
   std::vector<OutputArray> outputs() const override {
     return {{output_name(), net_.back().out_dtype(), {net_.back().m, net_.back().n}, {}}};
   }

@@ -254,6 +254,10 @@ class Conv2dInstance : public Problem {
       stats.extra[key] = value;
   }
 
+  std::optional<std::uint64_t> useful_macs() const override {
+    return gemm_.groups * gemm_.m * gemm_.n * gemm_.k;
+  }
+
   std::vector<OutputArray> outputs() const override {
     return {{"C", gemm_.out_dtype(), {shape_.n, shape_.out_h(), shape_.out_w(), shape_.k}, std::nullopt}};
   }

@@ -60,6 +60,7 @@ class QgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
+  std::optional<std::uint64_t> useful_macs() const override { return p_.groups * p_.m * p_.n * p_.k; }
   // --out-dtype f32: outputs() asks the driver to write C dequantized.
   void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
   // A already in the LMs, where the unit before left it (graph/: a flattened convolution output, its

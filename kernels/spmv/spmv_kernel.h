@@ -28,6 +28,7 @@ class SparseInstance : public Problem {
   std::vector<Phase> phases(const Plan& plan, const program::Program& program,
                             const machine::MachineConfig& machine) const override;
   std::vector<OutputArray> outputs() const override;
+  std::optional<std::uint64_t> useful_macs() const override { return p_.nonzeros * p_.n; }
   // Tuning: every encoding of the tuner's list (spmv_tune.cpp) × partition × pass plan, by estimate.
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
   Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;

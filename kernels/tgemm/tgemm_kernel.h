@@ -45,6 +45,7 @@ class TgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
+  std::optional<std::uint64_t> useful_macs() const override { return p_.groups * p_.m * p_.n * p_.k; }
   // --out-dtype f32: outputs() asks the driver to write C dequantized.
   void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
   Result<Candidates> candidates(const machine::MachineConfig& machine) const override;

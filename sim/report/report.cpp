@@ -24,7 +24,8 @@ EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
   const auto& en = *m.energy;
   EnergyReport e;
   const timing::Work& w = s.work;
-  e.mac = en.mac_int8_pj * static_cast<double>(w.macs);
+  // The MACs the problem needs: those issued on padding are the plan's, not the machine's cost.
+  e.mac = en.mac_int8_pj * static_cast<double>(s.useful_macs.value_or(w.macs));
   e.lm = en.lm_byte_pj * static_cast<double>(w.lm_bytes);
   e.dram = en.dram_byte_pj * static_cast<double>(w.dram_bytes());
   for (std::size_t l = 0; l < m.levels.size() && l < w.levels.size(); ++l) {
@@ -98,6 +99,7 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   for (const auto& [kind, ks] : s.instructions)
     r.instructions.push_back({kind, ks.count, ks.busy_cycles, ks.span_cycles});
   r.work = s.work;
+  r.useful_macs = s.useful_macs;
   r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;
   r.dram_channels = s.dram_channels;
   r.dram_banks = s.dram_banks;

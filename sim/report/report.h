@@ -93,6 +93,7 @@ struct Report {
   std::vector<UnitReport> units;                      // name order
   std::vector<KindReport> instructions;               // kind-name order
   timing::Work work;                                  // what the run moved and computed (RunStats::work)
+  std::optional<std::uint64_t> useful_macs;           // RunStats::useful_macs
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::vector<DramChannelStats> dram_channels;  // RunStats's, when more than one channel
   std::optional<DramBankStats> dram_banks;      // RunStats's, with a banked DRAM

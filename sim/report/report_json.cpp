@@ -99,6 +99,10 @@ std::string to_json(const Report& r) {
                {"requant_values", r.work.requant_values},
                {"copy_bytes", r.work.copy_bytes},
                {"lm_bytes_accessed", r.work.lm_bytes}};
+  if (r.useful_macs) {
+    j["work"]["useful_macs"] = *r.useful_macs;
+    j["work"]["padding_macs"] = r.work.macs > *r.useful_macs ? r.work.macs - *r.useful_macs : 0;
+  }
   j["lm_peak_bytes_per_pe"] = r.lm_peak_bytes_per_pe;
   if (r.energy_pj) {
     const EnergyReport& e = *r.energy_pj;

@@ -88,7 +88,10 @@ struct RunStats {
   std::string kernel;
   bool functional = true;  // false: a timing-only run (no bytes moved, nothing computed)
   std::uint64_t cycles = 0;
-  timing::Work work;              // what the run moved and computed
+  timing::Work work;  // what the run moved and computed
+  // The MACs the problem itself needs (M·N·K for a GEMM, stored nonzeros × n for a sparse product),
+  // without those the PEs issue on padding; none for a kernel that does no MACs.
+  std::optional<std::uint64_t> useful_macs;
   std::vector<LevelPorts> ports;  // per level, per parent port (whole runs only)
   // Σ over instructions of the cycles each held each resource kind (its busiest unit of the kind).
   std::map<std::string, std::uint64_t> resource_busy_cycles;  // "mac", "dram", "L2B.down", ...

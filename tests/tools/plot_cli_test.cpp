@@ -108,6 +108,19 @@ TEST_F(Plot, SvgIsWrittenWhenTheNameSaysSo) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
 }
 
+TEST_F(Plot, RooflineNamesEveryCeilingThatCanBind) {
+  // The MAC array, DRAM and each of mini's levels down and up, by name in the SVG's text.
+  const std::string out = temp_path("roofline.svg");
+  const CliResult r = run_treesim({"plot", "roofline", dir_ + "/results.csv", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = read_text(out);
+  for (const char* name :
+       {"MAC", "DRAM", "L2B.down", "L2B.up", "L1B.down", "L1B.up", "MAB.down", "MAB.up", "PE.down", "PE.up"})
+    EXPECT_NE(svg.find(name), std::string::npos) << name;
+  // A distinct marker per series: the grid's last field has two values.
+  EXPECT_NE(svg.find("pe.mac.int8_macs_per_cycle"), std::string::npos);
+}
+
 TEST_F(Plot, UnknownColumnIsOneLineAndWritesNothing) {
   const std::string out = temp_path("nothing.png");
   const CliResult r = run_treesim({"plot", "line", dir_ + "/results.csv", "--x", "cycels", "--out", out});

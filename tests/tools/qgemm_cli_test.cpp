@@ -93,7 +93,7 @@ TEST(QgemmCli, KSplitAcrossPesIsReducedUpTheTreeOnMini) {
     args.insert(args.end(), v.begin(), v.end());
     nlohmann::json j = run_qgemm("mini", args);
     EXPECT_NE(j["info"]["plan"].get<std::string>().find("reduced at MAB"), std::string::npos);
-    EXPECT_EQ(j["instructions"]["reduce"]["count"], 1);
+    EXPECT_EQ(j["instructions"]["reduce"]["count"], j["passes"]);  // one per pass
   }
 }
 
@@ -118,12 +118,14 @@ TEST(QgemmCli, ManyPassesAndStepsOnMini) {
 }
 
 TEST(QgemmCli, RowPiecesWithARaggedLastPassAreBitExactOnMini) {
-  // Two passes of 32×16 rows stored in 4 pieces of 128 rows; the second pass has 489 rows, so its
-  // last piece is cut at the edge.
+  // Two passes of 32×16 rows stored in 4 pieces of 128 rows (a plan file asks for twice the passes
+  // the LM needs and 4 K steps); the second pass has 489 rows, so its last piece is cut at the edge.
+  const std::string plan = testing::temp_path("row-pieces.yaml");
+  std::ofstream(plan) << "kernel: qgemm\nmachine: mini\nm: 1001\nn: 64\nk: 512\n"
+                         "split: {M: [L1B, MAB, PE], N: [], K: []}\n"
+                         "m_passes_factor: 2\nmin_k_steps: 4\n";
   for (const auto& v : {std::vector<std::string>{"--per-channel"}, kVariants[1]}) {
-    std::vector<std::string> args{
-        "--m", "1001", "--n",        "64",
-        "--k", "512",  "--layout-a", "(1001,512)/((2_L1B, 4_MAB, 4_PE, 32:512), (512:1))"};
+    std::vector<std::string> args{"--m", "1001", "--n", "64", "--k", "512", "--plan-file", plan};
     args.insert(args.end(), v.begin(), v.end());
     nlohmann::json j = run_qgemm("mini", args);
     EXPECT_NE(j["info"]["plan"].get<std::string>().find("in 2×1 passes, stored in 4 row pieces"),
@@ -131,6 +133,19 @@ TEST(QgemmCli, RowPiecesWithARaggedLastPassAreBitExactOnMini) {
         << j["info"]["plan"];
     EXPECT_EQ(j["instructions"]["store"]["count"], 4 + 1);  // pass 0 in pieces, the last pass whole
   }
+}
+
+TEST(QgemmCli, UsefulMacsAreMTimesNTimesKApartFromThePaddingIssued) {
+  const double kMacPj = 0.2;  // configs/mini.yaml's energy.mac_int8_pj
+  // 37×50×129 on mini pads its tiles: the MACs issued exceed M·N·K; the report tells them apart and
+  // prices MAC energy by the useful ones.
+  nlohmann::json j = run_qgemm("mini", {"--m", "37", "--n", "50", "--k", "129"});
+  const std::uint64_t useful = 37 * 50 * 129, issued = j["work"]["macs"];
+  EXPECT_EQ(j["work"]["useful_macs"], useful);
+  EXPECT_GT(issued, useful);
+  EXPECT_EQ(j["work"]["padding_macs"], issued - useful);
+  ASSERT_TRUE(j.contains("energy_pj"));
+  EXPECT_DOUBLE_EQ(j["energy_pj"]["mac"].get<double>(), kMacPj * static_cast<double>(useful));
 }
 
 TEST(QgemmCli, ColumnBlocksReloadTheirVectorsIntoAlternateBuffersOnMini) {
