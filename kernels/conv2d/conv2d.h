@@ -108,6 +108,12 @@ enum class WindowLoads { kAuto, kIm2col, kHalo };
 // "auto", "im2col" or "halo"; an error naming --windows otherwise.
 Result<WindowLoads> parse_window_loads(const std::string& text);
 
+// A problem of seeded operands (drawn from `seed` when first needed) with this output stage and bias,
+// its windows loaded as `windows` says (`treesim run conv2d`).
+Result<std::unique_ptr<Problem>> conv2d_seeded_problem(const ConvShape& shape, ConvQuant quant,
+                                                       std::vector<std::int32_t> bias, std::uint64_t seed,
+                                                       WindowLoads windows);
+
 // The planner's price of one plan's A tile loads each way (its first tile, through the cost
 // model: the loads' stages, and with halos the copy unit's expansion), and the whole plan's
 // estimate with each.
