@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/qgemm/qgemm_kernel.h"
+#include "session/run_problem.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/checked_program.h"
 #include "sim/program/relocate.h"
@@ -176,6 +178,42 @@ std::vector<kernels::OutputArray> GraphProgram::outputs() const {
       out.push_back(std::move(a));
     }
   return out;
+}
+
+std::optional<kernels::ConvLm> link_in_lm(ProgramUnit& prev, const kernels::ConvLm& prev_lm,
+                                          ProgramUnit& reader, const machine::MachineConfig& m) {
+  auto* gemm = dynamic_cast<kernels::QgemmInstance*>(reader.problem.get());
+  kernels::ConvLm keep = prev_lm, read;
+  keep.keep_output = true;
+  if (!kernels::set_conv_lm(*prev.problem, keep)) return std::nullopt;
+  kernels::Result<kernels::Plan> kept = session::plan_problem(*prev.problem, m);
+  if (kept) read.input = kernels::conv_output_in_lm(*prev.problem, kept.value(), m);
+  const auto reads = [&](const kernels::ConvLm& lm) {
+    if (!gemm) return kernels::set_conv_lm(*reader.problem, lm);
+    gemm->read_a_in_lm(lm.input);
+    return true;
+  };
+  kernels::Result<kernels::Plan> reading = core::Errors{};
+  if (read.input && reads(read)) reading = session::plan_problem(*reader.problem, m);
+  if (!reading || kept->estimated_cycles + reading->estimated_cycles >=
+                      prev.plan.estimated_cycles + reader.plan.estimated_cycles) {
+    kernels::set_conv_lm(*prev.problem, prev_lm);
+    reads({});
+    return std::nullopt;
+  }
+  prev.lm_linked = reader.lm_linked = true;
+  prev.plan = std::move(kept.value());
+  reader.plan = std::move(reading.value());
+  return read;
+}
+
+void add_phase(NodeRun& r, const report::RunStats& stats, const std::string& phase) {
+  auto it = stats.phases.find(phase);
+  if (it == stats.phases.end()) return;
+  r.cycles += it->second.cycles;
+  r.macs += it->second.work.macs;
+  r.dram_read += it->second.work.dram_read_bytes;
+  r.dram_written += it->second.work.dram_write_bytes;
 }
 
 }  // namespace treesim::graph

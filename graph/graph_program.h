@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/conv2d/conv2d.h"
+#include "graph/run.h"
 #include "kernels/kernel.h"
 
 namespace treesim::graph {
@@ -29,6 +32,17 @@ struct ProgramUnit {
   // plan put it, never moved to the other end of the LMs.
   bool lm_linked = false;
 };
+
+// Plans `prev` (a convolution, its LMs as `prev_lm` says) keeping its output in the LMs and `reader`
+// (a convolution, or a GEMM over its flattened rows) reading it there. When both plans fit and
+// their estimates beat the two through DRAM, both units take those plans and are linked, and the
+// reader's ConvLm is returned; otherwise both problems are left as they were.
+std::optional<kernels::ConvLm> link_in_lm(ProgramUnit& prev, const kernels::ConvLm& prev_lm,
+                                          ProgramUnit& reader, const machine::MachineConfig& machine);
+
+// Adds the figures of the program's phase `phase` (if it has one) to a node's: its cycles, MACs and
+// DRAM bytes.
+void add_phase(NodeRun& node, const report::RunStats& stats, const std::string& phase);
 
 // The program tensor of a unit's own tensor: "u{unit}.{tensor}".
 std::string unit_tensor(std::size_t unit, const std::string& tensor);

@@ -131,4 +131,17 @@ Placement place_node(const Node& node, std::int64_t opset) {
   return {it->second.where, it->second.what, ""};
 }
 
+bool reshapes(const Node& n) {
+  return n.domain.empty() && (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" ||
+                              n.op_type == "Unsqueeze");
+}
+
+bool is_gemm(const Node& n) {
+  return n.op_type == "QLinearMatMul" || n.op_type == "MatMulInteger" ||
+         (n.domain == "treesim" && n.op_type == "QGemm");
+}
+bool chain_gemm(const Node& n) {
+  return n.op_type == "QLinearMatMul" || (n.domain == "treesim" && n.op_type == "QGemm");
+}
+
 }  // namespace treesim::graph

@@ -21,4 +21,9 @@ const char* where_name(Placement::Where w);  // "machine", "host", "unsupported"
 // From the operator and its attributes alone (types and values are checked when it runs).
 Placement place_node(const Node& node, std::int64_t opset);
 
+bool reshapes(const Node& node);  // Reshape, Flatten, Squeeze, Unsqueeze: no byte moves
+bool is_gemm(const Node& node);   // QLinearMatMul, MatMulInteger or the fused QGemm
+// A GEMM that can chain with the next: QLinearMatMul and the fused QGemm (int8 codes in and out).
+bool chain_gemm(const Node& node);
+
 }  // namespace treesim::graph

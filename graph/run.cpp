@@ -10,6 +10,7 @@
 #include "graph/graph_program.h"
 #include "graph/host_ops.h"
 #include "graph/machine_ops.h"
+#include "graph/made_value.h"
 #include "kernels/conv2d/conv2d.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/core/echo.h"
@@ -26,60 +27,6 @@ core::Errors unsupported_nodes(const Model& model) {
 }
 
 namespace {
-
-// How a value the program being gathered makes lies in DRAM.
-enum class Form {
-  kPlain,     // row-major, as ONNX shapes it
-  kNhwc,      // a 4-D NCHW value, its bytes in NHWC order (as conv2d and the pools leave it)
-  kFlatNhwc,  // [N, C·H·W] flattened from the NCHW value `nchw`, its bytes in NHWC order
-};
-
-struct Made {
-  std::string tensor;  // the program's tensor
-  Form form = Form::kPlain;
-  bool in_lm = false;               // left in the LMs for the next unit's reads, never stored to DRAM
-  Tensor like;                      // type and ONNX shape, no bytes
-  std::vector<std::uint64_t> nchw;  // kNhwc, kFlatNhwc
-};
-
-// NHWC bytes where C or H·W is 1 are the NCHW bytes too.
-Made normal(Made m) {
-  if (m.form != Form::kPlain && (m.nchw[1] == 1 || m.nchw[2] * m.nchw[3] == 1)) m.form = Form::kPlain;
-  return m;
-}
-
-// The NCHW bytes of an NHWC tensor of NCHW shape `nchw`.
-std::vector<std::uint8_t> to_nchw(const std::vector<std::uint8_t>& nhwc,
-                                  const std::vector<std::uint64_t>& nchw, std::size_t eb) {
-  const std::uint64_t n = nchw[0], c = nchw[1], hw = nchw[2] * nchw[3];
-  std::vector<std::uint8_t> out(nhwc.size());
-  for (std::uint64_t b = 0; b < n; ++b)
-    for (std::uint64_t p = 0; p < hw; ++p)
-      for (std::uint64_t ch = 0; ch < c; ++ch)
-        std::copy_n(nhwc.begin() + static_cast<std::ptrdiff_t>(((b * hw + p) * c + ch) * eb), eb,
-                    out.begin() + static_cast<std::ptrdiff_t>(((b * c + ch) * hw + p) * eb));
-  return out;
-}
-
-Tensor value_of(const Made& m, const std::vector<std::uint8_t>& bytes) {
-  Tensor t = m.like;
-  t.bytes = m.form == Form::kPlain ? bytes : to_nchw(bytes, m.nchw, elem_bytes(t.type));
-  return t;
-}
-
-bool reshapes(const Node& n) {
-  return n.domain.empty() && (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" ||
-                              n.op_type == "Unsqueeze");
-}
-
-bool is_gemm(const Node& n) {
-  return n.op_type == "QLinearMatMul" || n.op_type == "MatMulInteger" ||
-         (n.domain == "treesim" && n.op_type == "QGemm");
-}
-// Inputs that chain a GEMM: only QLinearMatMul and the fused QGemm (int8 codes in and out).
-bool chain_gemm(const Node& n) {
-  return n.op_type == "QLinearMatMul" || (n.domain == "treesim" && n.op_type == "QGemm");
-}
 
 // The node's inputs that are activations (read by the kernel from DRAM); any other input the
 // program makes ends the program before the node.
@@ -331,8 +278,7 @@ class Runner {
   void keep_in_lm(const Node& n, Unit& u, ProgramUnit& pu) {
     if (units_.empty() || std::string(units_.back().kernel) != "conv2d" || n.inputs.empty()) return;
     const bool conv = is_conv(n);
-    auto* gemm = conv ? nullptr : dynamic_cast<kernels::QgemmInstance*>(pu.problem.get());
-    if (!conv && !gemm) return;
+    if (!conv && !dynamic_cast<kernels::QgemmInstance*>(pu.problem.get())) return;
     const Made* in = made(n, 0);
     ProgramUnit& prev = program_units_.back();
     Unit& before = units_.back();
@@ -340,28 +286,9 @@ class Runner {
     if (!in || in->form != (conv ? Form::kNhwc : Form::kFlatNhwc) || in->tensor != prev.output_name ||
         readers_[n.inputs[0]] != 1 || readers_[value] != 1)
       return;
-    kernels::ConvLm keep = before.lm, read;
-    keep.keep_output = true;
-    if (!kernels::set_conv_lm(*prev.problem, keep)) return;
-    kernels::Result<kernels::Plan> kept = session::plan_problem(*prev.problem, machine_);
-    if (kept) read.input = kernels::conv_output_in_lm(*prev.problem, kept.value(), machine_);
-    const auto reads = [&](const kernels::ConvLm& lm) {
-      if (conv) return kernels::set_conv_lm(*pu.problem, lm);
-      gemm->read_a_in_lm(lm.input);
-      return true;
-    };
-    kernels::Result<kernels::Plan> reading = core::Errors{};
-    if (read.input && reads(read)) reading = session::plan_problem(*pu.problem, machine_);
-    if (!reading || kept->estimated_cycles + reading->estimated_cycles >=
-                        prev.plan.estimated_cycles + pu.plan.estimated_cycles) {
-      kernels::set_conv_lm(*prev.problem, before.lm);
-      reads({});
-      return;
-    }
-    before.lm = keep, u.lm = read;
-    prev.lm_linked = pu.lm_linked = true;
-    prev.plan = std::move(kept.value());
-    pu.plan = std::move(reading.value());
+    std::optional<kernels::ConvLm> read = link_in_lm(prev, before.lm, pu, machine_);
+    if (!read) return;
+    before.lm.keep_output = true, u.lm = *read;
     for (auto& [name, m] : made_)  // the convolution's value and its reshapes
       if (m.tensor == prev.output_name) m.in_lm = true;
   }
@@ -378,19 +305,8 @@ class Runner {
       if (!others && in) {
         kernels::Result<Tensor> shaped = run_host_op(n, in.value());
         if (!shaped) return shaped.errors();
-        Made m = *made(n, 0);
-        const std::vector<std::uint64_t>& to = shaped->shape;
-        std::optional<Made> out;
-        if (m.form == Form::kPlain) {
-          out = m;
-        } else if (to == m.nchw) {
-          out = m, out->form = Form::kNhwc;
-        } else if (to.size() == 2 && to[0] == m.nchw[0]) {
-          out = m, out->form = Form::kFlatNhwc;
-        }
-        if (out) {
-          out->like = Tensor{shaped->type, to, {}};
-          made_[n.outputs[0]] = normal(std::move(*out));
+        if (std::optional<Made> out = reshaped(*made(n, 0), shaped.value())) {
+          made_[n.outputs[0]] = std::move(*out);
           run_.nodes.push_back(std::move(record));
           return std::size_t{0};
         }
@@ -462,17 +378,11 @@ class Runner {
         NodeRun& r = run_.nodes[u.records[c]];
         r.programs = 1;
         if (machine_nodes > 1) r.program_first = first, r.program_nodes = machine_nodes;
-        std::vector<std::string> phases{u.label};
-        if (u.nodes.size() > 1)
-          phases = {fmt::format("{}/layer{}", u.label, c), fmt::format("{}/layer{}.convert", u.label, c)};
-        for (const std::string& name : phases) {
-          auto it = stats.phases.find(name);
-          if (it == stats.phases.end()) continue;
-          r.cycles += it->second.cycles;
-          r.macs += it->second.work.macs;
-          r.dram_read += it->second.work.dram_read_bytes;
-          r.dram_written += it->second.work.dram_write_bytes;
-        }
+        if (u.nodes.size() == 1)
+          add_phase(r, stats, u.label);
+        else
+          for (const char* suffix : {"", ".convert"})
+            add_phase(r, stats, fmt::format("{}/layer{}{}", u.label, c, suffix));
       }
       NodeRun& head = run_.nodes[u.records[0]];
       head.plan = pu.plan.description;
