@@ -27,13 +27,12 @@
 namespace treesim::kernels {
 namespace {
 
-// A whole activation need not fit the LM (the kernels stream tiles of it): bound on a machine whose
-// PEs have room for it, as qgemm checks user layouts.
+// A whole activation need not fit the LM (the kernels stream tiles of it): bound without the LM's
+// capacity check, as qgemm checks user layouts.
 layout::BoundLayout bind_whole(const std::string& text, std::uint64_t rows, std::uint64_t cols,
                                const machine::MachineConfig& m) {
-  machine::MachineConfig roomy = m;
-  roomy.levels.back().memory_bytes = std::uint64_t{1} << 62;
-  return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {rows, cols}, roomy, 1);
+  return layout::bind_or_throw(layout::parse_layout_or_throw(text, m), {rows, cols}, m, 1,
+                               layout::LmCapacity::kUnchecked);
 }
 
 }  // namespace

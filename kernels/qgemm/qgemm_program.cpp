@@ -291,9 +291,6 @@ program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p, con
 Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::MachineConfig& m,
                                    const std::string& layout_a, const std::string& layout_b,
                                    const std::string& layout_c) {
-  // The whole operand need not fit the LM (the kernel streams tiles of it): check everything else.
-  machine::MachineConfig roomy = m;
-  roomy.levels.back().memory_bytes = std::uint64_t{1} << 62;
   struct Axes {
     std::vector<Assignment::Use> axis[2];
     bool given = false;
@@ -303,7 +300,8 @@ Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::Mach
     if (text.empty()) return out;
     out.given = true;
     layout::TensorLayout l = layout::parse_layout_or_throw(text, m);
-    layout::bind_or_throw(l, shape, roomy, 1);
+    // The whole operand need not fit the LM (the kernel streams tiles of it): check everything else.
+    layout::bind_or_throw(l, shape, m, 1, layout::LmCapacity::kUnchecked);
     if (!l.broadcasts.empty())
       throw QgemmError(
           fmt::format("{}: write no B@[...]: levels a GEMM layout does not name hold copies anyway", option));

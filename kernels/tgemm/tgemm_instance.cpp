@@ -31,10 +31,10 @@ std::string w_named(std::string what) {
 std::optional<core::Error> layout_error(const std::string& text, std::vector<std::uint64_t> shape,
                                         const char* option, const machine::MachineConfig& m) {
   if (text.empty()) return std::nullopt;
-  machine::MachineConfig roomy = m;
-  roomy.levels.back().memory_bytes = std::uint64_t{1} << 62;
   try {
-    layout::bind_or_throw(layout::parse_layout_or_throw(text, m), shape, roomy, 1);
+    // The whole operand need not fit the LM (the kernel streams tiles of it).
+    layout::bind_or_throw(layout::parse_layout_or_throw(text, m), shape, m, 1,
+                          layout::LmCapacity::kUnchecked);
   } catch (const layout::LayoutError& e) {
     return core::Error{option, "invalid layout:\n" + trimmed(e.what())};
   }

@@ -21,7 +21,7 @@ std::string text_of(const TensorLayout& l, Span s) {
 }  // namespace
 
 Binder::Binder(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
-               const machine::MachineConfig& machine, std::size_t element_bytes)
+               const machine::MachineConfig& machine, std::size_t element_bytes, LmCapacity capacity)
     : l_(l),
       shape_(shape),
       machine_(machine),
@@ -40,8 +40,8 @@ Binder::Binder(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
   for (std::size_t i = levels_; i-- > 1;) b_.pe_weight_[i - 1] = b_.pe_weight_[i] * b_.fanouts_[i];
   b_.element_bytes_ = element_bytes == 0 ? 1 : element_bytes;
   b_.words_per_address_ = std::max<std::uint64_t>(1, machine.pe.words_per_address);
-  b_.lm_addresses_ =
-      machine.levels.empty() ? 0 : machine.lm_bytes() / (b_.element_bytes_ * b_.words_per_address_);
+  const std::uint64_t lm = capacity == LmCapacity::kUnchecked ? kCap : machine.lm_bytes();
+  b_.lm_addresses_ = machine.levels.empty() ? 0 : lm / (b_.element_bytes_ * b_.words_per_address_);
 }
 
 BindResult Binder::run() {
@@ -311,13 +311,15 @@ void Binder::add_warnings() {
 }
 
 BindResult bind_layout(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
-                       const machine::MachineConfig& machine, std::size_t element_bytes) {
-  return Binder(l, shape, machine, element_bytes).run();
+                       const machine::MachineConfig& machine, std::size_t element_bytes,
+                       LmCapacity capacity) {
+  return Binder(l, shape, machine, element_bytes, capacity).run();
 }
 
 BoundLayout bind_or_throw(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
-                          const machine::MachineConfig& machine, std::size_t element_bytes) {
-  BindResult r = bind_layout(layout, shape, machine, element_bytes);
+                          const machine::MachineConfig& machine, std::size_t element_bytes,
+                          LmCapacity capacity) {
+  BindResult r = bind_layout(layout, shape, machine, element_bytes, capacity);
   if (!r) throw LayoutError(r.validation.errors.front());
   return std::move(*r.layout);
 }

@@ -18,7 +18,7 @@ namespace treesim::layout {
 class Binder {
  public:
   Binder(const TensorLayout& l, const std::vector<std::uint64_t>& shape,
-         const machine::MachineConfig& machine, std::size_t element_bytes);
+         const machine::MachineConfig& machine, std::size_t element_bytes, LmCapacity capacity);
   BindResult run();
 
  private:

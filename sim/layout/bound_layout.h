@@ -178,17 +178,25 @@ struct BindResult {
   explicit operator bool() const { return layout.has_value(); }
 };
 
+// Whether a binding checks that the footprint fits the PE's LM (E070). kUnchecked binds a whole
+// operand that a kernel streams in tiles (only its distribution matters), as if the LM were 2^62
+// bytes.
+enum class LmCapacity { kChecked, kUnchecked };
+
 // @pre layout came from parse_layout (strides resolved) with this machine's level names.
-// @post on success: every (padded index, replica) has a distinct location; LM footprint fits.
+// @post on success: every (padded index, replica) has a distinct location; LM footprint fits
+// (with kChecked).
 BindResult bind_layout(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
-                       const machine::MachineConfig& machine, std::size_t element_bytes = 1);
+                       const machine::MachineConfig& machine, std::size_t element_bytes = 1,
+                       LmCapacity capacity = LmCapacity::kChecked);
 inline Validation validate(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
                            const machine::MachineConfig& machine, std::size_t element_bytes = 1) {
   return bind_layout(layout, shape, machine, element_bytes).validation;
 }
 // Throws LayoutError with the first error.
 BoundLayout bind_or_throw(const TensorLayout& layout, const std::vector<std::uint64_t>& shape,
-                          const machine::MachineConfig& machine, std::size_t element_bytes = 1);
+                          const machine::MachineConfig& machine, std::size_t element_bytes = 1,
+                          LmCapacity capacity = LmCapacity::kChecked);
 
 // The loader places everything at once: a `_Time` layout is not resident (E140).
 void require_resident(const BoundLayout& layout);

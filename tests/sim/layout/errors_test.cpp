@@ -134,6 +134,22 @@ TEST(NoteErrors, X12) {
          "layout needs 24 LM words per PE, LM has 16 (16 bytes / (1 byte(s) × 1 element(s) per word))"},
         toy(16));
 }
+TEST(LmCapacity, UncheckedBindsAWholeOperandLargerThanTheLm) {
+  // X12's layout needs 24 words of a 16-byte LM: refused (E070) unless the capacity is unchecked, as
+  // a kernel checks a whole operand it streams in tiles; its distribution is bound all the same.
+  const machine::MachineConfig m = toy(16);
+  const TensorLayout l = parse_layout_or_throw("((4_PE, 3:8), (8:1))", m);
+  const BindResult checked = bind_layout(l, {12, 8}, m);
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.validation.errors.front().code, "E070");
+  const BindResult unchecked = bind_layout(l, {12, 8}, m, 1, LmCapacity::kUnchecked);
+  ASSERT_TRUE(unchecked);
+  EXPECT_EQ(unchecked.layout->footprint_bytes_per_unit(), 24u);
+  // Every other rule still holds: two elements at one place is refused either way.
+  const TensorLayout clash = parse_layout_or_throw("((4_PE, 3:1), (8:1))", m);
+  EXPECT_FALSE(bind_layout(clash, {12, 8}, m, 1, LmCapacity::kUnchecked));
+}
+
 TEST(NoteErrors, X13) {
   check({"((4_PE, 3:8), (8:1)",
          {12, 8},
