@@ -16,29 +16,6 @@
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
-namespace {
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
-// A given whole-operand layout that does not parse or bind, named by its option.
-std::optional<core::Error> layout_error(const std::string& text, std::vector<std::uint64_t> shape,
-                                        const char* option, const machine::MachineConfig& m) {
-  if (text.empty()) return std::nullopt;
-  try {
-    // The whole operand need not fit the LM (the kernel streams tiles of it).
-    layout::bind_or_throw(layout::parse_layout_or_throw(text, m), shape, m, 1,
-                          layout::LmCapacity::kUnchecked);
-  } catch (const layout::LayoutError& e) {
-    return core::Error{option, "invalid layout:\n" + trimmed(e.what())};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 core::Errors qgemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool has_bias,
                                bool per_channel, const machine::MachineConfig& machine, bool from_files) {
   // A (M×K) + B (K×N) + C (M×N) bytes, and 4 bytes per column for bias, multiplier and shift.
@@ -56,25 +33,7 @@ core::Errors qgemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k
 }
 
 core::Errors QgemmInstance::check(const machine::MachineConfig& machine) const {
-  core::Errors errors;
-  try {
-    check_problem(p_);
-  } catch (const QgemmError& e) {
-    errors.push_back({"", e.what()});
-  }
-  core::Errors size = qgemm_size_errors(p_.m, p_.n, p_.k, p_.has_bias, p_.per_channel(), machine, false);
-  errors.insert(errors.end(), size.begin(), size.end());
-  return errors;
-}
-
-core::Errors QgemmInstance::layout_errors(const machine::MachineConfig& machine) const {
-  core::Errors errors;
-  for (auto [text, shape, option] :
-       {std::tuple{&layout_a_, std::vector<std::uint64_t>{p_.m, p_.k}, "--layout-a"},
-        {&layout_b_, std::vector<std::uint64_t>{p_.k, p_.n}, "--layout-b"},
-        {&layout_c_, std::vector<std::uint64_t>{p_.m, p_.n}, "--layout-c"}})
-    if (auto e = layout_error(*text, shape, option, machine)) errors.push_back(*e);
-  return errors;
+  return front_.check(p_, machine);
 }
 
 Plan QgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
@@ -91,54 +50,39 @@ Plan QgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig&
 }
 
 Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
-  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
-  QgemmPlan plan;
+  if (!a_in_lm_) {
+    Result<QgemmPlan> plan = front_.plan(p_, machine);
+    if (!plan) return plan.errors();
+    return to_plan(plan.value(), machine);
+  }
+  // The working buffers below A's region, every A tile a windowed convert (the short list: the
+  // search does not price converts).
+  machine::MachineConfig fit = machine;
+  fit.levels.back().memory_bytes = a_in_lm_->lm;
+  Result<QgemmPlan> plan = front_.plan(p_, fit, TilingRange::kShortList);
+  if (!plan) return plan.errors();
   try {
-    Assignment fixed = assignment_from_layouts(p_, machine, layout_a_, layout_b_, layout_c_);
-    // Whatever the layouts leave open (levels, passes, K steps), the planner chooses.
-    if (a_in_lm_) {  // the working buffers below A's region, every A tile a windowed convert
-      machine::MachineConfig fit = machine;
-      fit.levels.back().memory_bytes = a_in_lm_->lm;
-      plan = default_plan(p_, fit, fixed, TilingRange::kShortList);
-      plan.estimated_cycles =
-          estimate_with_a_in_lm(p_, plan, *a_in_lm_, whole_rows_window(p_.k), {p_.m, 1, 1, p_.k}, machine);
-    } else {
-      plan = default_plan(p_, machine, fixed);
-    }
+    plan->estimated_cycles = estimate_with_a_in_lm(p_, plan.value(), *a_in_lm_, whole_rows_window(p_.k),
+                                                   {p_.m, 1, 1, p_.k}, machine);
   } catch (const layout::LayoutError& e) {
     return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
   } catch (const QgemmError& e) {
     return core::Error{"", e.what()};
   }
-  return to_plan(plan, machine);
+  return to_plan(plan.value(), machine);
 }
 
 Result<Candidates> QgemmInstance::candidates(const machine::MachineConfig& machine) const {
-  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
-  Assignment fixed;
-  try {
-    fixed = assignment_from_layouts(p_, machine, layout_a_, layout_b_, layout_c_);
-  } catch (const layout::LayoutError& e) {
-    return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
-  } catch (const QgemmError& e) {
-    return core::Error{"", e.what()};
-  }
-  Candidates c = gemm_candidates(p_, machine, fixed, [&](const QgemmPlan& p) { return to_plan(p, machine); });
-  if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
-  return c;
+  return front_.candidates(p_, machine, [&](const QgemmPlan& p) { return to_plan(p, machine); });
 }
 
 Result<std::string> QgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
-  return gemm_plan_file_text("qgemm", "B", p_, plan, machine);
+  return front_.plan_file(p_, plan, machine);
 }
 
 Result<Plan> QgemmInstance::plan_from_file(const std::string& path,
                                            const machine::MachineConfig& machine) const {
-  for (auto [text, option] :
-       {std::pair{&layout_a_, "--layout-a"}, {&layout_b_, "--layout-b"}, {&layout_c_, "--layout-c"}})
-    if (!text->empty())
-      return core::Error{"--plan-file", fmt::format("the plan fixes the layouts: drop {}", option)};
-  Result<QgemmPlan> p = kernels::plan_from_file(path, "qgemm", p_, machine);
+  Result<QgemmPlan> p = front_.plan_from_file(path, p_, machine);
   if (!p) return p.errors();
   return to_plan(p.value(), machine);
 }
@@ -147,18 +91,14 @@ Result<program::Program> QgemmInstance::program(const Plan& plan,
                                                 const machine::MachineConfig& machine) const {
   const auto* mapping = std::any_cast<QgemmPlan>(&plan.mapping);
   if (!mapping) return core::Error{"", "qgemm: the plan was not made by qgemm"};
-  try {
+  return front_.program([&] {
     if (!a_in_lm_) return build_program(p_, *mapping, machine);
     GemmOperands ops;
     ops.a_window = whole_rows_window(p_.k);
     ops.a_shape = {p_.m, 1, 1, p_.k};
     ops.a_in_lm = a_in_lm_;
     return build_program(p_, *mapping, machine, ops);
-  } catch (const layout::LayoutError& e) {
-    return core::Error{"", trimmed(e.what())};
-  } catch (const QgemmError& e) {
-    return core::Error{"", e.what()};
-  }
+  });
 }
 
 const QgemmOperands& QgemmInstance::operands() const {

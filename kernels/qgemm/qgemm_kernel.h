@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/gemm/gemm_front.h"
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm.h"
 
@@ -36,9 +37,7 @@ class QgemmInstance : public Problem {
                 std::string layout_c)
       : p_(std::move(problem)),
         ops_(std::move(operands)),
-        layout_a_(std::move(layout_a)),
-        layout_b_(std::move(layout_b)),
-        layout_c_(std::move(layout_c)) {}
+        front_("qgemm", "B", {std::move(layout_a), std::move(layout_b), std::move(layout_c)}) {}
   // Seeded operands are drawn when inputs() or reference() first needs them, so that a timing-only
   // run never makes them. Until then a per-channel problem's N multipliers are stand-ins (the base
   // scale): only their number shapes the plan and the program.
@@ -46,9 +45,7 @@ class QgemmInstance : public Problem {
                 std::string layout_c)
       : p_(std::move(problem)),
         seed_(seed),
-        layout_a_(std::move(layout_a)),
-        layout_b_(std::move(layout_b)),
-        layout_c_(std::move(layout_c)) {}
+        front_("qgemm", "B", {std::move(layout_a), std::move(layout_b), std::move(layout_c)}) {}
 
   core::Errors check(const machine::MachineConfig& machine) const override;
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
@@ -72,7 +69,6 @@ class QgemmInstance : public Problem {
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
  private:
-  core::Errors layout_errors(const machine::MachineConfig& machine) const;  // of the given layouts
   Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
   const QgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;  // the problem's, with the drawn multipliers
@@ -81,7 +77,7 @@ class QgemmInstance : public Problem {
   QgemmProblem p_;
   std::optional<QgemmSeed> seed_;
   mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
-  std::string layout_a_, layout_b_, layout_c_;
+  GemmFront front_;                           // the given layouts, and what qgemm and tgemm share
   std::optional<OutputArray::Dequantize> dequantize_;
   std::optional<LmTensor> a_in_lm_;
 };

@@ -14,35 +14,6 @@
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
-namespace {
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
-// qgemm's planner names B's option; tgemm's is --layout-w.
-std::string w_named(std::string what) {
-  for (std::size_t at; (at = what.find("--layout-b")) != std::string::npos;)
-    what.replace(at, 10, "--layout-w");
-  return what;
-}
-
-std::optional<core::Error> layout_error(const std::string& text, std::vector<std::uint64_t> shape,
-                                        const char* option, const machine::MachineConfig& m) {
-  if (text.empty()) return std::nullopt;
-  try {
-    // The whole operand need not fit the LM (the kernel streams tiles of it).
-    layout::bind_or_throw(layout::parse_layout_or_throw(text, m), shape, m, 1,
-                          layout::LmCapacity::kUnchecked);
-  } catch (const layout::LayoutError& e) {
-    return core::Error{option, "invalid layout:\n" + trimmed(e.what())};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 double tgemm_seeded_scale(std::uint64_t k) {
   // (a − Z)·w has an RMS of about 74·√(2/3) ≈ 60: spread √K of it over the output range.
   return 1.0 / (64.0 * std::sqrt(static_cast<double>(k)));
@@ -71,7 +42,10 @@ TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, boo
 }
 
 TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, TgemmOperands operands, Layouts layouts)
-    : p_(std::move(problem)), e_(e), ops_(std::move(operands)), layouts_(std::move(layouts)) {
+    : p_(std::move(problem)),
+      e_(e),
+      ops_(std::move(operands)),
+      front_("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)}) {
   set_weight_encoding(p_, e_);
 }
 
@@ -81,7 +55,7 @@ TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, std::uint64
       e_(e),
       seed_(seed),
       per_channel_seed_(per_channel),
-      layouts_(std::move(layouts)) {
+      front_("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)}) {
   set_weight_encoding(p_, e_);
 }
 
@@ -98,35 +72,7 @@ numeric::OutputStage TgemmInstance::out_stage() const {
 }
 
 core::Errors TgemmInstance::check(const machine::MachineConfig& machine) const {
-  core::Errors errors;
-  try {
-    check_problem(p_);
-  } catch (const QgemmError& e) {
-    errors.push_back({"", e.what()});
-  }
-  core::Errors size = qgemm_size_errors(p_.m, p_.n, p_.k, p_.has_bias, p_.per_channel(), machine, false);
-  errors.insert(errors.end(), size.begin(), size.end());
-  return errors;
-}
-
-core::Errors TgemmInstance::layout_errors(const machine::MachineConfig& machine) const {
-  core::Errors errors;
-  for (auto [text, shape, option] :
-       {std::tuple{&layouts_.a, std::vector<std::uint64_t>{p_.m, p_.k}, "--layout-a"},
-        {&layouts_.w, std::vector<std::uint64_t>{p_.k, p_.n}, "--layout-w"},
-        {&layouts_.c, std::vector<std::uint64_t>{p_.m, p_.n}, "--layout-c"}})
-    if (auto e = layout_error(*text, shape, option, machine)) errors.push_back(*e);
-  return errors;
-}
-
-Result<Assignment> TgemmInstance::fixed_assignment(const machine::MachineConfig& machine) const {
-  try {
-    return assignment_from_layouts(p_, machine, layouts_.a, layouts_.w, layouts_.c);
-  } catch (const layout::LayoutError& e) {
-    return core::Error{"", "invalid layout:\n" + trimmed(e.what())};
-  } catch (const QgemmError& e) {
-    return core::Error{"", w_named(e.what())};
-  }
+  return front_.check(p_, machine);
 }
 
 Plan TgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
@@ -140,39 +86,22 @@ Plan TgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig&
 }
 
 Result<Plan> TgemmInstance::plan(const machine::MachineConfig& machine) const {
-  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
-  Result<Assignment> fixed = fixed_assignment(machine);
-  if (!fixed) return fixed.errors();
-  QgemmPlan plan;
-  try {
-    plan = default_plan(p_, machine, fixed.value());
-  } catch (const QgemmError& e) {
-    return core::Error{"", w_named(e.what())};
-  }
-  return to_plan(plan, machine);
+  Result<QgemmPlan> plan = front_.plan(p_, machine);
+  if (!plan) return plan.errors();
+  return to_plan(plan.value(), machine);
 }
 
 Result<Candidates> TgemmInstance::candidates(const machine::MachineConfig& machine) const {
-  if (core::Errors errors = layout_errors(machine); !errors.empty()) return errors;
-  Result<Assignment> fixed = fixed_assignment(machine);
-  if (!fixed) return fixed.errors();
-  Candidates c =
-      gemm_candidates(p_, machine, fixed.value(), [&](const QgemmPlan& p) { return to_plan(p, machine); });
-  if (c.ranked.empty()) return core::Error{"", "no plan fits this machine"};
-  return c;
+  return front_.candidates(p_, machine, [&](const QgemmPlan& p) { return to_plan(p, machine); });
 }
 
 Result<std::string> TgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
-  return gemm_plan_file_text("tgemm", "W", p_, plan, machine);
+  return front_.plan_file(p_, plan, machine);
 }
 
 Result<Plan> TgemmInstance::plan_from_file(const std::string& path,
                                            const machine::MachineConfig& machine) const {
-  for (auto [text, option] :
-       {std::pair{&layouts_.a, "--layout-a"}, {&layouts_.w, "--layout-w"}, {&layouts_.c, "--layout-c"}})
-    if (!text->empty())
-      return core::Error{"--plan-file", fmt::format("the plan fixes the layouts: drop {}", option)};
-  Result<QgemmPlan> p = kernels::plan_from_file(path, "tgemm", p_, machine);
+  Result<QgemmPlan> p = front_.plan_from_file(path, p_, machine);
   if (!p) return p.errors();
   return to_plan(p.value(), machine);
 }
@@ -181,13 +110,7 @@ Result<program::Program> TgemmInstance::program(const Plan& plan,
                                                 const machine::MachineConfig& machine) const {
   const auto* mapping = std::any_cast<QgemmPlan>(&plan.mapping);
   if (!mapping) return core::Error{"", "tgemm: the plan was not made by tgemm"};
-  try {
-    return build_tgemm_program(p_, *mapping, machine, e_);
-  } catch (const layout::LayoutError& e) {
-    return core::Error{"", trimmed(e.what())};
-  } catch (const QgemmError& e) {
-    return core::Error{"", e.what()};
-  }
+  return front_.program([&] { return build_tgemm_program(p_, *mapping, machine, e_); });
 }
 
 std::vector<std::string> TgemmInstance::input_tensors() const {

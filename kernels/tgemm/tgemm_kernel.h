@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/gemm/gemm_front.h"
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "kernels/tgemm/tgemm.h"
@@ -53,8 +54,6 @@ class TgemmInstance : public Problem {
   Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
  private:
-  core::Errors layout_errors(const machine::MachineConfig& machine) const;  // of the given layouts
-  Result<Assignment> fixed_assignment(const machine::MachineConfig& machine) const;
   Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
   const TgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;
@@ -65,7 +64,7 @@ class TgemmInstance : public Problem {
   bool per_channel_seed_ = false;
   mutable std::optional<TgemmOperands> ops_;
   mutable std::vector<std::uint8_t> w_bytes_;  // W packed, made with the operands
-  Layouts layouts_;
+  GemmFront front_;                            // the given layouts, and what qgemm and tgemm share
   std::optional<OutputArray::Dequantize> dequantize_;
 };
 
