@@ -32,10 +32,6 @@ core::Errors qgemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k
                                need, machine.dram.bytes)}};
 }
 
-core::Errors QgemmInstance::check(const machine::MachineConfig& machine) const {
-  return front_.check(p_, machine);
-}
-
 Plan QgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
   Plan out;
   out.estimated_cycles = plan.estimated_cycles;
@@ -70,21 +66,6 @@ Result<Plan> QgemmInstance::plan(const machine::MachineConfig& machine) const {
     return core::Error{"", e.what()};
   }
   return to_plan(plan.value(), machine);
-}
-
-Result<Candidates> QgemmInstance::candidates(const machine::MachineConfig& machine) const {
-  return front_.candidates(p_, machine, [&](const QgemmPlan& p) { return to_plan(p, machine); });
-}
-
-Result<std::string> QgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
-  return front_.plan_file(p_, plan, machine);
-}
-
-Result<Plan> QgemmInstance::plan_from_file(const std::string& path,
-                                           const machine::MachineConfig& machine) const {
-  Result<QgemmPlan> p = front_.plan_from_file(path, p_, machine);
-  if (!p) return p.errors();
-  return to_plan(p.value(), machine);
 }
 
 Result<program::Program> QgemmInstance::program(const Plan& plan,

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "kernels/gemm/gemm_front.h"
+#include "kernels/gemm/gemm_instance.h"
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm.h"
 
@@ -31,23 +31,24 @@ QgemmOperands draw_operands(const QgemmProblem& problem, const QgemmSeed& seed);
 // The per-tensor multiplier, and the base scale of per-channel ones, of a seeded problem.
 double seeded_scale(std::uint64_t k);
 
-class QgemmInstance : public Problem {
+class QgemmInstance : public GemmInstance {
  public:
   QgemmInstance(QgemmProblem problem, QgemmOperands operands, std::string layout_a, std::string layout_b,
                 std::string layout_c)
-      : p_(std::move(problem)),
-        ops_(std::move(operands)),
-        front_("qgemm", "B", {std::move(layout_a), std::move(layout_b), std::move(layout_c)}) {}
+      : GemmInstance(
+            std::move(problem),
+            GemmFront("qgemm", "B", {std::move(layout_a), std::move(layout_b), std::move(layout_c)})),
+        ops_(std::move(operands)) {}
   // Seeded operands are drawn when inputs() or reference() first needs them, so that a timing-only
   // run never makes them. Until then a per-channel problem's N multipliers are stand-ins (the base
   // scale): only their number shapes the plan and the program.
   QgemmInstance(QgemmProblem problem, QgemmSeed seed, std::string layout_a, std::string layout_b,
                 std::string layout_c)
-      : p_(std::move(problem)),
-        seed_(seed),
-        front_("qgemm", "B", {std::move(layout_a), std::move(layout_b), std::move(layout_c)}) {}
+      : GemmInstance(
+            std::move(problem),
+            GemmFront("qgemm", "B", {std::move(layout_a), std::move(layout_b), std::move(layout_c)})),
+        seed_(seed) {}
 
-  core::Errors check(const machine::MachineConfig& machine) const override;
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
@@ -57,27 +58,21 @@ class QgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
-  std::optional<std::uint64_t> useful_macs() const override { return p_.groups * p_.m * p_.n * p_.k; }
   // --out-dtype f32: outputs() asks the driver to write C dequantized.
   void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
   // A already in the LMs, where the unit before left it (graph/: a flattened convolution output, its
   // elements A's in row-major order): each A tile a windowed convert of it, the plan's working
   // buffers below its region.
   void read_a_in_lm(std::optional<LmTensor> a) { a_in_lm_ = std::move(a); }
-  Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
-  Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
-  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
  private:
-  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
+  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const override;
   const QgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;  // the problem's, with the drawn multipliers
   DramImage image(std::vector<std::uint8_t> a, std::vector<std::uint8_t> b) const;  // A, B and the rest
 
-  QgemmProblem p_;
   std::optional<QgemmSeed> seed_;
   mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
-  GemmFront front_;                           // the given layouts, and what qgemm and tgemm share
   std::optional<OutputArray::Dequantize> dequantize_;
   std::optional<LmTensor> a_in_lm_;
 };

@@ -42,20 +42,20 @@ TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, boo
 }
 
 TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, TgemmOperands operands, Layouts layouts)
-    : p_(std::move(problem)),
+    : GemmInstance(std::move(problem),
+                   GemmFront("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)})),
       e_(e),
-      ops_(std::move(operands)),
-      front_("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)}) {
+      ops_(std::move(operands)) {
   set_weight_encoding(p_, e_);
 }
 
 TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, std::uint64_t seed, bool per_channel,
                              Layouts layouts)
-    : p_(std::move(problem)),
+    : GemmInstance(std::move(problem),
+                   GemmFront("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)})),
       e_(e),
       seed_(seed),
-      per_channel_seed_(per_channel),
-      front_("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)}) {
+      per_channel_seed_(per_channel) {
   set_weight_encoding(p_, e_);
 }
 
@@ -69,10 +69,6 @@ numeric::OutputStage TgemmInstance::out_stage() const {
   numeric::OutputStage out = p_.out;
   if (!operands().multipliers.empty()) out.multipliers = operands().multipliers;
   return out;
-}
-
-core::Errors TgemmInstance::check(const machine::MachineConfig& machine) const {
-  return front_.check(p_, machine);
 }
 
 Plan TgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
@@ -89,21 +85,6 @@ Result<Plan> TgemmInstance::plan(const machine::MachineConfig& machine) const {
   Result<QgemmPlan> plan = front_.plan(p_, machine);
   if (!plan) return plan.errors();
   return to_plan(plan.value(), machine);
-}
-
-Result<Candidates> TgemmInstance::candidates(const machine::MachineConfig& machine) const {
-  return front_.candidates(p_, machine, [&](const QgemmPlan& p) { return to_plan(p, machine); });
-}
-
-Result<std::string> TgemmInstance::plan_file(const Plan& plan, const machine::MachineConfig& machine) const {
-  return front_.plan_file(p_, plan, machine);
-}
-
-Result<Plan> TgemmInstance::plan_from_file(const std::string& path,
-                                           const machine::MachineConfig& machine) const {
-  Result<QgemmPlan> p = front_.plan_from_file(path, p_, machine);
-  if (!p) return p.errors();
-  return to_plan(p.value(), machine);
 }
 
 Result<program::Program> TgemmInstance::program(const Plan& plan,

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "kernels/gemm/gemm_front.h"
+#include "kernels/gemm/gemm_instance.h"
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "kernels/tgemm/tgemm.h"
@@ -27,7 +27,7 @@ TgemmOperands draw_tgemm_operands(const QgemmProblem& problem, std::uint64_t see
 // The per-tensor multiplier, and the base scale of per-channel ones, of a seeded problem.
 double tgemm_seeded_scale(std::uint64_t k);
 
-class TgemmInstance : public Problem {
+class TgemmInstance : public GemmInstance {
  public:
   struct Layouts {
     std::string a, w, c;
@@ -37,7 +37,6 @@ class TgemmInstance : public Problem {
   TgemmInstance(QgemmProblem problem, WeightEncoding e, std::uint64_t seed, bool per_channel,
                 Layouts layouts);
 
-  core::Errors check(const machine::MachineConfig& machine) const override;
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
@@ -46,25 +45,19 @@ class TgemmInstance : public Problem {
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
   std::vector<OutputArray> outputs() const override;
-  std::optional<std::uint64_t> useful_macs() const override { return p_.groups * p_.m * p_.n * p_.k; }
   // --out-dtype f32: outputs() asks the driver to write C dequantized.
   void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
-  Result<Candidates> candidates(const machine::MachineConfig& machine) const override;
-  Result<std::string> plan_file(const Plan& plan, const machine::MachineConfig& machine) const override;
-  Result<Plan> plan_from_file(const std::string& path, const machine::MachineConfig& machine) const override;
 
  private:
-  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const;
+  Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const override;
   const TgemmOperands& operands() const;
   numeric::OutputStage out_stage() const;
 
-  QgemmProblem p_;
   WeightEncoding e_;
   std::optional<std::uint64_t> seed_;
   bool per_channel_seed_ = false;
   mutable std::optional<TgemmOperands> ops_;
   mutable std::vector<std::uint8_t> w_bytes_;  // W packed, made with the operands
-  GemmFront front_;                            // the given layouts, and what qgemm and tgemm share
   std::optional<OutputArray::Dequantize> dequantize_;
 };
 
