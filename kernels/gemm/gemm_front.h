@@ -22,6 +22,7 @@ class GemmFront {
   GemmFront(std::string kernel, std::string b_name, GemmLayouts layouts);
 
   const GemmLayouts& layouts() const { return layouts_; }
+  const std::string& b_name() const { return b_name_; }  // "B" or "W"
   // check_problem and the DRAM the operands need.
   core::Errors check(const QgemmProblem& problem, const machine::MachineConfig& machine) const;
   // The given layouts that do not parse or bind (the whole operand need not fit the LM).

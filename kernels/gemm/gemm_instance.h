@@ -1,6 +1,8 @@
-// The Problem of a GEMM kernel (qgemm, tgemm): the steps both take alike through GemmFront — the
-// checks, tuning candidates, plan files, and the useful MACs of the report. A kernel adds its
-// operands, its plan's description (to_plan), its program and its reference.
+// The Problem of a GEMM kernel (qgemm, tgemm): the steps both take alike — through GemmFront the
+// checks, tuning candidates and plan files; the input tensors and the per-column vectors of the
+// DRAM image, the host reference's C, the report's fields and useful MACs, and C as the output. A
+// kernel adds its operands (its weight path: int8 B or packed ternary W), its plan's description
+// (to_plan) and its program.
 #pragma once
 
 #include <optional>
@@ -9,6 +11,7 @@
 #include "kernels/gemm/gemm_front.h"
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm.h"
+#include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
 
@@ -31,13 +34,32 @@ class GemmInstance : public Problem {
     if (!p) return p.errors();
     return to_plan(p.value(), machine);
   }
+  // A, B (or W), then bias, multiplier and shift when the problem has them.
+  std::vector<std::string> input_tensors() const override;
+  std::vector<OutputArray> outputs() const override;
+  // --out-dtype f32: outputs() asks the driver to write C dequantized.
+  void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
 
  protected:
   // The kernel's Plan of a GEMM plan: its estimate, description and mapping.
   virtual Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const = 0;
 
+  // The DRAM image's per-column vectors: `bias` (int32 bytes) and the output stage's multipliers
+  // and shifts when per channel.
+  void add_vectors(DramImage& dram, const std::vector<std::uint8_t>& bias,
+                   const numeric::OutputStage& out) const;
+  // The host reference's C of A and B as codes (int32 accumulators for an int32 output), as the
+  // DRAM image's "C"; an error when the reference rejects the problem.
+  Result<DramImage> reference_c(const numeric::QGemmParams& params, const std::vector<std::int32_t>& a,
+                                const std::vector<std::int32_t>& b,
+                                const std::vector<std::uint8_t>& bias) const;
+  // The report's plan, layouts and tile fields.
+  void add_plan_fields(const QgemmPlan& plan, const machine::MachineConfig& machine,
+                       report::RunStats& stats) const;
+
   QgemmProblem p_;
   GemmFront front_;  // the given layouts, and what qgemm and tgemm share
+  std::optional<OutputArray::Dequantize> dequantize_;
 };
 
 }  // namespace treesim::kernels

@@ -93,13 +93,6 @@ numeric::OutputStage QgemmInstance::out_stage() const {
   return out;
 }
 
-std::vector<std::string> QgemmInstance::input_tensors() const {
-  std::vector<std::string> names{"A", "B"};
-  if (p_.has_bias) names.push_back("bias");
-  if (p_.per_channel()) names.insert(names.end(), {"multiplier", "shift"});
-  return names;
-}
-
 DramImage QgemmInstance::inputs() const { return image(operands().a, operands().b); }
 
 DramImage QgemmInstance::take_inputs() {
@@ -115,16 +108,7 @@ DramImage QgemmInstance::image(std::vector<std::uint8_t> a, std::vector<std::uin
   DramImage dram;  // emplaced: an initializer list would copy the bytes
   dram.emplace("A", std::move(a));
   dram.emplace("B", std::move(b));
-  if (p_.has_bias) dram["bias"] = ops.bias;
-  if (p_.per_channel()) {
-    std::vector<std::int32_t> mult, shift;
-    for (const auto& q : out_stage().multipliers) {
-      mult.push_back(q.multiplier);
-      shift.push_back(q.shift);
-    }
-    dram["multiplier"] = int32_bytes(mult);
-    dram["shift"] = int32_bytes(shift);
-  }
+  add_vectors(dram, ops.bias, out_stage());
   return dram;
 }
 
@@ -135,43 +119,12 @@ Result<DramImage> QgemmInstance::reference() const {
   params.a_zero_point = p_.a_zero, params.b_zero_point = p_.b_zero;
   const QgemmOperands& ops = operands();
   params.out = out_stage();
-  std::vector<std::int32_t> bias(ops.bias.size() / 4);
-  if (!bias.empty()) std::memcpy(bias.data(), ops.bias.data(), ops.bias.size());
-  std::vector<std::int32_t> c;
-  try {
-    c = p_.int32_out
-            ? numeric::reference_qgemm_acc(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype))
-            : numeric::reference_qgemm(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype), bias);
-  } catch (const numeric::QuantError& e) {
-    return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
-  }
-  if (p_.int32_out) return DramImage{{"C", int32_bytes(c)}};
-  std::vector<std::uint8_t> bytes(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i) bytes[i] = static_cast<std::uint8_t>(c[i]);
-  return DramImage{{"C", std::move(bytes)}};
+  return reference_c(params, codes(ops.a, p_.a_dtype), codes(ops.b, p_.b_dtype), ops.bias);
 }
 
 void QgemmInstance::add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                                       report::RunStats& stats) const {
-  const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
-  if (!p) return;
-  stats.info["plan"] = describe(*p, machine);
-  stats.info["layout_a"] = whole_layout_a(p_, *p, machine);
-  stats.info["layout_b"] = whole_layout_b(p_, *p, machine);
-  stats.info["layout_c"] = whole_layout_c(p_, *p, machine);
-  for (auto [key, value] : {std::pair{"m", p_.m},
-                            {"n", p_.n},
-                            {"k", p_.k},
-                            {"tile_m", p->tm},
-                            {"tile_n", p->tn},
-                            {"tile_k", p->kt},
-                            {"k_steps", p->steps},
-                            {"passes", p->m_passes * p->n_passes}})
-    stats.extra[key] = value;
-}
-
-std::vector<OutputArray> QgemmInstance::outputs() const {
-  return {{"C", p_.out_dtype(), {p_.m, p_.n}, dequantize_}};
+  if (const auto* p = std::any_cast<QgemmPlan>(&plan.mapping)) add_plan_fields(*p, machine, stats);
 }
 
 }  // namespace treesim::kernels

@@ -53,13 +53,9 @@ class QgemmInstance : public GemmInstance {
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
   DramImage take_inputs() override;
-  std::vector<std::string> input_tensors() const override;
   Result<DramImage> reference() const override;
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
-  std::vector<OutputArray> outputs() const override;
-  // --out-dtype f32: outputs() asks the driver to write C dequantized.
-  void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
   // A already in the LMs, where the unit before left it (graph/: a flattened convolution output, its
   // elements A's in row-major order): each A tile a windowed convert of it, the plan's working
   // buffers below its region.
@@ -73,7 +69,6 @@ class QgemmInstance : public GemmInstance {
 
   std::optional<QgemmSeed> seed_;
   mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
-  std::optional<OutputArray::Dequantize> dequantize_;
   std::optional<LmTensor> a_in_lm_;
 };
 

@@ -42,8 +42,9 @@ TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, boo
 }
 
 TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, TgemmOperands operands, Layouts layouts)
-    : GemmInstance(std::move(problem),
-                   GemmFront("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)})),
+    : GemmInstance(
+          std::move(problem),
+          GemmFront("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)})),
       e_(e),
       ops_(std::move(operands)) {
   set_weight_encoding(p_, e_);
@@ -51,8 +52,9 @@ TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, TgemmOperan
 
 TgemmInstance::TgemmInstance(QgemmProblem problem, WeightEncoding e, std::uint64_t seed, bool per_channel,
                              Layouts layouts)
-    : GemmInstance(std::move(problem),
-                   GemmFront("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)})),
+    : GemmInstance(
+          std::move(problem),
+          GemmFront("tgemm", "W", {std::move(layouts.a), std::move(layouts.w), std::move(layouts.c)})),
       e_(e),
       seed_(seed),
       per_channel_seed_(per_channel) {
@@ -94,26 +96,10 @@ Result<program::Program> TgemmInstance::program(const Plan& plan,
   return front_.program([&] { return build_tgemm_program(p_, *mapping, machine, e_); });
 }
 
-std::vector<std::string> TgemmInstance::input_tensors() const {
-  std::vector<std::string> names{"A", "W"};
-  if (p_.has_bias) names.push_back("bias");
-  if (p_.per_channel()) names.insert(names.end(), {"multiplier", "shift"});
-  return names;
-}
-
 DramImage TgemmInstance::inputs() const {
   const TgemmOperands& ops = operands();
   DramImage dram{{"A", ops.a}, {"W", w_bytes_}};
-  if (p_.has_bias) dram["bias"] = ops.bias;
-  if (p_.per_channel()) {
-    std::vector<std::int32_t> mult, shift;
-    for (const auto& q : out_stage().multipliers) {
-      mult.push_back(q.multiplier);
-      shift.push_back(q.shift);
-    }
-    dram["multiplier"] = int32_bytes(mult);
-    dram["shift"] = int32_bytes(shift);
-  }
+  add_vectors(dram, ops.bias, out_stage());
   return dram;
 }
 
@@ -134,43 +120,17 @@ Result<DramImage> TgemmInstance::reference() const {
   std::vector<std::int32_t> a(ops.a.size()), b(w.begin(), w.end());
   for (std::size_t i = 0; i < a.size(); ++i)
     a[i] = p_.a_dtype == core::DType::kUInt8 ? ops.a[i] : static_cast<std::int8_t>(ops.a[i]);
-  std::vector<std::int32_t> bias(ops.bias.size() / 4);
-  if (!bias.empty()) std::memcpy(bias.data(), ops.bias.data(), ops.bias.size());
-  std::vector<std::int32_t> c;
-  try {
-    c = numeric::reference_qgemm(params, a, b, bias);
-  } catch (const numeric::QuantError& e) {
-    return core::Error{"", std::string("the host reference rejects this problem: ") + e.what()};
-  }
-  std::vector<std::uint8_t> bytes(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i) bytes[i] = static_cast<std::uint8_t>(c[i]);
-  return DramImage{{"C", std::move(bytes)}};
+  return reference_c(params, a, b, ops.bias);
 }
 
 void TgemmInstance::add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                                       report::RunStats& stats) const {
   const auto* p = std::any_cast<QgemmPlan>(&plan.mapping);
   if (!p) return;
-  stats.info["plan"] = describe(*p, machine);
+  add_plan_fields(*p, machine, stats);
   stats.info["weight_encoding"] = to_string(e_);
-  stats.info["layout_a"] = whole_layout_a(p_, *p, machine);
-  stats.info["layout_w"] = whole_layout_b(p_, *p, machine);
-  stats.info["layout_c"] = whole_layout_c(p_, *p, machine);
-  for (auto [key, value] : {std::pair{"m", p_.m},
-                            {"n", p_.n},
-                            {"k", p_.k},
-                            {"tile_m", p->tm},
-                            {"tile_n", p->tn},
-                            {"tile_k", p->kt},
-                            {"k_steps", p->steps},
-                            {"passes", p->m_passes * p->n_passes},
-                            {"w_bytes", weight_bytes(p_.k, p_.n, e_)},
-                            {"w_dram_read_bytes", weight_dram_bytes(p_, *p, e_)}})
-    stats.extra[key] = value;
-}
-
-std::vector<OutputArray> TgemmInstance::outputs() const {
-  return {{"C", p_.out_dtype(), {p_.m, p_.n}, dequantize_}};
+  stats.extra["w_bytes"] = weight_bytes(p_.k, p_.n, e_);
+  stats.extra["w_dram_read_bytes"] = weight_dram_bytes(p_, *p, e_);
 }
 
 }  // namespace treesim::kernels

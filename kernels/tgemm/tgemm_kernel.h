@@ -40,13 +40,9 @@ class TgemmInstance : public GemmInstance {
   Result<Plan> plan(const machine::MachineConfig& machine) const override;
   Result<program::Program> program(const Plan& plan, const machine::MachineConfig& machine) const override;
   DramImage inputs() const override;
-  std::vector<std::string> input_tensors() const override;
   Result<DramImage> reference() const override;
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
-  std::vector<OutputArray> outputs() const override;
-  // --out-dtype f32: outputs() asks the driver to write C dequantized.
-  void dequantize_output(std::optional<OutputArray::Dequantize> d) { dequantize_ = d; }
 
  private:
   Plan to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const override;
@@ -58,7 +54,6 @@ class TgemmInstance : public GemmInstance {
   bool per_channel_seed_ = false;
   mutable std::optional<TgemmOperands> ops_;
   mutable std::vector<std::uint8_t> w_bytes_;  // W packed, made with the operands
-  std::optional<OutputArray::Dequantize> dequantize_;
 };
 
 }  // namespace treesim::kernels
