@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/float_operands.h"
+#include "kernels/gemm/gemm_options.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
@@ -17,49 +18,38 @@ namespace treesim::kernels {
 namespace {
 
 std::vector<OptionSpec> qgemm_options() {
-  auto plain = [](const char* name, OptionKind kind, const char* help) {
-    return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
-  };
-  return {
-      size_option("m", "Rows of A and C"),
-      size_option("n", "Columns of B and C"),
-      size_option("k", "Columns of A, rows of B"),
-      dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
-      dtype_option("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
-      {"dtype-out",
-       OptionKind::kChoice,
-       "C's type with --seed: u8, s8, or s32 (the int32 accumulators: no bias, no requant)",
-       OptionValue{std::string("s8")},
-       {"u8", "s8", "s32", "uint8", "int8", "int32"},
-       {},
-       {}},
-      zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
-      zero_option("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
-      zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
-      plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
-      rounding_option(
-          "With --seed: the requant arithmetic: double (TFLite reference), single, double_upward or float "
-          "(ONNX Runtime's float32 scale); a --quant file gives its own"),
-      plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
-      act_option("With --seed: none, relu or relu6 (output scale 1/20)"),
-      {"seed",
-       OptionKind::kUnsigned,
-       "Seed of the random operands",
-       OptionValue{std::uint64_t{1}},
-       {},
-       {},
-       {}},
-      plain("a", OptionKind::kPath,
-            "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
-      plain("b", OptionKind::kPath,
-            "B as .npy (int8/uint8, K×N; float32/float16/bfloat16: quantized on load)"),
-      plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
-      plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b"),
-      plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
-      plain("layout-b", OptionKind::kText, "Layout of the whole B (K×N): which levels split K and N"),
-      plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
-      out_dtype_option(),
-  };
+  const auto plain = plain_option;
+  std::vector<OptionSpec> options = gemm_size_options("B");
+  append(
+      options,
+      {dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
+       dtype_option("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
+       {"dtype-out",
+        OptionKind::kChoice,
+        "C's type with --seed: u8, s8, or s32 (the int32 accumulators: no bias, no requant)",
+        OptionValue{std::string("s8")},
+        {"u8", "s8", "s32", "uint8", "int8", "int32"},
+        {},
+        {}},
+       zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
+       zero_option("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
+       zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
+       rounding_option(
+           "With --seed: the requant arithmetic: double (TFLite reference), single, double_upward or float "
+           "(ONNX Runtime's float32 scale); a --quant file gives its own"),
+       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
+       act_option("With --seed: none, relu or relu6 (output scale 1/20)"),
+       seed_option(),
+       plain("a", OptionKind::kPath,
+             "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
+       plain("b", OptionKind::kPath,
+             "B as .npy (int8/uint8, K×N; float32/float16/bfloat16: quantized on load)"),
+       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
+       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b")});
+  append(options, gemm_layout_options("B"));
+  append(options, {out_dtype_option()});
+  return options;
 }
 
 Result<io::NpyArray> read_npy(const std::string& path) {
@@ -213,19 +203,9 @@ QgemmOperands draw_operands(const QgemmProblem& p, const QgemmSeed& seed) {
   QgemmOperands ops;
   ops.a = bytes(p.m * p.k);
   ops.b = bytes(p.k * p.n);
-  const double base = seeded_scale(p.k);
-  if (seed.per_channel) {
-    for (std::uint64_t c = 0; c < p.n; ++c)
-      ops.multipliers.push_back(numeric::quantize_multiplier(
-          base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0), p.out.rounding));
-  }
-  if (p.has_bias) {
-    ops.bias.resize(p.n * 4);
-    for (std::uint64_t c = 0; c < p.n; ++c) {
-      std::int32_t v = static_cast<std::int32_t>(gen() % 65536) - 32768;
-      std::memcpy(ops.bias.data() + c * 4, &v, 4);
-    }
-  }
+  if (seed.per_channel)
+    ops.multipliers = draw_channel_multipliers(gen, p.n, seeded_scale(p.k), p.out.rounding);
+  if (p.has_bias) ops.bias = draw_bias(gen, p.n);
   return ops;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "kernels/gemm/gemm_options.h"
 #include "kernels/operand_bytes.h"
 #include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/plan_file.h"
@@ -26,18 +27,9 @@ TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, boo
   for (auto& x : ops.a) x = static_cast<std::uint8_t>(gen() >> 24);
   ops.w.resize(p.k * p.n);
   for (auto& x : ops.w) x = static_cast<std::int8_t>(static_cast<int>((gen() >> 24) % 3) - 1);
-  const double base = tgemm_seeded_scale(p.k);
   if (per_channel)
-    for (std::uint64_t c = 0; c < p.n; ++c)
-      ops.multipliers.push_back(
-          numeric::quantize_multiplier(base * (0.5 + static_cast<double>(gen() % 1000) / 1000.0)));
-  if (p.has_bias) {
-    ops.bias.resize(p.n * 4);
-    for (std::uint64_t c = 0; c < p.n; ++c) {
-      std::int32_t v = static_cast<std::int32_t>(gen() % 65536) - 32768;
-      std::memcpy(ops.bias.data() + c * 4, &v, 4);
-    }
-  }
+    ops.multipliers = draw_channel_multipliers(gen, p.n, tgemm_seeded_scale(p.k), numeric::Rounding::kDouble);
+  if (p.has_bias) ops.bias = draw_bias(gen, p.n);
   return ops;
 }
 

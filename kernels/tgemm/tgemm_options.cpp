@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/float_operands.h"
+#include "kernels/gemm/gemm_options.h"
 #include "kernels/seeded_options.h"
 #include "kernels/tgemm/tgemm_kernel.h"
 #include "sim/io/npy.h"
@@ -18,46 +19,36 @@ namespace treesim::kernels {
 namespace {
 
 std::vector<OptionSpec> tgemm_options() {
-  auto plain = [](const char* name, OptionKind kind, const char* help) {
-    return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
-  };
-  return {
-      size_option("m", "Rows of A and C"),
-      size_option("n", "Columns of W and C"),
-      size_option("k", "Columns of A, rows of W"),
-      {"weight-encoding",
-       OptionKind::kChoice,
-       "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
-       "(the four compared)",
-       OptionValue{std::string("dpt")},
-       {"dpt", "bct", "base3", "int8", "all"},
-       {},
-       {}},
-      dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
-      dtype_option("dtype-out", "C's type with --seed: u8 or s8"),
-      zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
-      zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
-      plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
-      plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
-      {"seed",
-       OptionKind::kUnsigned,
-       "Seed of the random operands",
-       OptionValue{std::uint64_t{1}},
-       {},
-       {},
-       {}},
-      plain("a", OptionKind::kPath,
-            "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
-      plain("w", OptionKind::kPath,
-            "W as .npy (int8 −1/0/1, K×N; float32/float16/bfloat16: ternarized on load) or .dpt (treesim dpt "
-            "pack)"),
-      plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
-      plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--w; b_scale is W's scale"),
-      plain("layout-a", OptionKind::kText, "Layout of the whole A (M×K): which levels split M and K"),
-      plain("layout-w", OptionKind::kText, "Layout of the whole W (K×N): which levels split K and N"),
-      plain("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N"),
-      out_dtype_option(),
-  };
+  const auto plain = plain_option;
+  std::vector<OptionSpec> options = gemm_size_options("W");
+  append(
+      options,
+      {{"weight-encoding",
+        OptionKind::kChoice,
+        "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
+        "(the four compared)",
+        OptionValue{std::string("dpt")},
+        {"dpt", "bct", "base3", "int8", "all"},
+        {},
+        {}},
+       dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
+       dtype_option("dtype-out", "C's type with --seed: u8 or s8"),
+       zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
+       zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
+       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
+       seed_option(),
+       plain("a", OptionKind::kPath,
+             "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
+       plain(
+           "w", OptionKind::kPath,
+           "W as .npy (int8 −1/0/1, K×N; float32/float16/bfloat16: ternarized on load) or .dpt (treesim dpt "
+           "pack)"),
+       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
+       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--w; b_scale is W's scale")});
+  append(options, gemm_layout_options("W"));
+  append(options, {out_dtype_option()});
+  return options;
 }
 
 WeightEncoding encoding_of(const std::string& text) {

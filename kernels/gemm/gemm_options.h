@@ -1,0 +1,35 @@
+// The options qgemm and tgemm share, with their weight operand named (B, or tgemm's W), and what a
+// seeded problem draws after its operands: per-channel multipliers and the bias.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.h"
+#include "kernels/seeded_options.h"
+#include "sim/core/mt19937_64.h"
+#include "sim/numeric/fixed_point.h"
+
+namespace treesim::kernels {
+
+// `more` after `options`, in order.
+inline void append(std::vector<OptionSpec>& options, std::vector<OptionSpec> more) {
+  for (OptionSpec& o : more) options.push_back(std::move(o));
+}
+
+// An option with no default and no choices.
+OptionSpec plain_option(const char* name, OptionKind kind, const char* help);
+// --m, --n, --k, their help naming the weight operand `w` ("B" or "W").
+std::vector<OptionSpec> gemm_size_options(const std::string& w);
+OptionSpec seed_option();  // --seed, 1 by default
+// --layout-a, --layout-<w>, --layout-c.
+std::vector<OptionSpec> gemm_layout_options(const std::string& w);
+
+// N per-channel multipliers around `base` (0.5 to 1.5 times it), then, with a bias, N int32 bias
+// values as bytes: drawn in this order from `gen`, after the operands.
+std::vector<numeric::QuantizedMultiplier> draw_channel_multipliers(core::Mt19937_64& gen, std::uint64_t n,
+                                                                   double base, numeric::Rounding rounding);
+std::vector<std::uint8_t> draw_bias(core::Mt19937_64& gen, std::uint64_t n);
+
+}  // namespace treesim::kernels
