@@ -51,4 +51,22 @@ std::vector<std::uint8_t> draw_bias(core::Mt19937_64& gen, std::uint64_t n) {
   return bytes;
 }
 
+bool operands_from_files(const Options& o, const std::string& w) {
+  return !o.text("a").empty() || !o.text(w).empty() || !o.text("quant").empty() || !o.text("bias").empty();
+}
+
+Kernel gemm_kernel(const char* name, const char* summary, std::vector<OptionSpec> options, const char* k,
+                   Result<std::unique_ptr<Problem>> (*make)(const Options&, const machine::MachineConfig&),
+                   const char* compare) {
+  return {name,
+          summary,
+          std::move(options),
+          "Write C as .npy",
+          {{"m", "16"}, {"n", "24"}, {"k", k}, {"per-channel", "true"}},
+          make,
+          compare,
+          /*tunable=*/true,
+          /*plan_files=*/true};
+}
+
 }  // namespace treesim::kernels

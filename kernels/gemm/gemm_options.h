@@ -26,6 +26,15 @@ OptionSpec seed_option();  // --seed, 1 by default
 // --layout-a, --layout-<w>, --layout-c.
 std::vector<OptionSpec> gemm_layout_options(const std::string& w);
 
+// Whether the operands come from files (--a, --<w>, --quant or --bias given) rather than --seed.
+bool operands_from_files(const Options& options, const std::string& w);
+
+// A GEMM kernel's registration: plan files and tuning, C written as .npy, a small example of
+// `m`×`n`×`k` per channel; `compare` the option whose "all" compares its choices ("" for none).
+Kernel gemm_kernel(const char* name, const char* summary, std::vector<OptionSpec> options, const char* k,
+                   Result<std::unique_ptr<Problem>> (*make)(const Options&, const machine::MachineConfig&),
+                   const char* compare);
+
 // N per-channel multipliers around `base` (0.5 to 1.5 times it), then, with a bias, N int32 bias
 // values as bytes: drawn in this order from `gen`, after the operands.
 std::vector<numeric::QuantizedMultiplier> draw_channel_multipliers(core::Mt19937_64& gen, std::uint64_t n,

@@ -212,23 +212,14 @@ QgemmOperands draw_operands(const QgemmProblem& p, const QgemmSeed& seed) {
 namespace {
 
 Result<std::unique_ptr<Problem>> make_qgemm(const Options& o, const machine::MachineConfig& machine) {
-  const bool files =
-      !o.text("a").empty() || !o.text("b").empty() || !o.text("quant").empty() || !o.text("bias").empty();
-  return files ? from_files(o, machine) : from_seed(o, machine);
+  return operands_from_files(o, "b") ? from_files(o, machine) : from_seed(o, machine);
 }
 
 }  // namespace
 
 Kernel qgemm_kernel() {
-  return {"qgemm",
-          "Quantized int8 GEMM C = requant(A·B + bias), verified bit-exactly",
-          qgemm_options(),
-          "Write C as .npy",
-          {{"m", "16"}, {"n", "24"}, {"k", "40"}, {"per-channel", "true"}},
-          &make_qgemm,
-          "",
-          /*tunable=*/true,
-          /*plan_files=*/true};
+  return gemm_kernel("qgemm", "Quantized int8 GEMM C = requant(A·B + bias), verified bit-exactly",
+                     qgemm_options(), "40", &make_qgemm, "");
 }
 
 }  // namespace treesim::kernels

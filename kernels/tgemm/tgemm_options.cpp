@@ -222,23 +222,15 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
 Result<std::unique_ptr<Problem>> make_tgemm(const Options& o, const machine::MachineConfig& machine) {
   if (o.text("weight-encoding") == "all")
     return core::Error{"--weight-encoding", "all compares the encodings in `treesim run`: choose one here"};
-  const bool files =
-      !o.text("a").empty() || !o.text("w").empty() || !o.text("quant").empty() || !o.text("bias").empty();
-  return files ? from_files(o, machine) : from_seed(o, machine);
+  return operands_from_files(o, "w") ? from_files(o, machine) : from_seed(o, machine);
 }
 
 }  // namespace
 
 Kernel tgemm_kernel() {
-  return {"tgemm",
-          "Ternary-weight GEMM C = requant(A·W + bias), W packed (DPT) and decoded in the PEs",
-          tgemm_options(),
-          "Write C as .npy",
-          {{"m", "16"}, {"n", "24"}, {"k", "43"}, {"per-channel", "true"}},
-          &make_tgemm,
-          "weight-encoding",
-          /*tunable=*/true,
-          /*plan_files=*/true};
+  return gemm_kernel("tgemm",
+                     "Ternary-weight GEMM C = requant(A·W + bias), W packed (DPT) and decoded in the PEs",
+                     tgemm_options(), "43", &make_tgemm, "weight-encoding");
 }
 
 }  // namespace treesim::kernels
