@@ -157,7 +157,17 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
     std::set<std::uint64_t> kts;
     std::uint64_t at = pc.order;
     std::vector<std::uint64_t> wanted;  // K in at least this many steps
-    if (complete)
+    // Where K is split over several passes, C goes out in pieces over the next pass's steps, one
+    // per step, and each piece's store waits for the pass's reduce while holding DRAM's queue: the
+    // estimate does not price that wait, so more, shorter steps look cheap and are not (die 1024³
+    // with K over MAB and PE, 4×4 passes: K in 1 step of 16 estimated 79,452 cycles and simulated
+    // 78,464; 8 steps of 2 estimated 79,004 and simulated 130,318). Such passes take K in the fewest
+    // steps the LM allows, which keeps C in one piece.
+    const bool pieces_wait_on_reduce =
+        pc.plan.pk > 1 && pc.plan.m_passes * pc.plan.n_passes * prob.groups > 1;
+    if (pieces_wait_on_reduce)
+      wanted = {1};
+    else if (complete)
       for (std::uint64_t kt = pc.plan.kt; kt >= kt_unit; kt -= kt_unit)
         wanted.push_back(timing::ceil_div(kk, kt));
     else

@@ -288,7 +288,7 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
 
 // Every plan an exhaustive search over level assignments (no level fixed) and tilings can make —
 // C's passes 1, 2 or 4 times the LM's, split 0, 1, ... times more; K in every step count from 1 to
-// all of it — estimated, in the default planner's enumeration order, each distinct plan once.
+// all of it (in the fewest where K is split over several passes) — estimated, in the default planner's enumeration order, each distinct plan once.
 std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
@@ -318,6 +318,8 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
             continue;
           }
           QgemmPlan& plan = std::get<QgemmPlan>(shaped);
+          // K split over several passes: K in the fewest steps only (qgemm_search.cpp).
+          if (plan.pk > 1 && plan.m_passes * plan.n_passes > 1 && steps > 1) continue;
           if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt}).second) continue;
           if (!estimate_plan(p, plan, m)) plans.push_back(plan);
         }
