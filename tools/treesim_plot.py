@@ -163,7 +163,7 @@ def plot_roofline(args, plt):
     slopes = 0
     for (kind, rate), names in sorted(lines.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
         label = textwrap.fill(", ".join(names) + " " + (si(rate, "B/s") if kind == "slope" else si(rate, "ops/s")),
-                              24, subsequent_indent="  ")
+                              22, subsequent_indent="  ")
         if kind == "flat":
             h, = ax.plot([lo, hi], [rate, rate], color="0.15", linewidth=1.4, zorder=1, label=label)
         else:
@@ -173,7 +173,8 @@ def plot_roofline(args, plt):
             slopes += 1
         handles.append(h)
     # The legends stand right of the axes: the ceilings' above the series'.
-    fig.subplots_adjust(left=0.1, right=0.66, top=0.92, bottom=0.12)
+    fig.subplots_adjust(left=0.1, right=0.62, top=0.92, bottom=0.12)
+    fig.treesim_legends_outside = True
     ceiling_legend = ax.legend(handles=handles, title="ceilings", fontsize=6.5, title_fontsize=7,
                                loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     groups = ordered([r[color_by] for r, *_ in points]) if color_by else [None]
@@ -411,7 +412,8 @@ def main(argv):
         matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, and smaller
         import matplotlib.pyplot as plt
         fig = KINDS[args.kind](args, plt)
-        fig.tight_layout()
+        if not getattr(fig, "treesim_legends_outside", False):  # those place the axes themselves
+            fig.tight_layout()
         # Whole or not at all: a temporary beside the target, renamed into place.
         folder = os.path.dirname(os.path.abspath(args.out))
         try:
