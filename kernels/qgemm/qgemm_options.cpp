@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/float_operands.h"
+#include "kernels/gemm/gemm_files.h"
 #include "kernels/gemm/gemm_options.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "kernels/seeded_options.h"
@@ -52,95 +53,24 @@ std::vector<OptionSpec> qgemm_options() {
   return options;
 }
 
-Result<io::NpyArray> read_npy(const std::string& path) {
-  try {
-    return io::read_npy(path);
-  } catch (const std::runtime_error& e) {
-    return core::Error{"", e.what()};
-  }
-}
-
-Result<numeric::QuantFile> read_quant(const std::string& path) {
-  try {
-    return numeric::load_quant_file(path);
-  } catch (const std::runtime_error& e) {
-    return core::Error{"", e.what()};
-  }
-}
-
-// An int8/uint8 matrix from .npy (or an f32/f16/bf16 one quantized on load to `float_dtype` with
-// q's scales), its shape checked against what the other inputs say.
-Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DType& dtype,
-                                               std::uint64_t& rows, std::uint64_t& cols,
-                                               const char* rows_name, const char* cols_name, Operand which,
-                                               core::DType float_dtype, numeric::QuantFile& q,
-                                               const std::string& quant_path) {
-  Result<io::NpyArray> read = read_npy(path);
-  if (!read) return read.errors();
-  io::NpyArray& a = read.value();
-  const bool is_float = is_float_operand(a.dtype);
-  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8 && !is_float)
-    return core::Error{path, fmt::format("expected int8, uint8, float32, float16 or bfloat16 values, got {}",
-                                         core::dtype_name(a.dtype))};
-  if (a.shape.size() != 2)
-    return core::Error{
-        path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
-  for (auto [want, got, name] : {std::tuple{&rows, a.shape[0], rows_name}, {&cols, a.shape[1], cols_name}}) {
-    if (*want != 0 && *want != got)
-      return core::Error{path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
-                                           io::shape_string(a.shape), name, got, name, *want)};
-    *want = got;
-  }
-  if (is_float) {
-    dtype = float_dtype;
-    return quantize_operand(a, path, which, float_dtype, q, quant_path);
-  }
-  dtype = a.dtype;
-  return std::move(a.bytes);
-}
-
 Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::MachineConfig& machine) {
-  const std::string a_path = o.text("a"), b_path = o.text("b"), quant = o.text("quant"),
-                    bias_path = o.text("bias");
-  if (a_path.empty() || b_path.empty() || quant.empty())
-    return core::Error{
-        "", "--a, --b and --quant go together (and --bias optionally); or use --seed for random operands"};
-  QgemmProblem p;
-  p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
-  p.k = o.unsigned_int("k").value_or(0);
-  Result<numeric::QuantFile> read_q = read_quant(quant);
-  if (!read_q) return read_q.errors();
-  numeric::QuantFile& q = read_q.value();
   QgemmOperands ops;
-  auto a = read_operand(a_path, p.a_dtype, p.m, p.k, "M", "K", Operand::kA, option_dtype(o.text("dtype-a")),
-                        q, quant);
-  if (!a) return a.errors();
-  ops.a = std::move(a.value());
-  std::uint64_t k2 = p.k;
-  auto b = read_operand(b_path, p.b_dtype, k2, p.n, "K", "N", Operand::kB, option_dtype(o.text("dtype-b")), q,
-                        quant);
-  if (!b) return b.errors();
-  ops.b = std::move(b.value());
-  if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
-  auto dequantize = output_dequantize(o, &q);
-  if (!dequantize) return dequantize.errors();
-  p.a_zero = q.a_zero_point, p.b_zero = q.b_zero_point;
-  p.out = q.out;
-  if (!bias_path.empty()) {
-    auto bias = read_npy(bias_path);
-    if (!bias) return bias.errors();
-    if (bias->dtype != core::DType::kInt32 || bias->shape != std::vector<std::uint64_t>{p.n})
-      return core::Error{bias_path,
-                         fmt::format("expected int32 of shape ({},), got {} {}", p.n,
-                                     core::dtype_name(bias->dtype), io::shape_string(bias->shape))};
-    p.has_bias = true;
-    ops.bias = std::move(bias->bytes);
-  }
-  core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, true);
-  if (!size.empty()) return size;
-  auto instance = std::make_unique<QgemmInstance>(std::move(p), std::move(ops), o.text("layout-a"),
+  Result<GemmFiles> f = read_gemm_files(
+      o, "b",
+      [&](GemmFiles& files, const std::string& quant) -> core::Errors {
+        std::uint64_t k = files.p.k;
+        auto b = read_operand(o.text("b"), files.p.b_dtype, k, files.p.n, "K", "N", Operand::kB,
+                              option_dtype(o.text("dtype-b")), files.q, quant);
+        if (!b) return b.errors();
+        ops.b = std::move(b.value());
+        return {};
+      },
+      machine);
+  if (!f) return f.errors();
+  ops.a = std::move(f->a), ops.bias = std::move(f->bias);
+  auto instance = std::make_unique<QgemmInstance>(std::move(f->p), std::move(ops), o.text("layout-a"),
                                                   o.text("layout-b"), o.text("layout-c"));
-  instance->dequantize_output(dequantize.value());
+  instance->dequantize_output(f->dequantize);
   return std::unique_ptr<Problem>(std::move(instance));
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/float_operands.h"
+#include "kernels/gemm/gemm_files.h"
 #include "kernels/gemm/gemm_options.h"
 #include "kernels/seeded_options.h"
 #include "kernels/tgemm/tgemm_kernel.h"
@@ -118,80 +119,25 @@ Result<std::vector<std::int8_t>> read_weights(const std::string& path, std::uint
 }
 
 Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::MachineConfig& machine) {
-  const std::string a_path = o.text("a"), w_path = o.text("w"), quant = o.text("quant"),
-                    bias_path = o.text("bias");
-  if (a_path.empty() || w_path.empty() || quant.empty())
-    return core::Error{
-        "", "--a, --w and --quant go together (and --bias optionally); or use --seed for random operands"};
-  QgemmProblem p;
-  p.m = o.unsigned_int("m").value_or(0), p.n = o.unsigned_int("n").value_or(0);
-  p.k = o.unsigned_int("k").value_or(0);
-  numeric::QuantFile q;
-  try {
-    q = numeric::load_quant_file(quant);
-  } catch (const std::runtime_error& e) {
-    return core::Error{"", e.what()};
-  }
   TgemmOperands ops;
-  io::NpyArray a;
-  try {
-    a = io::read_npy(a_path);
-  } catch (const std::runtime_error& e) {
-    return core::Error{"", e.what()};
-  }
-  if (a.dtype != core::DType::kInt8 && a.dtype != core::DType::kUInt8 && !is_float_operand(a.dtype))
-    return core::Error{a_path,
-                       fmt::format("expected int8, uint8, float32, float16 or bfloat16 values, got {}",
-                                   core::dtype_name(a.dtype))};
-  if (a.shape.size() != 2)
-    return core::Error{
-        a_path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
-  for (auto [want, got, name] : {std::tuple{&p.m, a.shape[0], "M"}, {&p.k, a.shape[1], "K"}}) {
-    if (*want != 0 && *want != got)
-      return core::Error{a_path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
-                                             io::shape_string(a.shape), name, got, name, *want)};
-    *want = got;
-  }
-  if (is_float_operand(a.dtype)) {
-    p.a_dtype = option_dtype(o.text("dtype-a"));
-    auto codes = quantize_operand(a, a_path, Operand::kA, p.a_dtype, q, quant);
-    if (!codes) return codes.errors();
-    ops.a = std::move(codes.value());
-  } else {
-    p.a_dtype = a.dtype;
-    ops.a = std::move(a.bytes);
-  }
-  auto w = read_weights(w_path, p.k, p.n, q, quant);
-  if (!w) return w.errors();
-  ops.w = std::move(w.value());
-  if (core::Errors e = finish_scales(q, quant, p.n); !e.empty()) return e;
-  auto dequantize = output_dequantize(o, &q);
-  if (!dequantize) return dequantize.errors();
-  if (q.b_zero_point != 0)
-    return core::Error{quant, fmt::format("field 'b_zero_point': ternary weights have zero point 0, got {}",
-                                          q.b_zero_point)};
-  p.a_zero = q.a_zero_point;
-  p.out = q.out;
-  if (!bias_path.empty()) {
-    io::NpyArray bias;
-    try {
-      bias = io::read_npy(bias_path);
-    } catch (const std::runtime_error& e) {
-      return core::Error{"", e.what()};
-    }
-    if (bias.dtype != core::DType::kInt32 || bias.shape != std::vector<std::uint64_t>{p.n})
-      return core::Error{bias_path, fmt::format("expected int32 of shape ({},), got {} {}", p.n,
-                                                core::dtype_name(bias.dtype), io::shape_string(bias.shape))};
-    p.has_bias = true;
-    ops.bias = std::move(bias.bytes);
-  }
-  core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, true);
-  for (auto& e : size)
-    if (e.where == "--b") e.where = "--w";
-  if (!size.empty()) return size;
-  auto instance = std::make_unique<TgemmInstance>(std::move(p), encoding_of(o.text("weight-encoding")),
+  Result<GemmFiles> f = read_gemm_files(
+      o, "w",
+      [&](GemmFiles& files, const std::string& quant) -> core::Errors {
+        auto w = read_weights(o.text("w"), files.p.k, files.p.n, files.q, quant);
+        if (!w) return w.errors();
+        ops.w = std::move(w.value());
+        if (files.q.b_zero_point != 0)
+          return {core::Error{quant,
+                              fmt::format("field 'b_zero_point': ternary weights have zero point 0, got {}",
+                                          files.q.b_zero_point)}};
+        return {};
+      },
+      machine);
+  if (!f) return f.errors();
+  ops.a = std::move(f->a), ops.bias = std::move(f->bias);
+  auto instance = std::make_unique<TgemmInstance>(std::move(f->p), encoding_of(o.text("weight-encoding")),
                                                   std::move(ops), layouts_of(o));
-  instance->dequantize_output(dequantize.value());
+  instance->dequantize_output(f->dequantize);
   return std::unique_ptr<Problem>(std::move(instance));
 }
 

@@ -96,7 +96,9 @@ TEST(GemmSearch, MoreLmNeverGivesADieGemmAWorseEstimate) {
       m.dram.bytes_per_cycle = dram;
       m.levels.back().memory_bytes = kib * 1024;
       const double e = default_plan(problem(1024, 1024, 1024, 0), m).estimated_cycles;
-      if (last > 0) EXPECT_LE(e, last) << kib << " KiB at " << dram << " B/cycle";
+      if (last > 0) {
+        EXPECT_LE(e, last) << kib << " KiB at " << dram << " B/cycle";
+      }
       last = e;
     }
   }
