@@ -132,6 +132,13 @@ struct Rejection {
   std::string message;  // one line, naming the level or the bytes at fault
 };
 
+// Units a dimension is split over: the product of its uses' sizes.
+inline std::uint64_t units_of(const std::vector<Assignment::Use>& uses) {
+  std::uint64_t p = 1;
+  for (const auto& u : uses) p *= u.size;
+  return p;
+}
+
 // Elements per LM address: tile rows (kt, tn) are whole numbers of addresses.
 inline std::uint64_t lm_words(const machine::MachineConfig& m) {
   return m.pe.words_per_address > 1 ? m.pe.words_per_address : 1;

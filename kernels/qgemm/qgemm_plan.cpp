@@ -21,12 +21,6 @@ namespace {
 
 using timing::ceil_div;
 
-std::uint64_t product(const std::vector<Assignment::Use>& uses) {
-  std::uint64_t p = 1;
-  for (const auto& u : uses) p *= u.size;
-  return p;
-}
-
 std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
 
 const char* dim_name(const Assignment& a, std::size_t level) {
@@ -100,7 +94,7 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   QgemmPlan p;
   p.assignment = a;
   p.tiling = tiling;
-  p.pm = product(a.m), p.pn = product(a.n), p.pk = product(a.k);
+  p.pm = units_of(a.m), p.pn = units_of(a.n), p.pk = units_of(a.k);
   const std::size_t last = m.levels.size() - 1;
   // K partial sums are added over whole subtrees, so K must own the lowest levels at full fan-out.
   if (!a.k.empty()) {

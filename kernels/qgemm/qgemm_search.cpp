@@ -10,12 +10,6 @@
 namespace treesim::kernels {
 namespace {
 
-std::uint64_t product(const std::vector<Assignment::Use>& uses) {
-  std::uint64_t p = 1;
-  for (const auto& u : uses) p *= u.size;
-  return p;
-}
-
 // Every assignment of the free levels to M, N, K or none at full fan-out, in enumeration order;
 // those with more units than elements are only counted.
 std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::MachineConfig& m,
@@ -53,8 +47,8 @@ std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::Mac
         skip = true;
     }
     if (skip) continue;
-    if ((!fixed.fixed_m && product(a.m) > prob.m * 2) || (!fixed.fixed_n && product(a.n) > prob.n * 2) ||
-        (!fixed.fixed_k && product(a.k) > prob.k)) {
+    if ((!fixed.fixed_m && units_of(a.m) > prob.m * 2) || (!fixed.fixed_n && units_of(a.n) > prob.n * 2) ||
+        (!fixed.fixed_k && units_of(a.k) > prob.k)) {
       ++too_many;
       continue;
     }
