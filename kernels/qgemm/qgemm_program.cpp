@@ -1,13 +1,8 @@
-// The qgemm program: per pass over C blocks, stream K in double-buffered steps (load A and B
-// tiles, MAC), reduce partial sums where K is split, requantize, store the C block. Holds on ports
-// and units are granted in program order, so the order below is the schedule: it is
-// software-pipelined across passes (see build_program).
-#include <algorithm>
-#include <map>
-#include <tuple>
-
+// The qgemm program: kernels/gemm's schedule with B loaded as int8; the requant both GEMM kernels
+// issue; the level assignment that given layouts fix.
 #include <fmt/format.h>
 
+#include "kernels/gemm/gemm_program.h"
 #include "kernels/qgemm/qgemm.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/parse.h"
@@ -41,235 +36,28 @@ program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& p, std::u
 
 namespace {
 
-program::Load load(const std::string& tensor, const layout::TensorLayout& layout, std::uint64_t lm,
-                   std::vector<std::uint64_t> offset, std::vector<std::uint64_t> shape, std::int32_t pad) {
-  program::Load l;
-  l.tensor = tensor;
-  l.layout = layout;
-  l.lm = lm;
-  l.offset = std::move(offset);
-  l.shape = std::move(shape);
-  l.pad = pad;
-  return l;
-}
-
-program::Level level_of(const std::string& name, const machine::MachineConfig& m) {
-  if (name == "board") return program::Level{};
-  return program::Level{static_cast<int>(*m.level_index(name))};
-}
-
-// The tile layouts, parsed once per distinct block shape: a large GEMM has thousands of loads but
-// only the few shapes of its edge blocks.
-class TileLayouts {
+// qgemm's B: int8 (or uint8) tiles loaded as they are, padded with B's zero point.
+class Int8B : public BPath {
  public:
-  enum class Kind { kA, kB, kC, kVector };
-  TileLayouts(const QgemmPlan& p, const machine::MachineConfig& m) : p_(p), m_(m) {}
-
-  // For C, `pieces` consecutive row pieces; the other kinds ignore it (and vectors `rows`).
-  const layout::TensorLayout& get(Kind kind, std::uint64_t rows, std::uint64_t cols,
-                                  std::uint64_t pieces = 0) {
-    const auto key = std::make_tuple(kind, rows, cols, pieces);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    std::string text;
-    switch (kind) {
-      case Kind::kA:
-        text = tile_layout_a(p_, m_, rows, cols);
-        break;
-      case Kind::kB:
-        text = tile_layout_b(p_, m_, rows, cols);
-        break;
-      case Kind::kC:
-        text = tile_layout_c_pieces(p_, m_, pieces, rows, cols);
-        break;
-      case Kind::kVector:
-        text = tile_layout_vector(p_, m_, cols);
-        break;
-    }
-    return cache_.emplace(key, layout::parse_layout_or_throw(text, m_)).first->second;
+  explicit Int8B(const QgemmProblem& prob, const QgemmPlan& p) : prob_(prob), p_(p) {}
+  std::string tensor() const override { return "B"; }
+  core::DType dtype() const override { return prob_.b_dtype; }
+  std::int32_t pad() const override { return prob_.b_zero; }
+  std::uint64_t load_lm(std::size_t buf) const override { return p_.lm_b[buf]; }
+  program::Instr mac(const MacTile& t) const override {
+    program::Mac mac;
+    mac.a = t.a, mac.b = t.b, mac.c = t.c;
+    mac.m = t.m, mac.n = t.n, mac.k = t.k;
+    mac.a_dtype = prob_.a_dtype, mac.b_dtype = prob_.b_dtype;
+    mac.a_zero = prob_.a_zero, mac.b_zero = prob_.b_zero;
+    mac.accumulate = t.accumulate;
+    return mac;
   }
 
  private:
-  const QgemmPlan& p_;
-  const machine::MachineConfig& m_;
-  std::map<std::tuple<Kind, std::uint64_t, std::uint64_t, std::uint64_t>, layout::TensorLayout> cache_;
-};
-
-// One pass: a block of C in a group, and the column block (and so the vector buffer) it belongs to
-// (counted over all groups).
-struct Pass {
-  std::uint64_t m0 = 0, n0 = 0, bm = 0, bn = 0;
-  std::uint64_t column_block = 0;
-  bool first_of_column_block = false;
-  std::uint64_t group = 0;
-};
-
-std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p, std::uint64_t groups) {
-  std::vector<Pass> out;
-  const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn;
-  std::uint64_t column_block = 0;
-  for (std::uint64_t g = 0; g < groups; ++g)
-    for (std::uint64_t pn = 0; pn < p.n_passes && pn * block_n < prob.n; ++pn, ++column_block)
-      for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm)
-        out.push_back({pm * block_m, pn * block_n, std::min(block_m, prob.m - pm * block_m),
-                       std::min(block_n, prob.n - pn * block_n), column_block, pm == 0, g});
-  return out;
-}
-
-class Builder {
- public:
-  Builder(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
-          const GemmOperands& ops)
-      : prob_(prob), p_(p), m_(m), ops_(ops), layouts_(p, m), passes_(passes_of(prob, p, prob.groups)) {}
-
-  program::Program build();
-
- private:
-  void loads(std::uint64_t step);
-  void mac(std::uint64_t step);
-  void epilogue(std::uint64_t pass);
-  void store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece);
-
   const QgemmProblem& prob_;
   const QgemmPlan& p_;
-  const machine::MachineConfig& m_;
-  const GemmOperands& ops_;
-  TileLayouts layouts_;
-  std::vector<Pass> passes_;
-  program::Program prog_;
 };
-
-// The loads of global step `step` (steps of all passes in a row); the first step of a column
-// block first loads its per-column vectors into that block's buffers.
-void Builder::loads(std::uint64_t step) {
-  const Pass& ps = passes_[step / p_.steps];
-  const std::uint64_t s = step % p_.steps;
-  if (s == 0 && ps.first_of_column_block) {
-    const layout::TensorLayout& vec = layouts_.get(TileLayouts::Kind::kVector, 1, ps.bn);
-    const std::size_t v = ps.column_block % 2;
-    const std::uint64_t n0 = ps.group * prob_.n + ps.n0;
-    if (prob_.has_bias) prog_.instrs.emplace_back(load("bias", vec, p_.lm_bias[v], {n0}, {ps.bn}, 0));
-    if (prob_.per_channel()) {
-      prog_.instrs.emplace_back(load("multiplier", vec, p_.lm_mult[v], {n0}, {ps.bn}, 0));
-      prog_.instrs.emplace_back(load("shift", vec, p_.lm_shift[v], {n0}, {ps.bn}, 0));
-    }
-  }
-  const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
-  const std::size_t buf = step % 2;
-  // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-  if (ops_.a_window && ops_.a_in_lm) {  // the group's windows of the input where it lies in the LMs
-    program::Convert a;
-    a.tensor = "A";
-    a.from = ops_.a_in_lm->layout;
-    a.src = ops_.a_in_lm->lm;
-    a.to = layouts_.get(TileLayouts::Kind::kA, ps.bm, bk);
-    a.dst = p_.lm_a[buf];
-    a.pad = prob_.a_zero;
-    a.window = *ops_.a_window;
-    a.window->c0 = ps.group * ops_.a_window->channels;
-    a.view = ops_.a_shape;
-    a.offset = {ps.m0, k0};
-    a.shape = {ps.bm, bk};
-    prog_.instrs.emplace_back(std::move(a));
-  } else if (!p_.a_resident) {
-    program::Load a = load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0},
-                           {ps.bm, bk}, prob_.a_zero);
-    if (ops_.a_window) {  // the group's windows of the input (im2col on the way in, or halos)
-      a.window = *ops_.a_window;
-      a.window->c0 = ps.group * ops_.a_window->channels;
-      if (p_.lm_halo) a.halo = *p_.lm_halo + buf * p_.halo_patch;
-    }
-    prog_.instrs.emplace_back(std::move(a));
-  }
-  prog_.instrs.emplace_back(load("B", layouts_.get(TileLayouts::Kind::kB, bk, ps.bn), p_.lm_b[buf],
-                                 {k0, ps.group * prob_.n + ps.n0}, {bk, ps.bn}, prob_.b_zero));
-}
-
-void Builder::mac(std::uint64_t step) {
-  const std::size_t buf = step % 2;
-  program::Mac mac;
-  mac.a = p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps) : p_.lm_a[buf];
-  mac.b = p_.lm_b[buf], mac.c = p_.lm_acc[(step / p_.steps) % 2];
-  mac.m = p_.tm, mac.n = p_.tn, mac.k = p_.kt;
-  mac.a_dtype = prob_.a_dtype, mac.b_dtype = prob_.b_dtype;
-  mac.a_zero = prob_.a_zero, mac.b_zero = prob_.b_zero;
-  mac.accumulate = step % p_.steps > 0;
-  prog_.instrs.emplace_back(mac);
-}
-
-// Reduce (where K is split) and requantize into the pass's output buffer.
-void Builder::epilogue(std::uint64_t pass) {
-  const std::uint64_t acc = p_.lm_acc[pass % 2];
-  if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
-    prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
-  if (prob_.int32_out) return;  // C is the accumulators
-  const std::size_t v = passes_[pass].column_block % 2;
-  program::Requant rq = requant_of(prob_, p_, pass, v);
-  if (!prob_.per_channel() && !ops_.group_multipliers.empty()) {
-    const numeric::QuantizedMultiplier& q = ops_.group_multipliers[passes_[pass].group];
-    rq.multiplier = {q.multiplier};
-    rq.shift = {q.shift};
-  }
-  prog_.instrs.emplace_back(std::move(rq));
-}
-
-// One store of row pieces [first_piece, end_piece) of a pass: C rows
-// [first_piece·pm·tr, end_piece·pm·tr) of its block (tr = tm / row_pieces), cut at the block's edge.
-void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece) {
-  if (p_.c_resident) return;  // C stays in the LMs
-  const Pass& ps = passes_[pass];
-  const std::uint64_t tr = p_.tm / p_.row_pieces, piece_rows = p_.pm * tr;
-  const std::uint64_t lo = first_piece * piece_rows;
-  if (lo >= ps.bm || first_piece >= end_piece) return;  // only padding rows
-  const std::uint64_t rows = std::min(end_piece * piece_rows, ps.bm) - lo;
-  program::Store st;
-  st.tensor = "C";
-  st.layout = layouts_.get(TileLayouts::Kind::kC, rows, ps.bn, end_piece - first_piece);
-  st.lm = p_.lm_out[pass % 2] + first_piece * tr * p_.tn * prob_.out_bytes();
-  st.offset = {ps.m0 + lo, ps.group * prob_.n + ps.n0};
-  st.shape = {rows, ps.bn};
-  prog_.instrs.emplace_back(st);
-}
-
-// The schedule. Steps of all passes run as one stream through the two buffers per operand: the
-// loads of step g+1 come before the MAC of step g. A pass's epilogue follows its last MAC, and its
-// store is not issued there (it would take DRAM and the ports ahead of the next pass's loads while
-// it waits for the requant): its row pieces go out spread over the next pass's steps, each after
-// that step's lookahead loads, so the first two steps of the next pass are loaded before any of
-// it. The last pass stores at the end.
-program::Program Builder::build() {
-  const std::uint64_t columns = prob_.n * prob_.groups;
-  prog_.tensors = {{"A",
-                    ops_.a_in_lm    ? ops_.a_in_lm->shape
-                    : ops_.a_window ? ops_.a_shape
-                                    : std::vector<std::uint64_t>{prob_.m, prob_.k},
-                    prob_.a_dtype},
-                   {"B", {prob_.k, columns}, prob_.b_dtype},
-                   {"C", {prob_.m, columns}, prob_.out_dtype()}};
-  if (prob_.has_bias) prog_.tensors.push_back({"bias", {columns}, core::DType::kInt32});
-  if (prob_.per_channel()) {
-    prog_.tensors.push_back({"multiplier", {columns}, core::DType::kInt32});
-    prog_.tensors.push_back({"shift", {columns}, core::DType::kInt32});
-  }
-  const std::uint64_t steps = p_.steps, total = passes_.size() * steps, pieces = p_.row_pieces;
-  if (total == 0) return std::move(prog_);
-  loads(0);
-  std::uint64_t stored = 0;  // pieces of the previous pass already issued
-  for (std::uint64_t g = 0; g < total; ++g) {
-    const std::uint64_t pass = g / steps, s = g % steps;
-    if (g + 1 < total) loads(g + 1);
-    if (pass > 0) {
-      // By the end of step s of this pass, (s + 1)/steps of the previous pass's pieces.
-      const std::uint64_t due = (s + 1) * pieces / steps;
-      if (s == 0) stored = 0;
-      if (due > stored) store(pass - 1, stored, due);
-      stored = std::max(stored, due);
-    }
-    mac(g);
-    if (s + 1 == steps) epilogue(pass);
-  }
-  store(passes_.size() - 1, 0, pieces);
-  return std::move(prog_);
-}
 
 }  // namespace
 
@@ -281,11 +69,7 @@ program::Window whole_rows_window(std::uint64_t k) {
 
 program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
                                const GemmOperands& operands) {
-  check_problem(prob);
-  if (!operands.group_multipliers.empty() && operands.group_multipliers.size() != prob.groups)
-    throw QgemmError(
-        fmt::format("{} group multipliers for {} groups", operands.group_multipliers.size(), prob.groups));
-  return Builder(prob, p, m, operands).build();
+  return build_gemm_program(prob, p, m, operands, Int8B(prob, p));
 }
 
 Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::MachineConfig& m,
