@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "kernels/float_operands.h"
+
 namespace treesim::kernels {
 OptionSpec plain_option(const char* name, OptionKind kind, const char* help) {
   return OptionSpec{name, kind, help, std::nullopt, {}, {}, {}};
@@ -31,6 +33,64 @@ std::vector<OptionSpec> gemm_layout_options(const std::string& w) {
                  {},
                  {}},
       plain_option("layout-c", OptionKind::kText, "Layout of the whole C (M×N): which levels split M and N")};
+}
+
+std::vector<OptionSpec> gemm_options(WeightPath path) {
+  const auto plain = plain_option;
+  const bool int8 = path == WeightPath::kInt8;
+  const std::string w = int8 ? "B" : "W";
+  std::vector<OptionSpec> options = gemm_size_options(w);
+  if (!int8)
+    options.push_back(
+        {"weight-encoding",
+         OptionKind::kChoice,
+         "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
+         "(the four compared)",
+         OptionValue{std::string("dpt")},
+         {"dpt", "bct", "base3", "int8", "all"},
+         {},
+         {}});
+  options.push_back(
+      dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"));
+  if (int8) {
+    options.push_back(
+        dtype_option("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"));
+    options.push_back({"dtype-out",
+                       OptionKind::kChoice,
+                       "C's type with --seed: u8, s8, or s32 (the int32 accumulators: no bias, no requant)",
+                       OptionValue{std::string("s8")},
+                       {"u8", "s8", "s32", "uint8", "int8", "int32"},
+                       {},
+                       {}});
+  } else {
+    options.push_back(dtype_option("dtype-out", "C's type with --seed: u8 or s8"));
+  }
+  options.push_back(zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"));
+  if (int8)
+    options.push_back(zero_option("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"));
+  append(
+      options,
+      {zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
+       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
+       rounding_option(
+           "With --seed: the requant arithmetic: double (TFLite reference), single, double_upward or float "
+           "(ONNX Runtime's float32 scale); a --quant file gives its own"),
+       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
+       act_option("With --seed: none, relu or relu6 (output scale 1/20)"), seed_option(),
+       plain("a", OptionKind::kPath,
+             "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
+       int8 ? plain("b", OptionKind::kPath,
+                    "B as .npy (int8/uint8, K×N; float32/float16/bfloat16: quantized on load)")
+            : plain("w", OptionKind::kPath,
+                    "W as .npy (int8 −1/0/1, K×N; float32/float16/bfloat16: ternarized on load) or .dpt "
+                    "(treesim dpt pack)"),
+       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
+       plain("quant", OptionKind::kPath,
+             int8 ? "Quantization file (YAML) for --a/--b"
+                  : "Quantization file (YAML) for --a/--w; b_scale is W's scale")});
+  append(options, gemm_layout_options(w));
+  append(options, {out_dtype_option()});
+  return options;
 }
 
 std::vector<numeric::QuantizedMultiplier> draw_channel_multipliers(core::Mt19937_64& gen, std::uint64_t n,

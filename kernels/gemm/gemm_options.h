@@ -26,6 +26,14 @@ OptionSpec seed_option();  // --seed, 1 by default
 // --layout-a, --layout-<w>, --layout-c.
 std::vector<OptionSpec> gemm_layout_options(const std::string& w);
 
+// How a GEMM's weight operand travels: int8 B (qgemm), or ternary W in one of the codecs (tgemm).
+enum class WeightPath { kInt8, kTernary };
+// Every option of a GEMM kernel: sizes, types and zero points, the output stage (per-channel,
+// rounding, bias, activation), the seed, the operand files, the layouts and --out-dtype. The weight
+// path adds its own: B's type and zero point and C as the int32 accumulators (int8), or W's encoding
+// (ternary: W is −1/0/+1 with zero point 0).
+std::vector<OptionSpec> gemm_options(WeightPath path);
+
 // Whether the operands come from files (--a, --<w>, --quant or --bias given) rather than --seed.
 bool operands_from_files(const Options& options, const std::string& w);
 

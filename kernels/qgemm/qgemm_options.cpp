@@ -18,41 +18,6 @@
 namespace treesim::kernels {
 namespace {
 
-std::vector<OptionSpec> qgemm_options() {
-  const auto plain = plain_option;
-  std::vector<OptionSpec> options = gemm_size_options("B");
-  append(
-      options,
-      {dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
-       dtype_option("dtype-b", "B's type with --seed, or a float --b's quantized type: u8 or s8"),
-       {"dtype-out",
-        OptionKind::kChoice,
-        "C's type with --seed: u8, s8, or s32 (the int32 accumulators: no bias, no requant)",
-        OptionValue{std::string("s8")},
-        {"u8", "s8", "s32", "uint8", "int8", "int32"},
-        {},
-        {}},
-       zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
-       zero_option("b-zero", "B's zero point with --seed (default 128 for u8, 0 for s8)"),
-       zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
-       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
-       rounding_option(
-           "With --seed: the requant arithmetic: double (TFLite reference), single, double_upward or float "
-           "(ONNX Runtime's float32 scale); a --quant file gives its own"),
-       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
-       act_option("With --seed: none, relu or relu6 (output scale 1/20)"),
-       seed_option(),
-       plain("a", OptionKind::kPath,
-             "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
-       plain("b", OptionKind::kPath,
-             "B as .npy (int8/uint8, K×N; float32/float16/bfloat16: quantized on load)"),
-       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
-       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--b")});
-  append(options, gemm_layout_options("B"));
-  append(options, {out_dtype_option()});
-  return options;
-}
-
 Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::MachineConfig& machine) {
   QgemmOperands ops;
   Result<GemmFiles> f = read_gemm_files(
@@ -149,7 +114,7 @@ Result<std::unique_ptr<Problem>> make_qgemm(const Options& o, const machine::Mac
 
 Kernel qgemm_kernel() {
   return gemm_kernel("qgemm", "Quantized int8 GEMM C = requant(A·B + bias), verified bit-exactly",
-                     qgemm_options(), "40", &make_qgemm, "");
+                     gemm_options(WeightPath::kInt8), "40", &make_qgemm, "");
 }
 
 }  // namespace treesim::kernels

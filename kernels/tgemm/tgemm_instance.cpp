@@ -28,7 +28,7 @@ TgemmOperands draw_tgemm_operands(const QgemmProblem& p, std::uint64_t seed, boo
   ops.w.resize(p.k * p.n);
   for (auto& x : ops.w) x = static_cast<std::int8_t>(static_cast<int>((gen() >> 24) % 3) - 1);
   if (per_channel)
-    ops.multipliers = draw_channel_multipliers(gen, p.n, tgemm_seeded_scale(p.k), numeric::Rounding::kDouble);
+    ops.multipliers = draw_channel_multipliers(gen, p.n, tgemm_seeded_scale(p.k), p.out.rounding);
   if (p.has_bias) ops.bias = draw_bias(gen, p.n);
   return ops;
 }

@@ -19,39 +19,6 @@
 namespace treesim::kernels {
 namespace {
 
-std::vector<OptionSpec> tgemm_options() {
-  const auto plain = plain_option;
-  std::vector<OptionSpec> options = gemm_size_options("W");
-  append(
-      options,
-      {{"weight-encoding",
-        OptionKind::kChoice,
-        "How W travels and is decoded: dpt (5 per byte), bct (4 per byte), base3 (5 per byte), int8, or all "
-        "(the four compared)",
-        OptionValue{std::string("dpt")},
-        {"dpt", "bct", "base3", "int8", "all"},
-        {},
-        {}},
-       dtype_option("dtype-a", "A's type with --seed, or a float --a's quantized type: u8 or s8"),
-       dtype_option("dtype-out", "C's type with --seed: u8 or s8"),
-       zero_option("a-zero", "A's zero point with --seed (default 128 for u8, 0 for s8)"),
-       zero_option("out-zero", "C's zero point with --seed (default 128 for u8, 0 for s8)"),
-       plain("per-channel", OptionKind::kFlag, "With --seed: one requant multiplier per output column"),
-       plain("no-bias", OptionKind::kFlag, "With --seed: no bias"),
-       seed_option(),
-       plain("a", OptionKind::kPath,
-             "A as .npy (int8/uint8, M×K; float32/float16/bfloat16: quantized on load)"),
-       plain(
-           "w", OptionKind::kPath,
-           "W as .npy (int8 −1/0/1, K×N; float32/float16/bfloat16: ternarized on load) or .dpt (treesim dpt "
-           "pack)"),
-       plain("bias", OptionKind::kPath, "bias as .npy (int32, N)"),
-       plain("quant", OptionKind::kPath, "Quantization file (YAML) for --a/--w; b_scale is W's scale")});
-  append(options, gemm_layout_options("W"));
-  append(options, {out_dtype_option()});
-  return options;
-}
-
 WeightEncoding encoding_of(const std::string& text) {
   for (WeightEncoding e : kWeightEncodings)
     if (text == to_string(e)) return e;
@@ -153,7 +120,8 @@ Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::Mach
   p.a_dtype = option_dtype(o.text("dtype-a"));
   p.a_zero = option_zero(o, "a-zero", p.a_dtype);
   p.out = seeded_output_stage(o);
-  p.out.multipliers.assign(per_channel ? p.n : 1, numeric::quantize_multiplier(tgemm_seeded_scale(p.k)));
+  p.out.multipliers.assign(per_channel ? p.n : 1,
+                           numeric::quantize_multiplier(tgemm_seeded_scale(p.k), p.out.rounding));
   p.has_bias = bias;
   const WeightEncoding e = encoding_of(o.text("weight-encoding"));
   const std::uint64_t seed = o.unsigned_int("seed").value_or(1);
@@ -176,7 +144,7 @@ Result<std::unique_ptr<Problem>> make_tgemm(const Options& o, const machine::Mac
 Kernel tgemm_kernel() {
   return gemm_kernel("tgemm",
                      "Ternary-weight GEMM C = requant(A·W + bias), W packed (DPT) and decoded in the PEs",
-                     tgemm_options(), "43", &make_tgemm, "weight-encoding");
+                     gemm_options(WeightPath::kTernary), "43", &make_tgemm, "weight-encoding");
 }
 
 }  // namespace treesim::kernels

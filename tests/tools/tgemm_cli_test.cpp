@@ -153,6 +153,24 @@ TEST(TgemmCli, CompareAllPrintsTheEncodingsSideBySide) {
     EXPECT_NE(r.out.find("\n" + std::string(row) + " "), std::string::npos) << row << "\n" << r.out;
 }
 
+// tgemm takes qgemm's output-stage options (one GEMM option set): --act relu clamps C at its zero
+// point and --rounding chooses the requant arithmetic, both verified against the host reference.
+TEST(TgemmCli, ActAndRoundingShapeTheOutputAsInQgemm) {
+  auto below_zero = [](const std::vector<std::string>& extra) {
+    const std::string out = testing::temp_path("tgemm-act.npy");
+    std::vector<std::string> args = {"--m", "16", "--n", "24", "--k", "100", "--out", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    run_tgemm("mini", args);
+    const io::NpyArray c = io::read_npy(out);
+    std::uint64_t n = 0;
+    for (std::uint8_t b : c.bytes) n += static_cast<std::int8_t>(b) < 0;
+    return n;
+  };
+  EXPECT_GT(below_zero({}), 0u);
+  EXPECT_EQ(below_zero({"--act", "relu"}), 0u);
+  EXPECT_EQ(below_zero({"--act", "relu", "--rounding", "float", "--per-channel"}), 0u);
+}
+
 TEST(TgemmCli, CompareAllRefusesOut) {
   const std::string out = testing::temp_path("never-all.npy");
   auto r = run_treesim({"run", "tgemm", "--machine", source_path("configs/mini.yaml"), "--m", "8", "--n", "8",
