@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kernels/float_operands.h"
+#include "kernels/gemm/gemm_instance.h"
 #include "kernels/kernel.h"
 #include "kernels/qgemm/qgemm.h"
 #include "sim/io/npy.h"
@@ -44,5 +46,15 @@ Result<GemmFiles> read_gemm_files(
     const Options& options, const std::string& w,
     const std::function<core::Errors(GemmFiles&, const std::string& quant_path)>& read_w,
     const machine::MachineConfig& machine);
+
+// A kernel's problem from its files (or their first error): `make` builds the instance from them,
+// which then writes C dequantized where --out-dtype asked for it.
+template <typename Make>
+Result<std::unique_ptr<Problem>> instance_from_files(Result<GemmFiles> files, Make make) {
+  if (!files) return files.errors();
+  std::unique_ptr<GemmInstance> instance = make(files.value());
+  instance->dequantize_output(files->dequantize);
+  return std::unique_ptr<Problem>(std::move(instance));
+}
 
 }  // namespace treesim::kernels

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/float_operands.h"
+#include "kernels/qgemm/qgemm_kernel.h"
 
 namespace treesim::kernels {
 OptionSpec plain_option(const char* name, OptionKind kind, const char* help) {
@@ -91,6 +92,42 @@ std::vector<OptionSpec> gemm_options(WeightPath path) {
   append(options, gemm_layout_options(w));
   append(options, {out_dtype_option()});
   return options;
+}
+
+Result<QgemmProblem> seeded_gemm_problem(const Options& o, WeightPath path, double (*scale)(std::uint64_t k),
+                                         const machine::MachineConfig& machine) {
+  const bool int8 = path == WeightPath::kInt8;
+  const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
+  if (core::Errors e = gemm_sizes_given(o, int8 ? "--a/--b/--quant files" : "--a/--w/--quant files");
+      !e.empty())
+    return e;
+  if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
+  const bool int32_out = int8 && (o.text("dtype-out") == "s32" || o.text("dtype-out") == "int32");
+  if (int32_out) {
+    const std::pair<const char*, bool> requant_options[] = {{"--per-channel", o.flag("per-channel")},
+                                                            {"--out-zero", o.has("out-zero")},
+                                                            {"--act", o.text("act") != "none"},
+                                                            {"--rounding", o.text("rounding") != "double"}};
+    for (auto [name, given] : requant_options)
+      if (given) return core::Error{name, "has no meaning with --dtype-out s32 (no requant)"};
+  }
+  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias") && !int32_out;
+  // Refuse what the DRAM cannot hold before allocating any of it.
+  core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
+  if (!size.empty()) return size;
+  QgemmProblem p;
+  p.m = *m, p.n = *n, p.k = *k;
+  p.a_dtype = option_dtype(o.text("dtype-a"));
+  p.a_zero = option_zero(o, "a-zero", p.a_dtype);
+  if (int8) {
+    p.b_dtype = option_dtype(o.text("dtype-b"));
+    p.b_zero = option_zero(o, "b-zero", p.b_dtype);
+  }
+  p.out = seeded_output_stage(o);
+  p.out.multipliers.assign(per_channel ? p.n : 1, numeric::quantize_multiplier(scale(p.k), p.out.rounding));
+  p.has_bias = bias;
+  p.int32_out = int32_out;
+  return p;
 }
 
 std::vector<numeric::QuantizedMultiplier> draw_channel_multipliers(core::Mt19937_64& gen, std::uint64_t n,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernel.h"
+#include "kernels/qgemm/qgemm.h"
 #include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/numeric/fixed_point.h"
@@ -33,6 +34,13 @@ enum class WeightPath { kInt8, kTernary };
 // path adds its own: B's type and zero point and C as the int32 accumulators (int8), or W's encoding
 // (ternary: W is −1/0/+1 with zero point 0).
 std::vector<OptionSpec> gemm_options(WeightPath path);
+
+// A seeded GEMM's problem from its options (--m, --n, --k, types, zero points, the output stage):
+// sizes checked against the DRAM before anything is drawn, one multiplier of `scale(K)` (or N of
+// them with --per-channel, which the drawn ones replace). The int8 path also reads B's type and
+// zero point and --dtype-out s32 (the int32 accumulators: no bias, no requant).
+Result<QgemmProblem> seeded_gemm_problem(const Options& o, WeightPath path, double (*scale)(std::uint64_t k),
+                                         const machine::MachineConfig& machine);
 
 // Whether the operands come from files (--a, --<w>, --quant or --bias given) rather than --seed.
 bool operands_from_files(const Options& options, const std::string& w);

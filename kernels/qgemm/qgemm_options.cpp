@@ -31,47 +31,21 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
         return {};
       },
       machine);
-  if (!f) return f.errors();
-  ops.a = std::move(f->a), ops.bias = std::move(f->bias);
-  auto instance = std::make_unique<QgemmInstance>(std::move(f->p), std::move(ops), o.text("layout-a"),
-                                                  o.text("layout-b"), o.text("layout-c"));
-  instance->dequantize_output(f->dequantize);
-  return std::unique_ptr<Problem>(std::move(instance));
+  return instance_from_files(std::move(f), [&](GemmFiles& files) {
+    ops.a = std::move(files.a), ops.bias = std::move(files.bias);
+    return std::make_unique<QgemmInstance>(std::move(files.p), std::move(ops), o.text("layout-a"),
+                                           o.text("layout-b"), o.text("layout-c"));
+  });
 }
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
-  const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
-  if (core::Errors e = gemm_sizes_given(o, "--a/--b/--quant files"); !e.empty()) return e;
-  if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
-  const bool int32_out = o.text("dtype-out") == "s32" || o.text("dtype-out") == "int32";
-  if (int32_out) {
-    if (o.flag("per-channel"))
-      return core::Error{"--per-channel", "has no meaning with --dtype-out s32 (no requant)"};
-    if (o.has("out-zero"))
-      return core::Error{"--out-zero", "has no meaning with --dtype-out s32 (no requant)"};
-    if (o.text("act") != "none")
-      return core::Error{"--act", "has no meaning with --dtype-out s32 (no requant)"};
-    if (o.text("rounding") != "double")
-      return core::Error{"--rounding", "has no meaning with --dtype-out s32 (no requant)"};
-  }
-  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias") && !int32_out;
-  // Refuse what the DRAM cannot hold before allocating any of it.
-  core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
-  if (!size.empty()) return size;
-  QgemmProblem p;
-  p.m = *m, p.n = *n, p.k = *k;
-  p.a_dtype = option_dtype(o.text("dtype-a"));
-  p.b_dtype = option_dtype(o.text("dtype-b"));
-  p.a_zero = option_zero(o, "a-zero", p.a_dtype);
-  p.b_zero = option_zero(o, "b-zero", p.b_dtype);
-  p.out = seeded_output_stage(o);
+  Result<QgemmProblem> problem = seeded_gemm_problem(o, WeightPath::kInt8, &seeded_scale, machine);
+  if (!problem) return problem.errors();
+  QgemmProblem& p = problem.value();
+  const bool per_channel = o.flag("per-channel");
   // The operands are drawn when first needed (draw_operands); per-channel multipliers stand in
   // for the drawn ones until then. One drawn multiplier (--per-channel with N = 1) is a per-tensor
   // one, which the program itself holds: then everything is drawn now.
-  p.out.multipliers.assign(per_channel ? p.n : 1,
-                           numeric::quantize_multiplier(seeded_scale(p.k), p.out.rounding));
-  p.has_bias = bias;
-  p.int32_out = int32_out;
   const QgemmSeed seed{o.unsigned_int("seed").value_or(1), per_channel};
   if (per_channel && p.n == 1) {
     QgemmOperands ops = draw_operands(p, seed);

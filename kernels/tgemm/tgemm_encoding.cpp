@@ -8,17 +8,8 @@
 namespace treesim::kernels {
 
 const char* to_string(WeightEncoding e) {
-  switch (e) {
-    case WeightEncoding::kDpt:
-      return "dpt";
-    case WeightEncoding::kBct:
-      return "bct";
-    case WeightEncoding::kBase3:
-      return "base3";
-    case WeightEncoding::kInt8:
-      return "int8";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"dpt", "bct", "base3", "int8"};  // in the enum's order
+  return kNames[static_cast<std::size_t>(e)];
 }
 
 std::uint64_t weights_per_byte(WeightEncoding e) {

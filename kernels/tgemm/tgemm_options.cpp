@@ -100,29 +100,18 @@ Result<std::unique_ptr<Problem>> from_files(const Options& o, const machine::Mac
         return {};
       },
       machine);
-  if (!f) return f.errors();
-  ops.a = std::move(f->a), ops.bias = std::move(f->bias);
-  auto instance = std::make_unique<TgemmInstance>(std::move(f->p), encoding_of(o.text("weight-encoding")),
-                                                  std::move(ops), layouts_of(o));
-  instance->dequantize_output(f->dequantize);
-  return std::unique_ptr<Problem>(std::move(instance));
+  return instance_from_files(std::move(f), [&](GemmFiles& files) {
+    ops.a = std::move(files.a), ops.bias = std::move(files.bias);
+    return std::make_unique<TgemmInstance>(std::move(files.p), encoding_of(o.text("weight-encoding")),
+                                           std::move(ops), layouts_of(o));
+  });
 }
 
 Result<std::unique_ptr<Problem>> from_seed(const Options& o, const machine::MachineConfig& machine) {
-  const auto m = o.unsigned_int("m"), n = o.unsigned_int("n"), k = o.unsigned_int("k");
-  if (core::Errors e = gemm_sizes_given(o, "--a/--w/--quant files"); !e.empty()) return e;
-  if (auto d = output_dequantize(o, nullptr); !d) return d.errors();
-  const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias");
-  core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
-  if (!size.empty()) return size;
-  QgemmProblem p;
-  p.m = *m, p.n = *n, p.k = *k;
-  p.a_dtype = option_dtype(o.text("dtype-a"));
-  p.a_zero = option_zero(o, "a-zero", p.a_dtype);
-  p.out = seeded_output_stage(o);
-  p.out.multipliers.assign(per_channel ? p.n : 1,
-                           numeric::quantize_multiplier(tgemm_seeded_scale(p.k), p.out.rounding));
-  p.has_bias = bias;
+  Result<QgemmProblem> problem = seeded_gemm_problem(o, WeightPath::kTernary, &tgemm_seeded_scale, machine);
+  if (!problem) return problem.errors();
+  QgemmProblem& p = problem.value();
+  const bool per_channel = o.flag("per-channel");
   const WeightEncoding e = encoding_of(o.text("weight-encoding"));
   const std::uint64_t seed = o.unsigned_int("seed").value_or(1);
   if (per_channel && p.n == 1) {  // one drawn multiplier is a per-tensor one: the program holds it
