@@ -22,7 +22,7 @@ namespace {
 // The plan with im2col windows: its patch buffers, if any, given back to the LM.
 QgemmPlan without_halo(QgemmPlan plan) {
   if (plan.lm_halo) {
-    plan.lm_bytes -= 2 * plan.halo_patch;
+    plan.lm_bytes -= plan.buffers * plan.halo_patch;
     plan.lm_halo.reset();
     plan.halo_patch = 0;
   }
@@ -69,7 +69,7 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
   QgemmPlan halo = im2col;
   halo.lm_halo = im2col.lm_bytes;
   halo.halo_patch = patch;
-  halo.lm_bytes += 2 * patch;
+  halo.lm_bytes += halo.buffers * patch;
   out.halo_cycles = estimate_cycles(gemm, halo, m, nullptr, &halo_time);
   return out;
 }
@@ -95,7 +95,7 @@ core::Errors choose_window_loads(const ConvShape& shape, const QgemmProblem& gem
   if (halo) {
     plan.lm_halo = plan.lm_bytes;
     plan.halo_patch = price.patch_bytes;
-    plan.lm_bytes += 2 * price.patch_bytes;
+    plan.lm_bytes += plan.buffers * price.patch_bytes;
   }
   plan.estimated_cycles = halo ? price.halo_cycles : price.im2col_cycles;
   return {};

@@ -115,8 +115,8 @@ class Builder {
 
  private:
   void vectors(const Pass& ps);
-  void load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::size_t buf);
-  void load_b(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::size_t buf);
+  void load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::uint64_t step);
+  void load_b(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::uint64_t step);
   void loads(std::uint64_t step);
   void decode(std::uint64_t step);
   void mac(std::uint64_t step);
@@ -146,7 +146,8 @@ void Builder::vectors(const Pass& ps) {
 }
 
 // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
-void Builder::load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::size_t buf) {
+void Builder::load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::uint64_t step) {
+  const std::size_t buf = step % p_.buffers;
   if (ops_.a_window && ops_.a_in_lm) {  // the group's windows of the input where it lies in the LMs
     program::Convert a;
     a.tensor = "A";
@@ -174,10 +175,10 @@ void Builder::load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::si
 }
 
 // K range [k0, k0 + bk) is a whole number of B rows from k0 / t (kt is a multiple of t).
-void Builder::load_b(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::size_t buf) {
+void Builder::load_b(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::uint64_t step) {
   const std::uint64_t t = b_.weights_per_row(), rows = ceil_div(bk, t);
   prog_.instrs.emplace_back(load(b_.tensor(), layouts_.get(TileLayouts::Kind::kB, rows, ps.bn),
-                                 b_.load_lm(buf), {k0 / t, ps.group * prob_.n + ps.n0}, {rows, ps.bn},
+                                 b_.load_lm(step), {k0 / t, ps.group * prob_.n + ps.n0}, {rows, ps.bn},
                                  b_.pad()));
 }
 
@@ -188,21 +189,20 @@ void Builder::loads(std::uint64_t step) {
   const std::uint64_t s = step % p_.steps;
   if (s == 0 && ps.first_of_column_block) vectors(ps);
   const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
-  const std::size_t buf = step % 2;
-  if (b_.loads_before_a()) load_b(ps, k0, bk, buf);
-  load_a(ps, k0, bk, buf);
-  if (!b_.loads_before_a()) load_b(ps, k0, bk, buf);
+  if (b_.loads_before_a()) load_b(ps, k0, bk, step);
+  load_a(ps, k0, bk, step);
+  if (!b_.loads_before_a()) load_b(ps, k0, bk, step);
 }
 
 void Builder::decode(std::uint64_t step) {
-  if (auto d = b_.decode(step % 2)) prog_.instrs.emplace_back(std::move(*d));
+  if (auto d = b_.decode(step)) prog_.instrs.emplace_back(std::move(*d));
 }
 
 void Builder::mac(std::uint64_t step) {
-  const std::size_t buf = step % 2;
   MacTile t;
-  t.a = p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps) : p_.lm_a[buf];
-  t.b = p_.lm_b[buf], t.c = p_.lm_acc[(step / p_.steps) % 2];
+  t.a = p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps)
+                      : p_.lm_a[step % p_.buffers];
+  t.b = b_.mac_lm(step), t.c = p_.lm_acc[(step / p_.steps) % 2];
   t.m = p_.tm, t.n = p_.tn, t.k = p_.kt;
   t.accumulate = step % p_.steps > 0;
   prog_.instrs.emplace_back(b_.mac(t));
@@ -242,13 +242,14 @@ void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t
   prog_.instrs.emplace_back(st);
 }
 
-// The schedule. Steps of all passes run as one stream through the two buffers per operand: the
-// loads of step g+1 come before the MAC of step g, and B's decode of step g+1 (where B is packed)
-// after it, so that it overlaps MAC g and waits for nothing but its load and MAC g−1. A pass's
-// epilogue follows its last MAC, and its store is not issued there (it would take DRAM and the
-// ports ahead of the next pass's loads while it waits for the requant): its row pieces go out
-// spread over the next pass's steps, each after that step's lookahead loads, so the first two steps
-// of the next pass are loaded before any of it. The last pass stores at the end.
+// The schedule. Steps of all passes run as one stream through the buffers of each operand (two or
+// three): the loads of step g + buffers − 1 come before the MAC of step g (they wait for MAC g − 1,
+// which read their buffer), and B's decode of step g+1 (where B is packed) after it, so that it
+// overlaps MAC g and waits for nothing but its load and MAC g−1. A pass's epilogue follows its last
+// MAC, and its store is not issued there (it would take DRAM and the ports ahead of the next pass's
+// loads while it waits for the requant): its row pieces go out spread over the next pass's steps,
+// each after that step's lookahead loads, so the first steps of the next pass are loaded before any
+// of it. The last pass stores at the end.
 program::Program Builder::build() {
   const std::uint64_t columns = prob_.n * prob_.groups;
   prog_.tensors = {{"A",
@@ -265,12 +266,14 @@ program::Program Builder::build() {
   }
   const std::uint64_t steps = p_.steps, total = passes_.size() * steps, pieces = p_.row_pieces;
   if (total == 0) return std::move(prog_);
-  loads(0);
+  // The first buffers - 1 steps' loads, then per step those of the step buffers - 1 ahead.
+  const std::uint64_t ahead = p_.buffers - 1;
+  for (std::uint64_t g = 0; g < ahead && g < total; ++g) loads(g);
   decode(0);
   std::uint64_t stored = 0;  // pieces of the previous pass already issued
   for (std::uint64_t g = 0; g < total; ++g) {
     const std::uint64_t pass = g / steps, s = g % steps;
-    if (g + 1 < total) loads(g + 1);
+    if (g + ahead < total) loads(g + ahead);
     if (pass > 0) {
       // By the end of step s of this pass, (s + 1)/steps of the previous pass's pieces.
       const std::uint64_t due = (s + 1) * pieces / steps;

@@ -33,10 +33,12 @@ class BPath {
   virtual std::int32_t pad() const = 0;  // the byte that pads B's tiles (adds nothing to a sum)
   // Whether a step loads B before A (a packed tile whose decode then need not wait for A's load).
   virtual bool loads_before_a() const { return false; }
-  virtual std::uint64_t load_lm(std::size_t buf) const = 0;  // where buffer buf's tile lands
-  // The instruction (if any) that turns a loaded tile into the MAC's buffer, issued after the MAC
-  // of the step before so that it overlaps it.
-  virtual std::optional<program::Instr> decode(std::size_t /*buf*/) const { return std::nullopt; }
+  // Where global step `step`'s tile lands, and where its MAC reads B.
+  virtual std::uint64_t load_lm(std::uint64_t step) const = 0;
+  virtual std::uint64_t mac_lm(std::uint64_t step) const { return load_lm(step); }
+  // The instruction (if any) that turns step `step`'s loaded tile into the MAC's buffer, issued
+  // after the MAC of the step before so that it overlaps it.
+  virtual std::optional<program::Instr> decode(std::uint64_t /*step*/) const { return std::nullopt; }
   virtual program::Instr mac(const MacTile& t) const = 0;
 };
 

@@ -3,9 +3,9 @@
 // A plan assigns every level of the machine to one GEMM dimension — M (rows of A and C), N (columns
 // of B and C), K (the reduction, split over the lowest levels and summed up the tree) — or to none
 // (the operands are replicated there). Every PE then owns a tm×tn tile of C per pass and streams K
-// in steps of kt through two LM buffers per operand, so that the loads of step s+1 overlap the MACs
-// of step s. Passes are software-pipelined: a pass's C store goes out in row pieces between the
-// next pass's loads. No timing here: cycles come from running the program on a machine.
+// in steps of kt through two (or three) LM buffers per operand, so that the loads of step s+1 (and
+// s+2) overlap the MACs of step s. Passes are software-pipelined: a pass's C store goes out in row pieces
+// between the next pass's loads. No timing here: cycles come from running the program on a machine.
 #pragma once
 
 #include <cstdint>
@@ -70,13 +70,19 @@ struct Assignment {
 
 // The tiling choices of a level assignment: C split into `extra_m_passes` times the passes the LM
 // needs and then `pass_splits` more times (each halves the longer side of the tile, as the LM's own
-// splits do), and K in at least `min_steps` steps.
+// splits do), K in at least `min_steps` steps, and `buffers` LM buffers per streamed operand (2: a
+// step's loads overlap the MACs of the step before; 3: of the two before, which hides the loads'
+// path latency where loads and MACs take about as long, at the price of a smaller K step).
 struct Tiling {
-  std::uint64_t extra_m_passes = 1, min_steps = 1, pass_splits = 0;
+  std::uint64_t extra_m_passes = 1, min_steps = 1, pass_splits = 0, buffers = 2;
   bool operator==(const Tiling& o) const {
-    return extra_m_passes == o.extra_m_passes && min_steps == o.min_steps && pass_splits == o.pass_splits;
+    return extra_m_passes == o.extra_m_passes && min_steps == o.min_steps && pass_splits == o.pass_splits &&
+           buffers == o.buffers;
   }
 };
+
+// The most buffers per streamed operand a plan takes.
+inline constexpr std::uint64_t kMaxBuffers = 3;
 
 struct QgemmPlan {
   Assignment assignment;
@@ -96,9 +102,12 @@ struct QgemmPlan {
   // the same.
   std::uint64_t lm_acc[2] = {0, 0}, lm_out[2] = {0, 0};
   std::uint64_t lm_bias[2] = {0, 0}, lm_mult[2] = {0, 0}, lm_shift[2] = {0, 0};
-  std::uint64_t lm_a[2] = {0, 0}, lm_b[2] = {0, 0};
-  std::uint64_t lm_w[2] = {0, 0};  // packed W tiles (tgemm), decoded into lm_b
-  std::uint64_t lm_bytes = 0;      // LM bytes per PE the plan uses
+  // The streamed operands' buffers: step s loads into buffer s % buffers. A packed W (tgemm) is
+  // loaded into lm_w and decoded into two lm_b buffers (s % 2), which the MACs read.
+  std::uint64_t buffers = 2;
+  std::uint64_t lm_a[kMaxBuffers] = {}, lm_b[kMaxBuffers] = {};
+  std::uint64_t lm_w[kMaxBuffers] = {};
+  std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses
   double estimated_cycles = 0;
   Tiling tiling;  // the tiling choice it was made with
   // A network layer's activations in the LMs (kernels/chain): with a_resident, the MACs read A in
@@ -124,6 +133,7 @@ enum class Prune {
   kDuplicate,        // the same plan as an earlier candidate (another tiling choice came to it)
   kBound,            // its lower bound is above the best estimate: it cannot win
   kNoFurtherSplit,   // C's tile splits no further (one row, one LM word)
+  kReduceWait,       // three buffers where K is split over several passes (qgemm_search.cpp says why)
 };
 const char* prune_name(Prune reason);  // "K split over part of a level", ...
 

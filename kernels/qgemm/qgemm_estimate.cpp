@@ -29,10 +29,10 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
 
 // An estimate of the program's cycles under the schedule build_program emits:
 // - a step's transfers are its A and B loads and, after the first pass, its share of the previous
-//   pass's store (its pieces are spread over the steps). With two buffers, step s+1's loads start
-//   when MAC s−1 ends and must land before MAC s+1 starts, so in a steady state of period P they
-//   have 2P − MAC for their busiest stage plus the path latency: P is the largest of the MAC, the
-//   busiest stage and (MAC + busiest stage + latency) / 2;
+//   pass's store (its pieces are spread over the steps). With b buffers, step s+b−1's loads start
+//   when MAC s−1 ends and must land before MAC s+b−1 starts, so in a steady state of period P they
+//   have b·P − MAC for their busiest stage plus the path latency: P is the largest of the MAC, the
+//   busiest stage and (MAC + busiest stage + latency) / b;
 // - at each pass boundary the next pass's first MAC waits for the requant to read the accumulator
 //   (where K is split, passes alternate between two accumulators and nothing waits);
 // - the run is at least every resource's total (loads, stores, reduces, vector loads);
@@ -85,7 +85,12 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   if (before) add_transfer(*before, 1, totals);
   const bool stores = !p.c_resident;  // resident C stays in the LMs
   if (stores) add_transfer(store, passes, totals);
-  if (stores && passes > 1) add_transfer(store, 1.0 / static_cast<double>(p.steps), step);
+  // After the first pass, row_pieces of a pass's steps each carry one piece of the previous pass's
+  // store (the others none): a piece's transfer is its step's, and the lookahead buffers cannot
+  // hide a piece longer than a step.
+  std::vector<double> carrying = step;
+  const double pieces = static_cast<double>(std::min(p.row_pieces, p.steps));
+  if (stores && passes > 1) add_transfer(store, 1.0 / pieces, carrying);
   const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
   if (vectors > 0)
     add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
@@ -104,7 +109,6 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double transfer_step = *std::max_element(step.begin(), step.end());
   // A packed W tile is decoded while the MACs of the step before run: the decoder is a third stage.
   double decode_step = 0, decode_fill = 0;
   if (t > 0) {
@@ -113,20 +117,37 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
     decode_step = static_cast<double>(d.busy);
     decode_fill = static_cast<double>(d.duration());
   }
-  double step_cycles =
-      std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / 2});
-  if (t > 0) {
-    // Two W buffers: step s+2's W load waits for the decode of step s to read its buffer, and that
-    // decode for step s's load to land; two B buffers: step s+2's decode waits for step s's MACs.
-    const double mac_whole =
-        static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).duration());
-    step_cycles =
-        std::max({step_cycles, (transfer_step + latency + decode_fill) / 2, (decode_fill + mac_whole) / 2});
+  const double buffers = static_cast<double>(p.buffers);
+  const double mac_whole =
+      static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).duration());
+  // The steady-state period of a step whose transfers are `transfers`.
+  auto period = [&](const std::vector<double>& transfers) {
+    const double transfer_step = *std::max_element(transfers.begin(), transfers.end());
+    double cycles =
+        std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / buffers});
+    if (t > 0)
+      // b W buffers: step s+b's W load waits for the decode of step s to read its buffer, and that
+      // decode for step s's load to land; two B buffers: step s+2's decode waits for step s's MACs.
+      cycles = std::max(
+          {cycles, (transfer_step + latency + decode_fill) / buffers, (decode_fill + mac_whole) / 2});
+    return cycles;
+  };
+  // A pass after the first: its steps, row_pieces of them carrying a piece of the previous pass's
+  // store. The pieces run one after another (the scoreboard orders stores to one DRAM tensor), and
+  // a later load cannot take DRAM ahead of a waiting piece: the pass takes at least the pieces'
+  // chain, each its path latency and its share of the store's busiest stage.
+  double later_pass = static_cast<double>(p.steps) * period(step);
+  if (stores && passes > 1) {
+    const double piece =
+        static_cast<double>(store.latency) + static_cast<double>(store.duration() - store.latency) / pieces;
+    later_pass = std::max((static_cast<double>(p.steps) - pieces) * period(step) + pieces * period(carrying),
+                          pieces * piece);
   }
   const double boundary = p.pk > 1 ? 0 : requant;
   // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
   // in the period before, where a transfer-bound run spends its time).
-  const double body = (steps - 1) * step_cycles + mac_step + (passes - 1) * boundary;
+  const double body = (static_cast<double>(p.steps) - 1) * period(step) + (passes - 1) * later_pass +
+                      mac_step + (passes - 1) * boundary;
   const double fill_drain = load_step + latency + decode_fill + reduce + requant +
                             (stores ? static_cast<double>(store.duration()) : 0);
   // A resource's total already holds the first loads and the last store: where one resource bounds
@@ -162,7 +183,7 @@ double dram_busy(const timing::CostModel& cost, std::uint64_t bytes) {
 
 double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   // The estimate is at least its body — every step at least its MAC, every step but the last at
-  // least (MAC + path latency) / 2 — after the fill (at least the first step's DRAM reads) and
+  // least (MAC + path latency) / buffers — after the fill (at least the first step's DRAM reads) and
   // before the drain (the last requant and at least the last store's DRAM writes), and at least
   // DRAM's total, which reads each distinct byte of a tile once and writes each of C's; two path
   // latencies wrap both. The same double arithmetic as estimate(), so the bound never rounds above
@@ -179,7 +200,8 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double body = (steps - 1) * std::max(mac_step, (mac_step + b.latency) / 2) + mac_step;
+  const double body =
+      (steps - 1) * std::max(mac_step, (mac_step + b.latency) / static_cast<double>(p.buffers)) + mac_step;
   return std::max(body + load + store, dram) + b.requant + b.latency + b.latency;
 }
 

@@ -83,6 +83,8 @@ const char* prune_name(Prune reason) {
       return "lower bound above the best estimate";
     case Prune::kNoFurtherSplit:
       return "C splits no further";
+    case Prune::kReduceWait:
+      return "three buffers with K split over passes";
   }
   return "?";
 }
@@ -128,6 +130,7 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
 
   const std::uint64_t lm = m.lm_bytes();
   p.m_passes = tiling.extra_m_passes;
+  p.buffers = std::clamp<std::uint64_t>(tiling.buffers, 2, kMaxBuffers);  // plan files check it
   const std::uint64_t min_steps = tiling.min_steps;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
@@ -146,7 +149,7 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
     p.tm = ceil_div(prob.m, p.pm * p.m_passes);
     p.tn = round_up(ceil_div(prob.n, p.pn * p.n_passes), lm_words(m));
     std::uint64_t need =
-        fixed_bytes() + 2 * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
+        fixed_bytes() + p.buffers * (p.tm + p.tn) * std::min<std::uint64_t>(8, ceil_div(prob.k, p.pk));
     const bool fits = need <= lm;
     if (fits && splits >= tiling.pass_splits) break;
     if (p.tm == 1 && p.tn <= lm_words(m)) {
@@ -165,8 +168,10 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   const std::uint64_t kk = ceil_div(prob.k, p.pk);
   // Packed W: kt is a whole number of packed rows, and each K element costs tn/t more bytes.
   const std::uint64_t t = prob.w_trits_per_byte, kt_unit = t > 0 ? std::lcm(lm_words(m), t) : lm_words(m);
-  const std::uint64_t kt_max = t > 0 ? (lm - fixed_bytes()) * t / (2 * t * (p.tm + p.tn) + 2 * p.tn)
-                                     : (lm - fixed_bytes()) / (2 * (p.tm + p.tn));
+  // Per K element: `buffers` A rows and B (or packed W) columns, and with W two decoded B buffers.
+  const std::uint64_t nb = p.buffers;
+  const std::uint64_t kt_max = t > 0 ? (lm - fixed_bytes()) * t / (nb * t * p.tm + 2 * t * p.tn + nb * p.tn)
+                                     : (lm - fixed_bytes()) / (nb * (p.tm + p.tn));
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
   p.kt = round_up(ceil_div(kk, p.steps), kt_unit);  // even steps: the least padding
@@ -203,10 +208,10 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
     }
     if (p.n_passes * prob.groups == 1)
       p.lm_bias[1] = p.lm_bias[0], p.lm_mult[1] = p.lm_mult[0], p.lm_shift[1] = p.lm_shift[0];
-    for (auto& b : p.lm_a) b = take(p.tm * p.kt, 1);
-    for (auto& b : p.lm_b) b = take(p.kt * p.tn, 1);
+    for (std::uint64_t b = 0; b < nb; ++b) p.lm_a[b] = take(p.tm * p.kt, 1);
+    for (std::uint64_t b = 0; b < (t > 0 ? 2 : nb); ++b) p.lm_b[b] = take(p.kt * p.tn, 1);
     if (t > 0)
-      for (auto& b : p.lm_w) b = take(p.kt / t * p.tn, 1);
+      for (std::uint64_t b = 0; b < nb; ++b) p.lm_w[b] = take(p.kt / t * p.tn, 1);
     return at;
   };
   while (map_lm() > lm && p.kt > kt_unit) p.kt -= kt_unit;
@@ -239,12 +244,11 @@ std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
   for (std::size_t l = 0; l < m.levels.size(); ++l)
     levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
   return fmt::format(
-      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}; LM "
-      "{} "
-      "of {} "
-      "bytes",
+      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}{}; "
+      "LM {} of {} bytes",
       levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes,
       p.row_pieces > 1 ? fmt::format(", stored in {} row pieces", p.row_pieces) : "", p.steps, p.kt,
+      p.buffers != 2 ? fmt::format(" ({} buffers)", p.buffers) : "",
       p.reduce_level.empty() ? "" : ", partial sums reduced at " + p.reduce_level, p.lm_bytes, m.lm_bytes());
 }
 

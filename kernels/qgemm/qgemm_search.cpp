@@ -88,32 +88,37 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
   // until C splits no further.
   std::vector<Passes> passes;
   std::uint64_t order = 0;
+  // Three buffers only in the whole range: the short list's tuners price two.
+  const std::vector<std::uint64_t> buffer_counts =
+      complete ? std::vector<std::uint64_t>{2, 3} : std::vector<std::uint64_t>{2};
   for (const Assignment& a : candidates) {
-    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> seen;
     bool hopeless = false;
-    for (std::uint64_t extra : {1, 2, 4}) {
-      for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
-        order += kStepOrders;
-        auto shaped = try_shape_plan(prob, m, a, Tiling{extra, 1, splits});
-        if (auto* r = std::get_if<Rejection>(&shaped)) {
-          if (r->reason == Prune::kNoFurtherSplit) {
-            ++out.pruned[r->reason];
-          } else {
-            failed(r->reason, r->message, order);
-            // What no pass count mends (K over the wrong levels, a row that cannot fit) ends the
-            // assignment; a map that overflows by its alignment gaps may fit with smaller tiles.
-            hopeless = r->reason != Prune::kLmOverflow;
-            if (!hopeless && splits < 64) continue;
+    for (std::uint64_t buffers : buffer_counts) {
+      for (std::uint64_t extra : {1, 2, 4}) {
+        for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
+          order += kStepOrders;
+          auto shaped = try_shape_plan(prob, m, a, Tiling{extra, 1, splits, buffers});
+          if (auto* r = std::get_if<Rejection>(&shaped)) {
+            if (r->reason == Prune::kNoFurtherSplit) {
+              ++out.pruned[r->reason];
+            } else {
+              failed(r->reason, r->message, order);
+              // What no pass count mends (K over the wrong levels, a row that cannot fit) ends the
+              // assignment; a map that overflows by its alignment gaps may fit with smaller tiles.
+              hopeless = r->reason != Prune::kLmOverflow;
+              if (!hopeless && splits < 64) continue;
+            }
+            break;
           }
-          break;
+          QgemmPlan& p = std::get<QgemmPlan>(shaped);
+          if (!seen.insert({p.m_passes, p.n_passes, p.buffers}).second) {
+            ++out.pruned[Prune::kDuplicate];
+            continue;
+          }
+          const double bound = passes_lower_bound(prob, p, m);
+          passes.push_back({std::move(p), bound, order});
         }
-        QgemmPlan& p = std::get<QgemmPlan>(shaped);
-        if (!seen.insert({p.m_passes, p.n_passes}).second) {
-          ++out.pruned[Prune::kDuplicate];
-          continue;
-        }
-        const double bound = passes_lower_bound(prob, p, m);
-        passes.push_back({std::move(p), bound, order});
       }
     }
   }
@@ -156,9 +161,14 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
     // estimate does not price that wait, so more, shorter steps look cheap and are not (die 1024³
     // with K over MAB and PE, 4×4 passes: K in 1 step of 16 estimated 79,452 cycles and simulated
     // 78,464; 8 steps of 2 estimated 79,004 and simulated 130,318). Such passes take K in the fewest
-    // steps the LM allows, which keeps C in one piece.
+    // steps the LM allows, which keeps C in one piece, and two buffers (three make the steps smaller:
+    // the same case in 2 steps of 8 with three buffers estimated 78,940 and simulated 82,000).
     const bool pieces_wait_on_reduce =
         pc.plan.pk > 1 && pc.plan.m_passes * pc.plan.n_passes * prob.groups > 1;
+    if (pieces_wait_on_reduce && pc.plan.buffers > 2) {
+      ++out.pruned[Prune::kReduceWait];
+      continue;
+    }
     if (pieces_wait_on_reduce)
       wanted = {1};
     else if (complete)
@@ -168,8 +178,9 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
       wanted = {1, 2, 4};
     for (const std::uint64_t want : wanted) {
       ++at;
-      auto shaped = try_shape_plan(prob, m, pc.plan.assignment,
-                                   Tiling{pc.plan.tiling.extra_m_passes, want, pc.plan.tiling.pass_splits});
+      auto shaped = try_shape_plan(
+          prob, m, pc.plan.assignment,
+          Tiling{pc.plan.tiling.extra_m_passes, want, pc.plan.tiling.pass_splits, pc.plan.tiling.buffers});
       if (auto* r = std::get_if<Rejection>(&shaped)) {
         failed(r->reason, r->message, at);
         continue;

@@ -18,11 +18,17 @@ class TernaryW : public BPath {
   std::uint64_t weights_per_row() const override { return weights_per_byte(e_); }
   std::int32_t pad() const override { return packed() ? zero_weights_byte(e_) : 0; }
   bool loads_before_a() const override { return true; }
-  std::uint64_t load_lm(std::size_t buf) const override { return packed() ? p_.lm_w[buf] : p_.lm_b[buf]; }
-  std::optional<program::Instr> decode(std::size_t buf) const override {
+  std::uint64_t load_lm(std::uint64_t step) const override {
+    return packed() ? p_.lm_w[step % p_.buffers] : p_.lm_b[step % p_.buffers];
+  }
+  // Packed tiles are decoded into two buffers, alternating.
+  std::uint64_t mac_lm(std::uint64_t step) const override {
+    return packed() ? p_.lm_b[step % 2] : load_lm(step);
+  }
+  std::optional<program::Instr> decode(std::uint64_t step) const override {
     if (!packed()) return std::nullopt;
     program::DptDecode d;
-    d.src = p_.lm_w[buf], d.dst = p_.lm_b[buf];
+    d.src = load_lm(step), d.dst = mac_lm(step);
     d.bytes = p_.kt / weights_per_row() * p_.tn;
     d.cols = p_.tn;
     d.codec = codec_of(e_);

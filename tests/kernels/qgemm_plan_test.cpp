@@ -308,21 +308,23 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
       return n;
     };
     if (one_unit || units(a.m) > p.m * 2 || units(a.n) > p.n * 2 || units(a.k) > p.k) continue;
-    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> seen;
-    for (std::uint64_t extra : {1, 2, 4})
-      for (std::uint64_t splits = 0; splits < 40; ++splits)
-        for (std::uint64_t steps = 1; steps <= p.k; ++steps) {
-          auto shaped = try_shape_plan(p, m, a, Tiling{extra, steps, splits});
-          if (const auto* r = std::get_if<Rejection>(&shaped)) {
-            if (steps == 1 && r->reason != Prune::kLmOverflow) break;  // no K step mends it
-            continue;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>> seen;
+    for (std::uint64_t buffers : {2, 3})
+      for (std::uint64_t extra : {1, 2, 4})
+        for (std::uint64_t splits = 0; splits < 40; ++splits)
+          for (std::uint64_t steps = 1; steps <= p.k; ++steps) {
+            auto shaped = try_shape_plan(p, m, a, Tiling{extra, steps, splits, buffers});
+            if (const auto* r = std::get_if<Rejection>(&shaped)) {
+              if (steps == 1 && r->reason != Prune::kLmOverflow) break;  // no K step mends it
+              continue;
+            }
+            QgemmPlan& plan = std::get<QgemmPlan>(shaped);
+            // K split over several passes: K in the fewest steps with two buffers only
+            // (qgemm_search.cpp).
+            if (plan.pk > 1 && plan.m_passes * plan.n_passes > 1 && (steps > 1 || buffers > 2)) continue;
+            if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt, plan.buffers}).second) continue;
+            if (!estimate_plan(p, plan, m)) plans.push_back(plan);
           }
-          QgemmPlan& plan = std::get<QgemmPlan>(shaped);
-          // K split over several passes: K in the fewest steps only (qgemm_search.cpp).
-          if (plan.pk > 1 && plan.m_passes * plan.n_passes > 1 && steps > 1) continue;
-          if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt}).second) continue;
-          if (!estimate_plan(p, plan, m)) plans.push_back(plan);
-        }
   }
   return plans;
 }
