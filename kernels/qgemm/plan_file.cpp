@@ -113,10 +113,13 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
   if (root["pass_splits"].IsDefined())
     if (auto e = whole("pass_splits", f.tiling.pass_splits, 0)) return *e;
   // Files written before three buffers existed have two.
-  if (root["buffers"].IsDefined()) {
-    if (auto e = whole("buffers", f.tiling.buffers, 2)) return *e;
-    if (f.tiling.buffers > kMaxBuffers)
-      return r.at(root["buffers"], fmt::format("'buffers': expected 2 or 3, got {}", f.tiling.buffers));
+  if (const YAML::Node node = root["buffers"]; node.IsDefined()) {
+    const std::optional<std::uint64_t> v = whole_number(node.IsScalar() ? node.Scalar() : "");
+    if (!v || *v < 2 || *v > kMaxBuffers)
+      return r.at(node,
+                  fmt::format("'buffers': expected 2 or 3, got {}",
+                              node.IsScalar() ? "'" + core::echo(node.Scalar()) + "'" : "a list or mapping"));
+    f.tiling.buffers = *v;
   }
   const YAML::Node split = root["split"];
   if (!split.IsDefined() || !split.IsMap())

@@ -146,8 +146,9 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const double boundary = p.pk > 1 ? 0 : requant;
   // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
   // in the period before, where a transfer-bound run spends its time).
-  const double body = (static_cast<double>(p.steps) - 1) * period(step) + (passes - 1) * later_pass +
-                      mac_step + (passes - 1) * boundary;
+  const double first_pass = p.tiling.charge_first_pass ? later_pass - period(step)
+                                                       : (static_cast<double>(p.steps) - 1) * period(step);
+  const double body = first_pass + (passes - 1) * later_pass + mac_step + (passes - 1) * boundary;
   const double fill_drain = load_step + latency + decode_fill + reduce + requant +
                             (stores ? static_cast<double>(store.duration()) : 0);
   // A resource's total already holds the first loads and the last store: where one resource bounds

@@ -98,7 +98,7 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
       for (std::uint64_t extra : {1, 2, 4}) {
         for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
           order += kStepOrders;
-          auto shaped = try_shape_plan(prob, m, a, Tiling{extra, 1, splits, buffers});
+          auto shaped = try_shape_plan(prob, m, a, Tiling{extra, 1, splits, buffers, !complete});
           if (auto* r = std::get_if<Rejection>(&shaped)) {
             if (r->reason == Prune::kNoFurtherSplit) {
               ++out.pruned[r->reason];
@@ -178,9 +178,9 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
       wanted = {1, 2, 4};
     for (const std::uint64_t want : wanted) {
       ++at;
-      auto shaped = try_shape_plan(
-          prob, m, pc.plan.assignment,
-          Tiling{pc.plan.tiling.extra_m_passes, want, pc.plan.tiling.pass_splits, pc.plan.tiling.buffers});
+      auto shaped = try_shape_plan(prob, m, pc.plan.assignment,
+                                   Tiling{pc.plan.tiling.extra_m_passes, want, pc.plan.tiling.pass_splits,
+                                          pc.plan.tiling.buffers, pc.plan.tiling.charge_first_pass});
       if (auto* r = std::get_if<Rejection>(&shaped)) {
         failed(r->reason, r->message, at);
         continue;

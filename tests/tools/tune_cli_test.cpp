@@ -157,6 +157,42 @@ TEST(PlanFile, ThatCannotWorkSaysWhy) {
   EXPECT_NE(r.err.find("the plan cannot work: K is split over L1B"), std::string::npos) << r.err;
 }
 
+// A plan file's `buffers` (two or three LM buffers per streamed operand): three run bit-exactly on
+// both GEMM kernels and every weight encoding, in fewer cycles here (the loads' latency hidden),
+// a file without the field has two, and anything else is refused naming the field.
+std::string buffers_plan(const char* kernel, const std::string& buffers) {
+  return write_temp_file(std::string(kernel) + "-buffers.yaml",
+                         std::string("kernel: ") + kernel +
+                             "\nmachine: mini\nm: 96\nn: 80\nk: 200\nsplit: {M: [MAB, PE], N: [L1B], K: []}\n"
+                             "m_passes_factor: 1\npass_splits: 0\nmin_k_steps: 16\n" +
+                             buffers);
+}
+
+TEST(PlanFile, ThreeBuffersRunVerifiedAndHideTheLoadsLatency) {
+  const auto args = with(shape("96", "80", "200"), {"--verify", "--plan-file"});
+  const std::uint64_t two = run_cycles("qgemm", with(args, {buffers_plan("qgemm", "buffers: 2\n")}), "b2");
+  const std::uint64_t three = run_cycles("qgemm", with(args, {buffers_plan("qgemm", "buffers: 3\n")}), "b3");
+  EXPECT_GT(two, 0u);
+  EXPECT_LT(three, two);
+  EXPECT_EQ(run_cycles("qgemm", with(args, {buffers_plan("qgemm", "")}), "b-none"), two);
+  for (const char* e : {"dpt", "bct", "base3", "int8"})
+    EXPECT_GT(run_cycles("tgemm", with(args, {buffers_plan("tgemm", "buffers: 3\n"), "--weight-encoding", e}),
+                         std::string("t3-") + e),
+              0u)
+        << e;
+}
+
+TEST(PlanFile, BuffersOtherThanTwoOrThreeAreRefused) {
+  for (const char* bad : {"buffers: 1\n", "buffers: 4\n"}) {
+    const std::string f = buffers_plan("qgemm", bad);
+    CliResult r =
+        run_treesim(with({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--plan-file", f},
+                         shape("96", "80", "200")));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(f + ":10: 'buffers': expected 2 or 3"), std::string::npos) << r.err;
+  }
+}
+
 TEST(PlanFile, WithAGivenLayoutIsRefused) {
   const std::string out = temp_path("layout-best.yaml");
   tune("qgemm", with(shape("64", "48", "80"), {"--out", out, "--budget", "1"}));
