@@ -36,8 +36,7 @@ WindowPricing price_window_loads(const ConvShape& shape, const QgemmProblem& gem
   WindowPricing out;
   const timing::CostModel cost(m);
   const std::uint64_t bm = std::min(gemm.m, plan.pm * plan.tm), bk = std::min(gemm.k, plan.pk * plan.kt);
-  const layout::BoundLayout tile =
-      layout::bind_or_throw(layout::parse_layout_or_throw(tile_layout_a(plan, m, bm, bk), m), {bm, bk}, m, 1);
+  const layout::BoundLayout tile = layout::bind_or_throw(tile_layout_a(plan, m, bm, bk), {bm, bk}, m, 1);
   const program::Window w = shape.window();
   const std::vector<std::uint64_t> x{shape.n, shape.h, shape.w, shape.c};
 

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/layout/parse.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
@@ -33,7 +32,7 @@ program::Level level_of(const std::string& name, const machine::MachineConfig& m
   return program::Level{static_cast<int>(*m.level_index(name))};
 }
 
-// The tile layouts, parsed once per distinct block shape: a large GEMM has thousands of loads but
+// The tile layouts, built once per distinct block shape: a large GEMM has thousands of loads but
 // only the few shapes of its edge blocks. B's tiles are laid out by `b_plan` (the plan with K in
 // B's rows: packed rows for a packed B).
 class TileLayouts {
@@ -47,22 +46,22 @@ class TileLayouts {
                                   std::uint64_t pieces = 0) {
     const auto key = std::make_tuple(kind, rows, cols, pieces);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    std::string text;
+    layout::TensorLayout l;
     switch (kind) {
       case Kind::kA:
-        text = tile_layout_a(p_, m_, rows, cols);
+        l = tile_layout_a(p_, m_, rows, cols);
         break;
       case Kind::kB:
-        text = tile_layout_b(b_plan_, m_, rows, cols);
+        l = tile_layout_b(b_plan_, m_, rows, cols);
         break;
       case Kind::kC:
-        text = tile_layout_c_pieces(p_, m_, pieces, rows, cols);
+        l = tile_layout_c_pieces(p_, m_, pieces, rows, cols);
         break;
       case Kind::kVector:
-        text = tile_layout_vector(p_, m_, cols);
+        l = tile_layout_vector(p_, m_, cols);
         break;
     }
-    return cache_.emplace(key, layout::parse_layout_or_throw(text, m_)).first->second;
+    return cache_.emplace(key, std::move(l)).first->second;
   }
 
  private:

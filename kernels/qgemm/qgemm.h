@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/layout/tensor_layout.h"
 #include "sim/machine/machine_config.h"
 #include "sim/numeric/requant.h"
 #include "sim/program/instruction.h"
@@ -239,19 +240,21 @@ std::string whole_layout_b(const QgemmProblem& p, const QgemmPlan& plan, const m
 std::string whole_layout_c(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
 
 // The layouts of the tiles the program streams, for a block of rows×cols logical elements (a pad
-// prefix pads a smaller block to the full tile). A's and C's interleave rows by the plan's row
-// pieces. C's pins the K levels to unit 0, where the reduced sums are.
-std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols);
-std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols);
-std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols);
+// prefix pads a smaller block to the full tile), as values (layout::matrix: no text parsed). A's
+// and C's interleave rows by the plan's row pieces. C's pins the K levels to unit 0, where the
+// reduced sums are.
+layout::TensorLayout tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                                   std::uint64_t cols);
+layout::TensorLayout tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                                   std::uint64_t cols);
+layout::TensorLayout tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                                   std::uint64_t cols);
 // `pieces` consecutive row pieces of C (rows×cols logical elements), as one store writes them from
 // the LM address of their first piece; tile_layout_c is all row_pieces of them.
-std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
-                                 std::uint64_t rows, std::uint64_t cols);
-std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols);
+layout::TensorLayout tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m,
+                                          std::uint64_t pieces, std::uint64_t rows, std::uint64_t cols);
+layout::TensorLayout tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m,
+                                        std::uint64_t cols);
 
 // A network layer's activations left in the LMs. Resident A is every A tile the MACs read, m block
 // after m block and K step after K step (tm×kt bytes each, laid out as a step's load would place

@@ -1,6 +1,7 @@
 // The default planner's analytic estimate of a qgemm plan, and a cheap lower bound of it that the
 // search prunes by.
 #include <algorithm>
+#include <variant>
 
 #include "kernels/qgemm/qgemm.h"
 #include "kernels/qgemm/qgemm_estimate.h"
@@ -15,10 +16,13 @@ namespace {
 
 using timing::ceil_div;
 
-layout::TrafficPlan traffic(const std::string& text, std::vector<std::uint64_t> shape,
-                            std::size_t element_bytes, const machine::MachineConfig& m) {
-  layout::TensorLayout parsed = layout::parse_layout_or_throw(text, m);
-  return layout::plan_load(layout::bind_or_throw(parsed, shape, m, element_bytes));
+// A tile's layout bound to its block, or why it does not bind.
+using Bound = std::variant<layout::BoundLayout, layout::Diagnostic>;
+Bound bound(const layout::TensorLayout& l, const std::vector<std::uint64_t>& shape, std::size_t element_bytes,
+            const machine::MachineConfig& m) {
+  layout::BindResult r = layout::bind_layout(l, shape, m, element_bytes);
+  if (!r) return r.validation.errors.front();
+  return *std::move(r.layout);
 }
 
 // Cycles each resource is busy per transfer of a tile (the cost model's stages), added into
@@ -45,16 +49,18 @@ double estimate_with_a_in_lm(const QgemmProblem& prob, const QgemmPlan& p, const
                              const program::Window& window, const std::vector<std::uint64_t>& tensor,
                              const machine::MachineConfig& m) {
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bk = std::min(prob.k, p.pk * p.kt);
-  const layout::BoundLayout tile =
-      layout::bind_or_throw(layout::parse_layout_or_throw(tile_layout_a(p, m, bm, bk), m), {bm, bk}, m, 1);
+  const layout::BoundLayout tile = layout::bind_or_throw(tile_layout_a(p, m, bm, bk), {bm, bk}, m, 1);
   const layout::BoundLayout from = layout::bind_or_throw(a.layout, a.shape, m, 1);
   const timing::TransferTime t =
       timing::CostModel(m).conversion(program::window_conversion(window, tensor, {0, 0}, from, tile), 1);
   return estimate_cycles(prob, p, m, nullptr, &t);
 }
 
-double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
-                       const timing::TransferTime* before, const timing::TransferTime* a_load) {
+static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmProblem& prob,
+                                                                  const QgemmPlan& p,
+                                                                  const machine::MachineConfig& m,
+                                                                  const timing::TransferTime* before,
+                                                                  const timing::TransferTime* a_load) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const double steps = static_cast<double>(p.steps) * passes;
@@ -63,24 +69,28 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
   // Resident A (a network's activation in the LMs) is read in place: no A loads.
-  const timing::TransferTime load_a =
-      a_load ? *a_load : cost.load(traffic(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m));
+  timing::TransferTime load_a;
+  if (a_load) {
+    load_a = *a_load;
+  } else {
+    Bound a = bound(tile_layout_a(p, m, bm, bk), {bm, bk}, 1, m);
+    if (auto* d = std::get_if<layout::Diagnostic>(&a)) return *d;
+    load_a = cost.load(layout::plan_load(std::get<layout::BoundLayout>(a)));
+  }
   if (!p.a_resident) add_transfer(load_a, 1, step);
   const std::uint64_t t = prob.w_trits_per_byte;
-  if (t > 0) {  // packed W: kt/t rows of bytes per unit
-    QgemmPlan packed = p;
-    packed.kt = p.kt / t;
-    const std::uint64_t rows = ceil_div(bk, t);
-    add_transfer(cost.load(traffic(tile_layout_b(packed, m, rows, bn), {rows, bn}, 1, m)), 1, step);
-  } else {
-    add_transfer(cost.load(traffic(tile_layout_b(p, m, bk, bn), {bk, bn}, 1, m)), 1, step);
-  }
+  QgemmPlan packed = p;  // packed W: kt/t rows of bytes per unit
+  if (t > 0) packed.kt = p.kt / t;
+  const std::uint64_t b_rows = t > 0 ? ceil_div(bk, t) : bk;
+  Bound b = bound(tile_layout_b(packed, m, b_rows, bn), {b_rows, bn}, 1, m);
+  if (auto* d = std::get_if<layout::Diagnostic>(&b)) return *d;
+  add_transfer(cost.load(layout::plan_load(std::get<layout::BoundLayout>(b))), 1, step);
   std::vector<double> first = step;  // the fill: the first step's loads after `before`
   if (before) add_transfer(*before, 1, first);
   const double load_step = *std::max_element(first.begin(), first.end());
-  layout::TensorLayout c = layout::parse_layout_or_throw(tile_layout_c(p, m, bm, bn), m);
-  const timing::TransferTime store =
-      cost.store(layout::plan_gather(layout::bind_or_throw(c, {bm, bn}, m, prob.out_bytes())));
+  Bound c = bound(tile_layout_c(p, m, bm, bn), {bm, bn}, prob.out_bytes(), m);
+  if (auto* d = std::get_if<layout::Diagnostic>(&c)) return *d;
+  const timing::TransferTime store = cost.store(layout::plan_gather(std::get<layout::BoundLayout>(c)));
   for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
   if (before) add_transfer(*before, 1, totals);
   const bool stores = !p.c_resident;  // resident C stays in the LMs
@@ -92,9 +102,12 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   const double pieces = static_cast<double>(std::min(p.row_pieces, p.steps));
   if (stores && passes > 1) add_transfer(store, 1.0 / pieces, carrying);
   const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
-  if (vectors > 0)
-    add_transfer(cost.load(traffic(tile_layout_vector(p, m, bn), {bn}, 4, m)),
+  if (vectors > 0) {
+    Bound v = bound(tile_layout_vector(p, m, bn), {bn}, 4, m);
+    if (auto* d = std::get_if<layout::Diagnostic>(&v)) return *d;
+    add_transfer(cost.load(layout::plan_load(std::get<layout::BoundLayout>(v))),
                  static_cast<double>(vectors * p.n_passes * prob.groups), totals);
+  }
   const double requant =
       prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).duration());
   double reduce = 0;
@@ -155,6 +168,13 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
   // the run (DRAM on a memory-bound shape), only the path latency at each end is outside it.
   const double busiest = *std::max_element(totals.begin(), totals.end());
   return std::max(body + fill_drain, busiest + requant + latency + (stores ? latency : 0));
+}
+
+double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
+                       const timing::TransferTime* before, const timing::TransferTime* a_load) {
+  auto r = estimate_or_error(prob, p, m, before, a_load);
+  if (auto* d = std::get_if<layout::Diagnostic>(&r)) throw layout::LayoutError(*d);
+  return std::get<double>(r);
 }
 
 namespace {
@@ -224,12 +244,10 @@ double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const ma
 
 std::optional<Rejection> estimate_plan(const QgemmProblem& prob, QgemmPlan& plan,
                                        const machine::MachineConfig& m) {
-  // The estimate builds the tile layouts: one that does not bind is this candidate's failure.
-  try {
-    plan.estimated_cycles = estimate_cycles(prob, plan, m);
-  } catch (const std::exception& e) {
-    return Rejection{Prune::kLayout, e.what()};
-  }
+  // The estimate binds the tile layouts: one that does not bind is this candidate's failure.
+  auto r = estimate_or_error(prob, plan, m, nullptr, nullptr);
+  if (auto* d = std::get_if<layout::Diagnostic>(&r)) return Rejection{Prune::kLayout, d->render()};
+  plan.estimated_cycles = std::get<double>(r);
   return std::nullopt;
 }
 

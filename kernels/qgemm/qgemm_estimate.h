@@ -15,6 +15,7 @@ namespace treesim::kernels {
 // total.
 // `a_load`: the time of one A tile's load when it is not a plain load of the tile layout (a
 // convolution's windowed load: its DRAM reads, and with halos its patches and copy unit).
+// Throws layout::LayoutError where a tile layout does not bind (estimate_plan returns it as a value).
 double estimate_cycles(const QgemmProblem& problem, const QgemmPlan& plan, const machine::MachineConfig& m,
                        const timing::TransferTime* before = nullptr,
                        const timing::TransferTime* a_load = nullptr);

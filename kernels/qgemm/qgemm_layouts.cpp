@@ -1,10 +1,13 @@
-// The operands' layouts under a plan, as layout text: the tiles the program streams, the whole
-// operands (what --layout-a/-b/-c take), and a network layer's activations left in the LMs.
+// The operands' layouts under a plan: the tiles the program streams (values, built without text),
+// the whole operands (what --layout-a/-b/-c take, as text), and a network layer's activations left
+// in the LMs (text).
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "kernels/qgemm/qgemm.h"
+#include "sim/layout/matrix.h"
+#include "sim/layout/parse.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {
@@ -32,25 +35,38 @@ std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t pad
   return fmt::format("({},{})/", rows, cols);
 }
 
-// A rows×cols matrix whose rows split over `row_levels` and then r per unit, and whose columns over
-// `col_levels` and then c per unit, each unit holding its r×c block row-major; a pad prefix pads the
-// matrix to row_units·r × col_units·c when it is smaller. Every operand layout of the kernel is one.
-// With `words` elements per LM address (c a multiple of it), a row's c elements fill c/words
-// addresses lane by lane (`words_W` innermost), so that the block's bytes are contiguous and
-// row-major, which is how the MAC and requant units read their operands. Without the lanes each
-// element would take a whole address, leaving words − 1 empty slots after it.
-// With `outer` > 1 the rows are `outer` such matrices one after the other, each unit holding its
-// blocks one after the other (the row pieces of a pass).
-std::string matrix_layout(std::uint64_t rows, std::uint64_t cols, const std::string& row_levels,
-                          std::uint64_t row_units, std::uint64_t r, const std::string& col_levels,
-                          std::uint64_t col_units, std::uint64_t c, std::uint64_t outer = 1,
-                          std::uint64_t words = 1) {
-  const std::string prefix = pad_prefix(rows, cols, outer * row_units * r, col_units * c);
-  const std::string pieces = outer > 1 ? fmt::format("{}:{}, ", outer, r * c / words) : "";
-  if (words == 1)
-    return prefix + fmt::format("(({}{}{}:{}), ({}{}:1))", pieces, row_levels, r, c, col_levels, c);
-  return prefix + fmt::format("(({}{}{}:{}), ({}{}:1, {}_W))", pieces, row_levels, r, c / words, col_levels,
-                              c / words, words);
+std::vector<layout::LevelSplit> splits(const std::vector<Assignment::Use>& uses,
+                                       const machine::MachineConfig& m) {
+  std::vector<layout::LevelSplit> out;
+  for (const auto& u : uses) out.push_back({m.levels[u.level].name, u.size});
+  return out;
+}
+
+// K levels pinned to their unit 0, where the reduced sums are.
+std::vector<layout::LevelSplit> pinned(const std::vector<Assignment::Use>& uses,
+                                       const machine::MachineConfig& m) {
+  std::vector<layout::LevelSplit> out;
+  for (const auto& u : uses) out.push_back({m.levels[u.level].name, 1});
+  return out;
+}
+
+std::vector<layout::LevelSplit> operator+(std::vector<layout::LevelSplit> a,
+                                          const std::vector<layout::LevelSplit>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Every operand layout of the kernel is one of layout::matrix's (sim/layout/matrix.h).
+layout::TensorLayout matrix_of(std::uint64_t rows, std::uint64_t cols,
+                               std::vector<layout::LevelSplit> row_levels, std::uint64_t r,
+                               std::vector<layout::LevelSplit> col_levels, std::uint64_t c,
+                               const machine::MachineConfig& m, std::uint64_t pieces = 1,
+                               std::uint64_t words = 1) {
+  layout::MatrixSpec spec;
+  spec.rows = rows, spec.cols = cols;
+  spec.row_levels = std::move(row_levels), spec.col_levels = std::move(col_levels);
+  spec.r = r, spec.c = c, spec.pieces = pieces, spec.words = words;
+  return layout::matrix(spec, layout::level_names(m));
 }
 
 // "n:stride, " when n > 1: a block index of the resident layouts.
@@ -63,52 +79,49 @@ std::string lane_sub_axis(std::uint64_t w) { return w > 1 ? fmt::format(", {}_W"
 
 // Tile layouts for a block of `rows`×`cols` logical elements of each operand. The plan makes kt and
 // tn multiples of the LM word, so every tile row fills whole addresses.
-std::string tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols) {
+layout::TensorLayout tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                                   std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m), p.pm, p.tm / p.row_pieces, level_prefix(a.k, m),
-                       p.pk, p.kt, p.row_pieces, lm_words(m));
+  return matrix_of(rows, cols, splits(a.m, m), p.tm / p.row_pieces, splits(a.k, m), p.kt, m, p.row_pieces,
+                   lm_words(m));
 }
-std::string tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols) {
+layout::TensorLayout tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                                   std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.k, m), p.pk, p.kt, level_prefix(a.n, m), p.pn, p.tn,
-                       /*outer=*/1, lm_words(m));
+  return matrix_of(rows, cols, splits(a.k, m), p.kt, splits(a.n, m), p.tn, m, /*pieces=*/1, lm_words(m));
 }
-std::string tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
-                          std::uint64_t cols) {
+layout::TensorLayout tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
+                                   std::uint64_t cols) {
   return tile_layout_c_pieces(p, m, p.row_pieces, rows, cols);
 }
-std::string tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t pieces,
-                                 std::uint64_t rows, std::uint64_t cols) {
+layout::TensorLayout tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m,
+                                          std::uint64_t pieces, std::uint64_t rows, std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_layout(rows, cols, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm / p.row_pieces,
-                       level_prefix(a.n, m), p.pn, p.tn, pieces, lm_words(m));
+  return matrix_of(rows, cols, splits(a.m, m) + pinned(a.k, m), p.tm / p.row_pieces, splits(a.n, m), p.tn, m,
+                   pieces, lm_words(m));
 }
-std::string tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t cols) {
-  std::string pad = cols == p.pn * p.tn ? "" : fmt::format("({})/", cols);
-  const std::uint64_t w = lm_words(m);
-  if (w == 1) return pad + fmt::format("(({}{}:1))", level_prefix(p.assignment.n, m), p.tn);
-  return pad + fmt::format("(({}{}:1, {}_W))", level_prefix(p.assignment.n, m), p.tn / w, w);
+layout::TensorLayout tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m,
+                                        std::uint64_t cols) {
+  return layout::row_vector(cols, splits(p.assignment.n, m), p.tn, lm_words(m), layout::level_names(m));
 }
 
 // The whole operands: a unit's share is its tiles of every pass and step together.
 std::string whole_layout_a(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return matrix_layout(prob.m, prob.k, level_prefix(a.m, m), p.pm, p.tm * p.m_passes, level_prefix(a.k, m),
-                       p.pk, ceil_div(prob.k, p.pk));
+  return layout::to_string(matrix_of(prob.m, prob.k, splits(a.m, m), p.tm * p.m_passes, splits(a.k, m),
+                                     ceil_div(prob.k, p.pk), m));
 }
 
 std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return matrix_layout(prob.k, prob.n, level_prefix(a.k, m), p.pk, ceil_div(prob.k, p.pk),
-                       level_prefix(a.n, m), p.pn, p.tn * p.n_passes);
+  return layout::to_string(matrix_of(prob.k, prob.n, splits(a.k, m), ceil_div(prob.k, p.pk), splits(a.n, m),
+                                     p.tn * p.n_passes, m));
 }
 
 std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return matrix_layout(prob.m, prob.n, level_prefix(a.m, m) + pinned_prefix(a.k, m), p.pm, p.tm * p.m_passes,
-                       level_prefix(a.n, m), p.pn, p.tn * p.n_passes);
+  return layout::to_string(matrix_of(prob.m, prob.n, splits(a.m, m) + pinned(a.k, m), p.tm * p.m_passes,
+                                     splits(a.n, m), p.tn * p.n_passes, m));
 }
 
 std::uint64_t m_blocks(const QgemmProblem& prob, const QgemmPlan& p) {

@@ -28,10 +28,9 @@ QgemmProblem plan_problem(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
   return p;
 }
 
-void expect_binds(const std::string& text, std::vector<std::uint64_t> shape,
+void expect_binds(const layout::TensorLayout& l, std::vector<std::uint64_t> shape,
                   const machine::MachineConfig& m) {
-  auto l = layout::parse_layout_or_throw(text, m);
-  EXPECT_NO_THROW(layout::bind_or_throw(l, shape, m, 1)) << text;
+  EXPECT_NO_THROW(layout::bind_or_throw(l, shape, m, 1)) << layout::to_string(l);
 }
 
 TEST(QgemmPlan, DefaultPlanFitsTheLmAndCoversTheProblem) {
@@ -76,9 +75,9 @@ TEST(QgemmPlan, OnFourElementWordsTileRowsAreWholeWordsPackedIntoLanes) {
     EXPECT_EQ(at % 4, 0u) << at;
   const std::uint64_t bm = std::min(p.m, plan.pm * plan.tm), bn = std::min(p.n, plan.pn * plan.tn);
   const std::uint64_t bk = std::min(p.k, plan.pk * plan.kt);
-  for (const std::string& text : {tile_layout_a(plan, m, bm, bk), tile_layout_b(plan, m, bk, bn),
-                                  tile_layout_c(plan, m, bm, bn), tile_layout_vector(plan, m, bn)})
-    EXPECT_NE(text.find(", 4_W))"), std::string::npos) << text;
+  for (const layout::TensorLayout& l : {tile_layout_a(plan, m, bm, bk), tile_layout_b(plan, m, bk, bn),
+                                        tile_layout_c(plan, m, bm, bn), tile_layout_vector(plan, m, bn)})
+    EXPECT_NE(layout::to_string(l).find(", 4_W))"), std::string::npos) << layout::to_string(l);
   expect_binds(tile_layout_a(plan, m, bm, bk), {bm, bk}, m);
   expect_binds(tile_layout_b(plan, m, bk, bn), {bk, bn}, m);
   expect_binds(tile_layout_c(plan, m, bm, bn), {bm, bn}, m);
@@ -137,7 +136,7 @@ TEST(QgemmPlan, KSplitReducesAboveItsLevels) {
   QgemmPlan plan = make_plan(plan_problem(37, 50, 129), m, Assignment{{{1, 2}, {2, 4}}, {}, {{3, 4}}});
   EXPECT_EQ(plan.pk, 4u);
   EXPECT_EQ(plan.reduce_level, "MAB");
-  EXPECT_NE(tile_layout_c(plan, m, 37, 50).find("1_PE"), std::string::npos);
+  EXPECT_NE(layout::to_string(tile_layout_c(plan, m, 37, 50)).find("1_PE"), std::string::npos);
 }
 
 // 1000×64×512 on mini with M over L1B, MAB and PE: 2 passes of 16 rows per PE, at least 4 K steps.
@@ -288,7 +287,8 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
 
 // Every plan an exhaustive search over level assignments (no level fixed) and tilings can make —
 // C's passes 1, 2 or 4 times the LM's, split 0, 1, ... times more; K in every step count from 1 to
-// all of it (in the fewest where K is split over several passes) — estimated, in the default planner's enumeration order, each distinct plan once.
+// all of it (in the fewest where K is split over several passes) — estimated, in the default planner's
+// enumeration order, each distinct plan once.
 std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
