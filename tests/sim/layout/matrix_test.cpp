@@ -57,7 +57,7 @@ MatrixSpec random_spec(std::mt19937& gen, const machine::MachineConfig& m) {
 }
 
 TEST(Matrix, IsTheParsersValueOfTheSameText) {
-  const machine::MachineConfig m = testing::config("mncore-board");
+  const machine::MachineConfig m = treesim::testing::config("mncore-board");
   const std::vector<std::string> names = level_names(m);
   std::mt19937 gen(7);
   for (int i = 0; i < 500; ++i) {
@@ -71,7 +71,7 @@ TEST(Matrix, IsTheParsersValueOfTheSameText) {
 }
 
 TEST(Matrix, RowVectorIsOneRowOfTheMatrix) {
-  const machine::MachineConfig m = testing::config("mncore-board");
+  const machine::MachineConfig m = treesim::testing::config("mncore-board");
   const std::vector<LevelSplit> cols{{"L1B", 8}, {"PE", 2}};
   EXPECT_EQ(row_vector(64, cols, 4, 1, level_names(m)), parse_layout_or_throw("((8_L1B, 2_PE, 4:1))", m));
   EXPECT_EQ(row_vector(60, cols, 8, 4, level_names(m)),
