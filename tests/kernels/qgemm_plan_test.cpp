@@ -329,19 +329,22 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
   return plans;
 }
 
-TEST(QgemmPlan, EstimateLowerBoundNeverExceedsTheEstimate) {
-  for (const char* name : {"mini", "mncore-die", "mncore-board"}) {
-    machine::MachineConfig m = config(name);
-    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}}) {
-      const QgemmProblem p = plan_problem(mm, nn, kk);
-      for (const QgemmPlan& plan : every_plan(p, m))
-        EXPECT_LE(passes_lower_bound(p, plan, m), estimate_lower_bound(p, plan, m)) << describe(plan, m);
-      for (const QgemmPlan& plan : every_plan(p, m))
-        EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles)
-            << name << " " << describe(plan, m);
+// Every plan of three shapes, on each machine (one test per machine: each enumerates thousands).
+class LowerBounds : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LowerBounds, NeverExceedTheEstimate) {
+  const char* name = GetParam();
+  machine::MachineConfig m = config(name);
+  for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}}) {
+    const QgemmProblem p = plan_problem(mm, nn, kk);
+    for (const QgemmPlan& plan : every_plan(p, m)) {
+      EXPECT_LE(passes_lower_bound(p, plan, m), estimate_lower_bound(p, plan, m)) << describe(plan, m);
+      EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles) << name << " " << describe(plan, m);
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(QgemmPlan, LowerBounds, ::testing::Values("mini", "mncore-die", "mncore-board"));
 
 TEST(QgemmPlan, DefaultPlanIsTheExhaustiveSearchsBest) {
   for (const char* name : {"mini", "mncore-board"}) {
