@@ -35,18 +35,12 @@ std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t pad
   return fmt::format("({},{})/", rows, cols);
 }
 
+// The levels of `uses` with their units, or each pinned to its unit 0 (K's levels in C's layouts,
+// where the reduced sums are).
 std::vector<layout::LevelSplit> splits(const std::vector<Assignment::Use>& uses,
-                                       const machine::MachineConfig& m) {
+                                       const machine::MachineConfig& m, bool pinned = false) {
   std::vector<layout::LevelSplit> out;
-  for (const auto& u : uses) out.push_back({m.levels[u.level].name, u.size});
-  return out;
-}
-
-// K levels pinned to their unit 0, where the reduced sums are.
-std::vector<layout::LevelSplit> pinned(const std::vector<Assignment::Use>& uses,
-                                       const machine::MachineConfig& m) {
-  std::vector<layout::LevelSplit> out;
-  for (const auto& u : uses) out.push_back({m.levels[u.level].name, 1});
+  for (const auto& u : uses) out.push_back({m.levels[u.level].name, pinned ? 1 : u.size});
   return out;
 }
 
@@ -97,8 +91,8 @@ layout::TensorLayout tile_layout_c(const QgemmPlan& p, const machine::MachineCon
 layout::TensorLayout tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m,
                                           std::uint64_t pieces, std::uint64_t rows, std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_of(rows, cols, splits(a.m, m) + pinned(a.k, m), p.tm / p.row_pieces, splits(a.n, m), p.tn, m,
-                   pieces, lm_words(m));
+  return matrix_of(rows, cols, splits(a.m, m) + splits(a.k, m, /*pinned=*/true), p.tm / p.row_pieces,
+                   splits(a.n, m), p.tn, m, pieces, lm_words(m));
 }
 layout::TensorLayout tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m,
                                         std::uint64_t cols) {
@@ -120,8 +114,8 @@ std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const m
 
 std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return layout::to_string(matrix_of(prob.m, prob.n, splits(a.m, m) + pinned(a.k, m), p.tm * p.m_passes,
-                                     splits(a.n, m), p.tn * p.n_passes, m));
+  return layout::to_string(matrix_of(prob.m, prob.n, splits(a.m, m) + splits(a.k, m, /*pinned=*/true),
+                                     p.tm * p.m_passes, splits(a.n, m), p.tn * p.n_passes, m));
 }
 
 std::uint64_t m_blocks(const QgemmProblem& prob, const QgemmPlan& p) {

@@ -112,6 +112,11 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
             break;
           }
           QgemmPlan& p = std::get<QgemmPlan>(shaped);
+          // Where K is split over several passes, two buffers only (see the K steps below).
+          if (p.buffers > 2 && p.pk > 1 && p.m_passes * p.n_passes * prob.groups > 1) {
+            ++out.pruned[Prune::kReduceWait];
+            continue;
+          }
           if (!seen.insert({p.m_passes, p.n_passes, p.buffers}).second) {
             ++out.pruned[Prune::kDuplicate];
             continue;
@@ -161,14 +166,11 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
     // estimate does not price that wait, so more, shorter steps look cheap and are not (die 1024³
     // with K over MAB and PE, 4×4 passes: K in 1 step of 16 estimated 79,452 cycles and simulated
     // 78,464; 8 steps of 2 estimated 79,004 and simulated 130,318). Such passes take K in the fewest
-    // steps the LM allows, which keeps C in one piece, and two buffers (three make the steps smaller:
-    // the same case in 2 steps of 8 with three buffers estimated 78,940 and simulated 82,000).
+    // steps the LM allows, which keeps C in one piece, and two buffers (three, pruned where the pass
+    // counts are made, make the steps smaller: the same case in 2 steps of 8 with three buffers
+    // estimated 78,940 and simulated 82,000).
     const bool pieces_wait_on_reduce =
         pc.plan.pk > 1 && pc.plan.m_passes * pc.plan.n_passes * prob.groups > 1;
-    if (pieces_wait_on_reduce && pc.plan.buffers > 2) {
-      ++out.pruned[Prune::kReduceWait];
-      continue;
-    }
     if (pieces_wait_on_reduce)
       wanted = {1};
     else if (complete)
