@@ -71,24 +71,45 @@ class TileLayouts {
   std::map<std::tuple<Kind, std::uint64_t, std::uint64_t, std::uint64_t>, layout::TensorLayout> cache_;
 };
 
-// One pass: a block of C in a group, and the column block (and so the vector buffer) it belongs to
-// (counted over all groups).
+// One pass: a block of C in a group, whether it loads A and B (a stationary operand is loaded by the
+// first pass that uses it), whether it loads its column block's per-column vectors (the first pass
+// of that column block in a row) and into which of their buffers (in turn).
 struct Pass {
   std::uint64_t m0 = 0, n0 = 0, bm = 0, bn = 0;
-  std::uint64_t column_block = 0;
-  bool first_of_column_block = false;
+  bool loads_a = true, loads_b = true, loads_vectors = false;
+  std::size_t vectors = 0;
   std::uint64_t group = 0;
 };
 
+// The passes in program order: per group, N blocks outer and M blocks inner, or with stationary A
+// M blocks outer (so that a row block's N passes follow one another).
 std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p) {
   std::vector<Pass> out;
   const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn;
-  std::uint64_t column_block = 0;
+  const std::uint64_t mb = std::min(p.m_passes, ceil_div(prob.m, block_m));
+  const std::uint64_t nb = std::min(p.n_passes, ceil_div(prob.n, block_n));
+  const bool m_outer = p.stationary == Stationary::kA;
+  std::size_t vector_loads = 0;
+  std::uint64_t column = ~std::uint64_t{0};
   for (std::uint64_t g = 0; g < prob.groups; ++g)
-    for (std::uint64_t pn = 0; pn < p.n_passes && pn * block_n < prob.n; ++pn, ++column_block)
-      for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm)
-        out.push_back({pm * block_m, pn * block_n, std::min(block_m, prob.m - pm * block_m),
-                       std::min(block_n, prob.n - pn * block_n), column_block, pm == 0, g});
+    for (std::uint64_t outer = 0; outer < (m_outer ? mb : nb); ++outer)
+      for (std::uint64_t inner = 0; inner < (m_outer ? nb : mb); ++inner) {
+        const std::uint64_t pm = m_outer ? outer : inner, pn = m_outer ? inner : outer;
+        Pass ps;
+        ps.m0 = pm * block_m, ps.n0 = pn * block_n;
+        ps.bm = std::min(block_m, prob.m - ps.m0), ps.bn = std::min(block_n, prob.n - ps.n0);
+        ps.loads_a = p.stationary != Stationary::kA || pn == 0;
+        ps.loads_b = p.stationary != Stationary::kB || pm == 0;
+        ps.group = g;
+        const std::uint64_t this_column = g * nb + pn;
+        ps.loads_vectors = this_column != column;
+        if (ps.loads_vectors)
+          ps.vectors = vector_loads++ % p.buffers;
+        else
+          ps.vectors = out.back().vectors;
+        column = this_column;
+        out.push_back(ps);
+      }
   return out;
 }
 
@@ -135,7 +156,7 @@ class Builder {
 // The per-column vectors of a column block, into that block's buffers.
 void Builder::vectors(const Pass& ps) {
   const layout::TensorLayout& vec = layouts_.get(TileLayouts::Kind::kVector, 1, ps.bn);
-  const std::size_t v = ps.column_block % 2;
+  const std::size_t v = ps.vectors;
   const std::uint64_t n0 = ps.group * prob_.n + ps.n0;
   if (prob_.has_bias) prog_.instrs.emplace_back(load("bias", vec, p_.lm_bias[v], {n0}, {ps.bn}, 0));
   if (prob_.per_channel()) {
@@ -146,14 +167,14 @@ void Builder::vectors(const Pass& ps) {
 
 // Padding takes the zero point, so padded K terms add (Z − Z)·x = 0.
 void Builder::load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::uint64_t step) {
-  const std::size_t buf = step % p_.buffers;
-  if (ops_.a_window && ops_.a_in_lm) {  // the group's windows of the input where it lies in the LMs
+  const std::size_t buf = step % p_.buffers;  // of the halo patches
+  if (ops_.a_window && ops_.a_in_lm) {        // the group's windows of the input where it lies in the LMs
     program::Convert a;
     a.tensor = "A";
     a.from = ops_.a_in_lm->layout;
     a.src = ops_.a_in_lm->lm;
     a.to = layouts_.get(TileLayouts::Kind::kA, ps.bm, bk);
-    a.dst = p_.lm_a[buf];
+    a.dst = a_tile_lm(p_, step);
     a.pad = prob_.a_zero;
     a.window = *ops_.a_window;
     a.window->c0 = ps.group * ops_.a_window->channels;
@@ -162,8 +183,8 @@ void Builder::load_a(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::ui
     a.shape = {ps.bm, bk};
     prog_.instrs.emplace_back(std::move(a));
   } else if (!p_.a_resident) {  // resident A (a network's activation) is read in place
-    program::Load a = load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), p_.lm_a[buf], {ps.m0, k0},
-                           {ps.bm, bk}, prob_.a_zero);
+    program::Load a = load("A", layouts_.get(TileLayouts::Kind::kA, ps.bm, bk), a_tile_lm(p_, step),
+                           {ps.m0, k0}, {ps.bm, bk}, prob_.a_zero);
     if (ops_.a_window) {  // the group's windows of the input (im2col on the way in, or halos)
       a.window = *ops_.a_window;
       a.window->c0 = ps.group * ops_.a_window->channels;
@@ -186,11 +207,11 @@ void Builder::load_b(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::ui
 void Builder::loads(std::uint64_t step) {
   const Pass& ps = passes_[step / p_.steps];
   const std::uint64_t s = step % p_.steps;
-  if (s == 0 && ps.first_of_column_block) vectors(ps);
+  if (s == 0 && ps.loads_vectors) vectors(ps);
   const std::uint64_t block_k = p_.pk * p_.kt, k0 = s * block_k, bk = std::min(block_k, prob_.k - k0);
-  if (b_.loads_before_a()) load_b(ps, k0, bk, step);
-  load_a(ps, k0, bk, step);
-  if (!b_.loads_before_a()) load_b(ps, k0, bk, step);
+  if (ps.loads_b && b_.loads_before_a()) load_b(ps, k0, bk, step);
+  if (ps.loads_a) load_a(ps, k0, bk, step);
+  if (ps.loads_b && !b_.loads_before_a()) load_b(ps, k0, bk, step);
 }
 
 void Builder::decode(std::uint64_t step) {
@@ -199,8 +220,8 @@ void Builder::decode(std::uint64_t step) {
 
 void Builder::mac(std::uint64_t step) {
   MacTile t;
-  t.a = p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps)
-                      : p_.lm_a[step % p_.buffers];
+  t.a =
+      p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps) : a_tile_lm(p_, step);
   t.b = b_.mac_lm(step), t.c = p_.lm_acc[(step / p_.steps) % 2];
   t.m = p_.tm, t.n = p_.tn, t.k = p_.kt;
   t.accumulate = step % p_.steps > 0;
@@ -213,8 +234,7 @@ void Builder::epilogue(std::uint64_t pass) {
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   if (prob_.int32_out) return;  // C is the accumulators
-  const std::size_t v = passes_[pass].column_block % 2;
-  program::Requant rq = requant_of(prob_, p_, pass, v);
+  program::Requant rq = requant_of(prob_, p_, pass, passes_[pass].vectors);
   if (!prob_.per_channel() && !ops_.group_multipliers.empty()) {
     const numeric::QuantizedMultiplier& q = ops_.group_multipliers[passes_[pass].group];
     rq.multiplier = {q.multiplier};

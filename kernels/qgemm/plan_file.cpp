@@ -14,9 +14,9 @@ namespace {
 
 constexpr std::uint64_t kMaxPlanFileBytes = std::uint64_t{1} << 20;  // far above any real plan
 
-const std::set<std::string> kKeys = {"kernel",  "machine",         "m",           "n",           "k",
-                                     "split",   "m_passes_factor", "pass_splits", "min_k_steps", "buffers",
-                                     "layouts", "estimated_cycles"};
+const std::set<std::string> kKeys = {
+    "kernel",      "machine",     "m",       "n",          "k",       "split",           "m_passes_factor",
+    "pass_splits", "min_k_steps", "buffers", "stationary", "layouts", "estimated_cycles"};
 
 // "L2B" or "L2B/2" (2 of its units) in a split list.
 std::string use_text(const Assignment::Use& u, const machine::MachineConfig& m) {
@@ -51,12 +51,13 @@ std::string plan_file_text(const GemmPlanFile& f, const QgemmPlan& plan, const m
       "# the levels that split each dimension, outermost first (LEVEL/U: U of its units)\n"
       "split:\n  M: {}\n  N: {}\n  K: {}\n"
       "# C in this many times the passes the LM needs, split pass_splits more times; K in at least\n"
-      "# this many steps; this many LM buffers per streamed operand (2 or 3)\n"
-      "m_passes_factor: {}\npass_splits: {}\nmin_k_steps: {}\nbuffers: {}\n"
+      "# this many steps; this many LM buffers per streamed operand (2 or 3); the operand kept in the\n"
+      "# LM over the passes that share it (none, A or B)\n"
+      "m_passes_factor: {}\npass_splits: {}\nmin_k_steps: {}\nbuffers: {}\nstationary: {}\n"
       "# for people; the reader ignores them\nestimated_cycles: {:.0f}\nlayouts:\n",
       f.m, f.n, f.k, uses_text(f.assignment.m, m), uses_text(f.assignment.n, m), uses_text(f.assignment.k, m),
       f.tiling.extra_m_passes, f.tiling.pass_splits, f.tiling.min_steps, f.tiling.buffers,
-      plan.estimated_cycles);
+      stationary_name(plan.stationary), plan.estimated_cycles);  // what it keeps (none with one pass)
   std::size_t from = 0;
   while (from < layouts.size()) {
     std::size_t end = layouts.find('\n', from);
@@ -78,11 +79,11 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
     if (!kKeys.count(key) || (!top && (key == "kernel" || key == "machine")))
-      return r.at(
-          kv.first,
-          fmt::format("unknown field '{}' (expected one of {}m, n, k, split, "
-                      "m_passes_factor, pass_splits, min_k_steps, buffers, layouts, estimated_cycles)",
-                      core::echo(key), top ? "kernel, machine, " : ""));
+      return r.at(kv.first,
+                  fmt::format("unknown field '{}' (expected one of {}m, n, k, split, "
+                              "m_passes_factor, pass_splits, min_k_steps, buffers, stationary, layouts, "
+                              "estimated_cycles)",
+                              core::echo(key), top ? "kernel, machine, " : ""));
   }
   GemmPlanFile f;
   for (auto [key, out] : {std::pair{"kernel", &f.kernel}, {"machine", &f.machine}}) {
@@ -120,6 +121,16 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
                   fmt::format("'buffers': expected 2 or 3, got {}",
                               node.IsScalar() ? "'" + core::echo(node.Scalar()) + "'" : "a list or mapping"));
     f.tiling.buffers = *v;
+  }
+  // Files written before stationary operands existed keep none.
+  if (const YAML::Node node = root["stationary"]; node.IsDefined()) {
+    const std::string text = node.IsScalar() ? node.Scalar() : "";
+    bool known = false;
+    for (Stationary s : {Stationary::kNone, Stationary::kA, Stationary::kB})
+      if (text == stationary_name(s)) f.tiling.stationary = s, known = true;
+    if (!known)
+      return r.at(node, fmt::format("'stationary': expected none, A or B, got {}",
+                                    node.IsScalar() ? "'" + core::echo(text) + "'" : "a list or mapping"));
   }
   const YAML::Node split = root["split"];
   if (!split.IsDefined() || !split.IsMap())

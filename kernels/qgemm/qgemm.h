@@ -4,8 +4,9 @@
 // of B and C), K (the reduction, split over the lowest levels and summed up the tree) — or to none
 // (the operands are replicated there). Every PE then owns a tm×tn tile of C per pass and streams K
 // in steps of kt through two (or three) LM buffers per operand, so that the loads of step s+1 (and
-// s+2) overlap the MACs of step s. Passes are software-pipelined: a pass's C store goes out in row pieces
-// between the next pass's loads. No timing here: cycles come from running the program on a machine.
+// s+2) overlap the MACs of step s; or one operand stays in the LM over the passes that share it. Passes
+// are software-pipelined: a pass's C store goes out in row pieces between the next pass's loads. No
+// timing here: cycles come from running the program on a machine.
 #pragma once
 
 #include <cstdint>
@@ -79,12 +80,22 @@ struct Assignment {
 // the later passes'. The short list's planners set it (the windows' planners, which choose by the
 // estimate of plain loads): it underprices their passes, and this charge keeps their choices (the
 // Fashion CNN on mncore-board at 9.1 cycles per image; 23.1 without it).
+//
+// `stationary`: one operand's tiles stay in the LM over the passes that share them (one slot per K
+// step instead of `buffers`), so only the first of those passes loads them and the operand crosses
+// DRAM once, not once per pass. B stays over a column block's M passes (the passes' usual order, N
+// blocks outer); A over a row block's N passes (the passes then run M blocks outer). The passes
+// after the first then load one operand, which leaves DRAM to the stores of the pass before.
+enum class Stationary { kNone, kA, kB };
+const char* stationary_name(Stationary s);  // "none", "A", "B" (as plan files spell it)
+
 struct Tiling {
   std::uint64_t extra_m_passes = 1, min_steps = 1, pass_splits = 0, buffers = 2;
   bool charge_first_pass = false;
+  Stationary stationary = Stationary::kNone;
   bool operator==(const Tiling& o) const {
     return extra_m_passes == o.extra_m_passes && min_steps == o.min_steps && pass_splits == o.pass_splits &&
-           buffers == o.buffers && charge_first_pass == o.charge_first_pass;
+           buffers == o.buffers && charge_first_pass == o.charge_first_pass && stationary == o.stationary;
   }
 };
 
@@ -102,18 +113,25 @@ struct QgemmPlan {
   // [i·tm/pieces, (i+1)·tm/pieces) of every PE's tile. So that a piece is one block of C, a pass's
   // rows are interleaved: row i·pm·(tm/pieces) + u·(tm/pieces) + r of the block is on M unit u.
   std::uint64_t row_pieces = 1;
-  // LM byte offsets (the same in every PE). The per-column vectors have two buffers (alternating
-  // per column block) when there are several column blocks, else both entries are the same. Where
+  // LM byte offsets (the same in every PE). The per-column vectors have `buffers` buffers (a column
+  // block's loads take the next in turn: the lookahead issues up to buffers − 1 steps of loads ahead
+  // of a pass's requant, which may be a later pass's with one K step per pass) when there are
+  // several column blocks, else all entries are the same. Where
   // K is split the reduce works in place, and with several passes, passes alternate between two
   // accumulators so that the next pass's MACs need not wait for the reduce; else both entries are
   // the same.
   std::uint64_t lm_acc[2] = {0, 0}, lm_out[2] = {0, 0};
-  std::uint64_t lm_bias[2] = {0, 0}, lm_mult[2] = {0, 0}, lm_shift[2] = {0, 0};
+  std::uint64_t lm_bias[kMaxBuffers] = {}, lm_mult[kMaxBuffers] = {}, lm_shift[kMaxBuffers] = {};
   // The streamed operands' buffers: step s loads into buffer s % buffers. A packed W (tgemm) is
   // loaded into lm_w and decoded into two lm_b buffers (s % 2), which the MACs read.
   std::uint64_t buffers = 2;
   std::uint64_t lm_a[kMaxBuffers] = {}, lm_b[kMaxBuffers] = {};
   std::uint64_t lm_w[kMaxBuffers] = {};
+  // A stationary operand (Tiling::stationary, where there are several passes to keep it over): K
+  // step s's tile lies at lm_a[0] (or lm_b[0]) + s·slot in every pass that shares it, and only the
+  // first of those passes loads it.
+  Stationary stationary = Stationary::kNone;
+  std::uint64_t slot = 0;
   std::uint64_t lm_bytes = 0;  // LM bytes per PE the plan uses
   double estimated_cycles = 0;
   Tiling tiling;  // the tiling choice it was made with
@@ -127,6 +145,19 @@ struct QgemmPlan {
   std::optional<std::uint64_t> lm_halo;
   std::uint64_t halo_patch = 0;
 };
+
+// Where global step `step`'s A tile and B tile (int8 B, or unpacked trits) lie: their buffers, or
+// for a stationary operand its step's slot.
+inline std::uint64_t a_tile_lm(const QgemmPlan& p, std::uint64_t step) {
+  return p.stationary == Stationary::kA ? p.lm_a[0] + (step % p.steps) * p.slot : p.lm_a[step % p.buffers];
+}
+inline std::uint64_t b_tile_lm(const QgemmPlan& p, std::uint64_t step) {
+  return p.stationary == Stationary::kB ? p.lm_b[0] + (step % p.steps) * p.slot : p.lm_b[step % p.buffers];
+}
+// The passes that load A and those that load B: all, or for a stationary operand one per block
+// that shares it (per group).
+std::uint64_t a_loading_passes(const QgemmProblem& p, const QgemmPlan& plan);
+std::uint64_t b_loading_passes(const QgemmProblem& p, const QgemmPlan& plan);
 
 // Why a candidate plan cannot work (the planner's cheap checks, before a program is built).
 enum class Prune {
@@ -184,16 +215,18 @@ std::optional<Rejection> estimate_plan(const QgemmProblem& problem, QgemmPlan& p
 
 // The planners' search over every assignment of the free levels (those `fixed` leaves) to M, N, K or
 // none, at full fan-out, and for each over its whole feasible tiling range: C in as few passes as
-// the LM allows times 1, 2 or 4, split any number of times more, and K in every step count the LM
-// allows (one plan per distinct K step). Candidates are estimated in the order of their lower bound
-// (a pass count's bound first, then each step count's) and the search stops where the bound passes
-// the best estimate, which no later candidate can beat: the winner is the one an exhaustive search
-// picks, the least estimate and the earliest in enumeration order on ties. A plan that fits a
-// machine fits every machine with more memory, so growing the LM never worsens the best estimate.
-// kShortList: C in 1, 2 or 4 times the passes the LM needs, K in at least 1, 2 or 4 steps — for a
-// planner whose A loads are not the tile loads the estimate prices (a convolution's windows, A
-// converted from the LMs), where many small K steps look cheap to the estimate and are not: each
-// step's windows cost their own conversion. Such a planner should price its own loads in the search.
+// the LM allows times 1, 2 or 4, split any number of times more, no operand, B or A kept over the
+// passes, and K in every step count the LM allows (one plan per distinct K step). Candidates are
+// estimated in the order of their lower bound (a pass count's bound first, then each step count's)
+// and the search stops where the bound passes the best estimate, which no later candidate can beat:
+// the winner is the one an exhaustive search picks, the least estimate and the earliest in
+// enumeration order on ties. A plan that fits a machine fits every machine with more memory, so
+// growing the LM never worsens the best estimate.
+// kShortList: C in 1, 2 or 4 times the passes the LM needs, K in at least 1, 2 or 4 steps, nothing
+// kept — for a planner whose A loads are not the tile loads the estimate prices (a convolution's
+// windows, A converted from the LMs), where many small K steps look cheap to the estimate and are
+// not: each step's windows cost their own conversion. Such a planner should price its own loads in
+// the search.
 enum class TilingRange { kComplete, kShortList };
 struct SearchedPlan {
   QgemmPlan plan;

@@ -63,7 +63,6 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
                                                                   const timing::TransferTime* a_load) {
   const timing::CostModel cost(m);
   const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
-  const double steps = static_cast<double>(p.steps) * passes;
   const std::size_t resources = timing::Resource::count(m.levels.size());
   std::vector<double> totals(resources, 0.0), step(resources, 0.0);
   const std::uint64_t bm = std::min(prob.m, p.pm * p.tm), bn = std::min(prob.n, p.pn * p.tn);
@@ -77,30 +76,33 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
     if (auto* d = std::get_if<layout::Diagnostic>(&a)) return *d;
     load_a = cost.load(layout::plan_load(std::get<layout::BoundLayout>(a)));
   }
-  if (!p.a_resident) add_transfer(load_a, 1, step);
+  std::vector<double> step_a(resources, 0.0), step_b(resources, 0.0);  // a step's A and B transfers
+  if (!p.a_resident) add_transfer(load_a, 1, step_a);
   const std::uint64_t t = prob.w_trits_per_byte;
   QgemmPlan packed = p;  // packed W: kt/t rows of bytes per unit
   if (t > 0) packed.kt = p.kt / t;
   const std::uint64_t b_rows = t > 0 ? ceil_div(bk, t) : bk;
   Bound b = bound(tile_layout_b(packed, m, b_rows, bn), {b_rows, bn}, 1, m);
   if (auto* d = std::get_if<layout::Diagnostic>(&b)) return *d;
-  add_transfer(cost.load(layout::plan_load(std::get<layout::BoundLayout>(b))), 1, step);
+  const timing::TransferTime load_b = cost.load(layout::plan_load(std::get<layout::BoundLayout>(b)));
+  add_transfer(load_b, 1, step_b);
+  for (std::size_t r = 0; r < resources; ++r) step[r] = step_a[r] + step_b[r];
   std::vector<double> first = step;  // the fill: the first step's loads after `before`
   if (before) add_transfer(*before, 1, first);
   const double load_step = *std::max_element(first.begin(), first.end());
   Bound c = bound(tile_layout_c(p, m, bm, bn), {bm, bn}, prob.out_bytes(), m);
   if (auto* d = std::get_if<layout::Diagnostic>(&c)) return *d;
   const timing::TransferTime store = cost.store(layout::plan_gather(std::get<layout::BoundLayout>(c)));
-  for (std::size_t r = 0; r < resources; ++r) totals[r] = steps * step[r];
+  // A stationary operand is loaded by the first pass of each block that shares it.
+  const double a_passes = static_cast<double>(a_loading_passes(prob, p));
+  const double b_passes = static_cast<double>(b_loading_passes(prob, p));
+  const double per_pass = static_cast<double>(p.steps);
+  for (std::size_t r = 0; r < resources; ++r)
+    totals[r] = per_pass * (a_passes * step_a[r] + b_passes * step_b[r]);
   if (before) add_transfer(*before, 1, totals);
   const bool stores = !p.c_resident;  // resident C stays in the LMs
   if (stores) add_transfer(store, passes, totals);
-  // After the first pass, row_pieces of a pass's steps each carry one piece of the previous pass's
-  // store (the others none): a piece's transfer is its step's, and the lookahead buffers cannot
-  // hide a piece longer than a step.
-  std::vector<double> carrying = step;
   const double pieces = static_cast<double>(std::min(p.row_pieces, p.steps));
-  if (stores && passes > 1) add_transfer(store, 1.0 / pieces, carrying);
   const std::uint64_t vectors = (prob.has_bias ? 1 : 0) + (prob.per_channel() ? 2 : 0);
   if (vectors > 0) {
     Bound v = bound(tile_layout_vector(p, m, bn), {bn}, 4, m);
@@ -145,23 +147,33 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
           {cycles, (transfer_step + latency + decode_fill) / buffers, (decode_fill + mac_whole) / 2});
     return cycles;
   };
-  // A pass after the first: its steps, row_pieces of them carrying a piece of the previous pass's
-  // store. The pieces run one after another (the scoreboard orders stores to one DRAM tensor), and
-  // a later load cannot take DRAM ahead of a waiting piece: the pass takes at least the pieces'
-  // chain, each its path latency and its share of the store's busiest stage.
-  double later_pass = static_cast<double>(p.steps) * period(step);
-  if (stores && passes > 1) {
+  // A pass after the first, whose steps' transfers are `transfers`: row_pieces of its steps carry a
+  // piece of the previous pass's store (the others none; the lookahead buffers cannot hide a piece
+  // longer than a step). The pieces run one after another (the scoreboard orders stores to one DRAM
+  // tensor), and a later load cannot take DRAM ahead of a waiting piece: the pass takes at least the
+  // pieces' chain, each its path latency and its share of the store's busiest stage.
+  auto later_pass = [&](const std::vector<double>& transfers) {
+    const double plain = static_cast<double>(p.steps) * period(transfers);
+    if (!stores || passes <= 1) return plain;
+    std::vector<double> carrying = transfers;
+    add_transfer(store, 1.0 / pieces, carrying);
     const double piece =
         static_cast<double>(store.latency) + static_cast<double>(store.duration() - store.latency) / pieces;
-    later_pass = std::max((static_cast<double>(p.steps) - pieces) * period(step) + pieces * period(carrying),
-                          pieces * piece);
-  }
+    return std::max((static_cast<double>(p.steps) - pieces) * period(transfers) + pieces * period(carrying),
+                    pieces * piece);
+  };
+  // Passes that load both operands (all, or the first of each block that shares the stationary
+  // one) and those that load the other alone.
+  const bool a_kept = p.stationary == Stationary::kA, kept = p.stationary != Stationary::kNone;
+  const double both_passes = a_kept ? a_passes : b_passes;
+  const double both = later_pass(step), one = kept ? later_pass(a_kept ? step_b : step_a) : both;
   const double boundary = p.pk > 1 ? 0 : requant;
   // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
   // in the period before, where a transfer-bound run spends its time).
-  const double first_pass = p.tiling.charge_first_pass ? later_pass - period(step)
-                                                       : (static_cast<double>(p.steps) - 1) * period(step);
-  const double body = first_pass + (passes - 1) * later_pass + mac_step + (passes - 1) * boundary;
+  const double first_pass =
+      p.tiling.charge_first_pass ? both - period(step) : (static_cast<double>(p.steps) - 1) * period(step);
+  const double body = first_pass + (both_passes - 1) * both + (passes - both_passes) * one + mac_step +
+                      (passes - 1) * boundary;
   const double fill_drain = load_step + latency + decode_fill + reduce + requant +
                             (stores ? static_cast<double>(store.duration()) : 0);
   // A resource's total already holds the first loads and the last store: where one resource bounds
@@ -217,7 +229,12 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(bk, prob.w_trits_per_byte) : bk;
   const double load = dram_busy(cost, b.bm * bk) + dram_busy(cost, w_rows * b.bn);
   const double store = p.c_resident ? 0 : dram_busy(cost, b.bm * b.bn * prob.out_bytes());
-  const double dram = steps * load + passes * store;
+  // A stationary operand crosses DRAM once per block that shares it.
+  const double per_pass = static_cast<double>(p.steps);
+  const double dram =
+      per_pass * static_cast<double>(a_loading_passes(prob, p)) * dram_busy(cost, b.bm * bk) +
+      per_pass * static_cast<double>(b_loading_passes(prob, p)) * dram_busy(cost, w_rows * b.bn) +
+      passes * store;
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
@@ -235,7 +252,9 @@ double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const ma
   const std::uint64_t kk = ceil_div(prob.k, p.pk);
   const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(prob.k, prob.w_trits_per_byte) : prob.k;
   const double store = p.c_resident ? 0 : dram_busy(cost, b.bm * b.bn * prob.out_bytes());
-  const double dram = passes * (dram_busy(cost, b.bm * prob.k) + dram_busy(cost, w_rows * b.bn) + store);
+  const double dram = passes * store +
+                      static_cast<double>(a_loading_passes(prob, p)) * dram_busy(cost, b.bm * prob.k) +
+                      static_cast<double>(b_loading_passes(prob, p)) * dram_busy(cost, w_rows * b.bn);
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double macs =
       passes * static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * kk, mac_path).busy);

@@ -61,6 +61,26 @@ void check_problem(const QgemmProblem& p) {
   }
 }
 
+const char* stationary_name(Stationary s) {
+  switch (s) {
+    case Stationary::kNone:
+      return "none";
+    case Stationary::kA:
+      return "A";
+    case Stationary::kB:
+      return "B";
+  }
+  return "?";
+}
+
+std::uint64_t a_loading_passes(const QgemmProblem& prob, const QgemmPlan& p) {
+  return prob.groups * (p.stationary == Stationary::kA ? p.m_passes : p.m_passes * p.n_passes);
+}
+
+std::uint64_t b_loading_passes(const QgemmProblem& prob, const QgemmPlan& p) {
+  return prob.groups * (p.stationary == Stationary::kB ? p.n_passes : p.m_passes * p.n_passes);
+}
+
 const char* prune_name(Prune reason) {
   switch (reason) {
     case Prune::kTooManyUnits:
@@ -131,13 +151,12 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   const std::uint64_t lm = m.lm_bytes();
   p.m_passes = tiling.extra_m_passes;
   p.buffers = std::clamp<std::uint64_t>(tiling.buffers, 2, kMaxBuffers);  // plan files check it
-  const std::uint64_t min_steps = tiling.min_steps;
   auto fixed_bytes = [&] {
     std::uint64_t acc = p.tm * p.tn * 4;
     // int32 C is stored from the accumulator: the next pass's MACs need the other one.
     const bool two_accumulators = (p.pk > 1 || prob.int32_out) && p.m_passes * p.n_passes * prob.groups > 1;
     std::uint64_t bytes = (two_accumulators ? 2 : 1) * acc + (prob.int32_out ? 0 : 2 * p.tm * p.tn);
-    const std::uint64_t vectors = p.n_passes * prob.groups > 1 ? 2 : 1;  // buffers per column vector
+    const std::uint64_t vectors = p.n_passes * prob.groups > 1 ? p.buffers : 1;  // buffers per vector
     if (prob.has_bias) bytes += vectors * p.tn * 4;
     if (prob.per_channel()) bytes += vectors * 2 * p.tn * 4;
     return bytes;
@@ -170,8 +189,30 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
   const std::uint64_t t = prob.w_trits_per_byte, kt_unit = t > 0 ? std::lcm(lm_words(m), t) : lm_words(m);
   // Per K element: `buffers` A rows and B (or packed W) columns, and with W two decoded B buffers.
   const std::uint64_t nb = p.buffers;
-  const std::uint64_t kt_max = t > 0 ? (lm - fixed_bytes()) * t / (nb * t * p.tm + 2 * t * p.tn + nb * p.tn)
-                                     : (lm - fixed_bytes()) / (nb * (p.tm + p.tn));
+  // A stationary operand keeps every K step's tile, where there are several passes to keep it over
+  // (int8 B only: a packed W would need its decode per pass). Not where K is split: there a pass's
+  // store waits for its reduce, and the loads issued after it for the store, a chain the estimate
+  // does not price; without one operand's loads the passes look short and are not (die 1024³, K over
+  // MAB and PE, 4×4 passes, stationary B: estimated 66,384 cycles, simulated 78,990; 78,464 without).
+  // It takes K in at least `buffers` steps: the lookahead loads the next block's first steps into
+  // their slots before the MACs of this block's last steps, which must not be the same slots.
+  if (p.pk == 1 && ceil_div(kk, kt_unit) >= nb &&
+      ((tiling.stationary == Stationary::kB && t == 0 && p.m_passes > 1) ||
+       (tiling.stationary == Stationary::kA && p.n_passes > 1)))
+    p.stationary = tiling.stationary;
+  const std::uint64_t min_steps =
+      p.stationary == Stationary::kNone ? tiling.min_steps : std::max(tiling.min_steps, nb);
+  const std::uint64_t region = round_up(kk, kt_unit);  // K of a stationary region, whatever the step
+  std::uint64_t kt_max = 0;
+  if (p.stationary != Stationary::kNone) {
+    // The stationary operand's region and the other's buffers.
+    const bool a = p.stationary == Stationary::kA;
+    const std::uint64_t kept = region * (a ? p.tm : p.tn), streamed = nb * (a ? p.tn : p.tm);
+    kt_max = lm > fixed_bytes() + kept ? (lm - fixed_bytes() - kept) / streamed : 0;
+  } else {
+    kt_max = t > 0 ? (lm - fixed_bytes()) * t / (nb * t * p.tm + 2 * t * p.tn + nb * p.tn)
+                   : (lm - fixed_bytes()) / (nb * (p.tm + p.tn));
+  }
   // At least `min_steps` steps when K allows: more steps overlap more loads with MACs.
   p.steps = ceil_div(kk, std::max<std::uint64_t>(1, std::min({kk, kt_max, ceil_div(kk, min_steps)})));
   p.kt = round_up(ceil_div(kk, p.steps), kt_unit);  // even steps: the least padding
@@ -197,24 +238,42 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
       p.lm_out[0] = take(p.tm * p.tn, 1);
       p.lm_out[1] = take(p.tm * p.tn, 1);
     }
-    // Two buffers per column vector when there are several column blocks, so that loading the next
-    // block's does not wait for the last requant of this one.
-    for (int v = 0; v < (p.n_passes * prob.groups > 1 ? 2 : 1); ++v) {
+    // `buffers` buffers per column vector when there are several column blocks, so that loading a
+    // later block's does not wait for the last requant of this one, nor overwrite what it reads (the
+    // lookahead loads up to buffers − 1 steps ahead, a pass ahead where a pass has one step).
+    const std::uint64_t vectors = p.n_passes * prob.groups > 1 ? nb : 1;
+    for (std::uint64_t v = 0; v < kMaxBuffers; ++v) {
+      if (v >= vectors) {
+        p.lm_bias[v] = p.lm_bias[0], p.lm_mult[v] = p.lm_mult[0], p.lm_shift[v] = p.lm_shift[0];
+        continue;
+      }
       if (prob.has_bias) p.lm_bias[v] = take(p.tn, 4);
       if (prob.per_channel()) {
         p.lm_mult[v] = take(p.tn, 4);
         p.lm_shift[v] = take(p.tn, 4);
       }
     }
-    if (p.n_passes * prob.groups == 1)
-      p.lm_bias[1] = p.lm_bias[0], p.lm_mult[1] = p.lm_mult[0], p.lm_shift[1] = p.lm_shift[0];
-    for (std::uint64_t b = 0; b < nb; ++b) p.lm_a[b] = take(p.tm * p.kt, 1);
-    for (std::uint64_t b = 0; b < (t > 0 ? 2 : nb); ++b) p.lm_b[b] = take(p.kt * p.tn, 1);
+    // A stationary operand: one slot per K step (kt and tn are whole words: B's slots stay
+    // aligned; A's are placed as its buffers are).
+    if (p.stationary == Stationary::kA) {
+      p.slot = p.tm * p.kt;
+      p.lm_a[0] = take(p.steps * p.slot, 1);
+    } else {
+      for (std::uint64_t b = 0; b < nb; ++b) p.lm_a[b] = take(p.tm * p.kt, 1);
+    }
+    if (p.stationary == Stationary::kB) {
+      p.slot = p.kt * p.tn;
+      p.lm_b[0] = take(p.steps * p.slot, 1);
+    } else {
+      for (std::uint64_t b = 0; b < (t > 0 ? 2 : nb); ++b) p.lm_b[b] = take(p.kt * p.tn, 1);
+    }
     if (t > 0)
       for (std::uint64_t b = 0; b < nb; ++b) p.lm_w[b] = take(p.kt / t * p.tn, 1);
     return at;
   };
-  while (map_lm() > lm && p.kt > kt_unit) p.kt -= kt_unit;
+  // (A whole-word kt can also give a stationary operand fewer steps than it needs.)
+  while ((map_lm() > lm || (p.stationary != Stationary::kNone && p.steps < min_steps)) && p.kt > kt_unit)
+    p.kt -= kt_unit;
   p.lm_bytes = map_lm();
   // With several passes, a pass's C goes out in pieces spread over the next pass's steps, at most
   // one per step: the largest divisor of tm not above the step count.
@@ -244,11 +303,14 @@ std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
   for (std::size_t l = 0; l < m.levels.size(); ++l)
     levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
   return fmt::format(
-      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}{}; "
+      "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}{}{}; "
       "LM {} of {} bytes",
       levels, p.pm, p.pn, p.pk, p.tm, p.tn, p.m_passes, p.n_passes,
       p.row_pieces > 1 ? fmt::format(", stored in {} row pieces", p.row_pieces) : "", p.steps, p.kt,
       p.buffers != 2 ? fmt::format(" ({} buffers)", p.buffers) : "",
+      p.stationary == Stationary::kB   ? ", B kept over the M passes"
+      : p.stationary == Stationary::kA ? ", A kept over the N passes"
+                                       : "",
       p.reduce_level.empty() ? "" : ", partial sums reduced at " + p.reduce_level, p.lm_bytes, m.lm_bytes());
 }
 

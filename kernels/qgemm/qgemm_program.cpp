@@ -43,7 +43,7 @@ class Int8B : public BPath {
   std::string tensor() const override { return "B"; }
   core::DType dtype() const override { return prob_.b_dtype; }
   std::int32_t pad() const override { return prob_.b_zero; }
-  std::uint64_t load_lm(std::uint64_t step) const override { return p_.lm_b[step % p_.buffers]; }
+  std::uint64_t load_lm(std::uint64_t step) const override { return b_tile_lm(p_, step); }
   program::Instr mac(const MacTile& t) const override {
     program::Mac mac;
     mac.a = t.a, mac.b = t.b, mac.c = t.c;

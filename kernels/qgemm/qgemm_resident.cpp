@@ -23,7 +23,11 @@ std::variant<QgemmPlan, Rejection> resident_plan(const QgemmProblem& prob, const
   for (int round = 0; round < 8 && need < lm; ++round) {
     machine::MachineConfig rest = m;
     rest.levels.back().memory_bytes = lm - need;
-    auto shaped = try_shape_plan(prob, rest, plan.assignment, plan.tiling);
+    // Resident C lies in the passes' usual order (N blocks outer), which stationary A changes, and
+    // resident A needs no loads to keep.
+    Tiling tiling = plan.tiling;
+    if (tiling.stationary == Stationary::kA) tiling.stationary = Stationary::kNone;
+    auto shaped = try_shape_plan(prob, rest, plan.assignment, tiling);
     if (auto* r = std::get_if<Rejection>(&shaped)) {
       r->message = fmt::format("beside {} resident bytes: {}", need, r->message);
       return *r;

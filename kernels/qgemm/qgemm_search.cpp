@@ -91,38 +91,47 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
   // Three buffers only in the whole range: the short list's tuners price two.
   const std::vector<std::uint64_t> buffer_counts =
       complete ? std::vector<std::uint64_t>{2, 3} : std::vector<std::uint64_t>{2};
+  // A or B stationary too in the whole range (try_shape_plan keeps neither where there is one pass
+  // to keep it over, which the duplicate check then counts).
+  const std::vector<Stationary> stationary =
+      complete ? std::vector<Stationary>{Stationary::kNone, Stationary::kB, Stationary::kA}
+               : std::vector<Stationary>{Stationary::kNone};
   for (const Assignment& a : candidates) {
-    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> seen;
-    bool hopeless = false;
-    for (std::uint64_t buffers : buffer_counts) {
-      for (std::uint64_t extra : {1, 2, 4}) {
-        for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
-          order += kStepOrders;
-          auto shaped = try_shape_plan(prob, m, a, Tiling{extra, 1, splits, buffers, !complete});
-          if (auto* r = std::get_if<Rejection>(&shaped)) {
-            if (r->reason == Prune::kNoFurtherSplit) {
-              ++out.pruned[r->reason];
-            } else {
-              failed(r->reason, r->message, order);
-              // What no pass count mends (K over the wrong levels, a row that cannot fit) ends the
-              // assignment; a map that overflows by its alignment gaps may fit with smaller tiles.
-              hopeless = r->reason != Prune::kLmOverflow;
-              if (!hopeless && splits < 64) continue;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, Stationary>> seen;
+    for (const Stationary kept : stationary) {
+      bool hopeless = false;
+      for (std::uint64_t buffers : buffer_counts) {
+        for (std::uint64_t extra : {1, 2, 4}) {
+          for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
+            order += kStepOrders;
+            Tiling tiling{extra, 1, splits, buffers, !complete};
+            tiling.stationary = kept;
+            auto shaped = try_shape_plan(prob, m, a, tiling);
+            if (auto* r = std::get_if<Rejection>(&shaped)) {
+              if (r->reason == Prune::kNoFurtherSplit) {
+                ++out.pruned[r->reason];
+              } else {
+                failed(r->reason, r->message, order);
+                // What no pass count mends (K over the wrong levels, a row that cannot fit) ends the
+                // assignment; a map that overflows by its alignment gaps may fit with smaller tiles.
+                hopeless = r->reason != Prune::kLmOverflow;
+                if (!hopeless && splits < 64) continue;
+              }
+              break;
             }
-            break;
+            QgemmPlan& p = std::get<QgemmPlan>(shaped);
+            // Where K is split over several passes, two buffers only (see the K steps below).
+            if (p.buffers > 2 && p.pk > 1 && p.m_passes * p.n_passes * prob.groups > 1) {
+              ++out.pruned[Prune::kReduceWait];
+              continue;
+            }
+            if (!seen.insert({p.m_passes, p.n_passes, p.buffers, p.stationary}).second) {
+              ++out.pruned[Prune::kDuplicate];
+              continue;
+            }
+            const double bound = passes_lower_bound(prob, p, m);
+            passes.push_back({std::move(p), bound, order});
           }
-          QgemmPlan& p = std::get<QgemmPlan>(shaped);
-          // Where K is split over several passes, two buffers only (see the K steps below).
-          if (p.buffers > 2 && p.pk > 1 && p.m_passes * p.n_passes * prob.groups > 1) {
-            ++out.pruned[Prune::kReduceWait];
-            continue;
-          }
-          if (!seen.insert({p.m_passes, p.n_passes, p.buffers}).second) {
-            ++out.pruned[Prune::kDuplicate];
-            continue;
-          }
-          const double bound = passes_lower_bound(prob, p, m);
-          passes.push_back({std::move(p), bound, order});
         }
       }
     }
@@ -180,9 +189,9 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
       wanted = {1, 2, 4};
     for (const std::uint64_t want : wanted) {
       ++at;
-      auto shaped = try_shape_plan(prob, m, pc.plan.assignment,
-                                   Tiling{pc.plan.tiling.extra_m_passes, want, pc.plan.tiling.pass_splits,
-                                          pc.plan.tiling.buffers, pc.plan.tiling.charge_first_pass});
+      Tiling tiling = pc.plan.tiling;
+      tiling.min_steps = want;
+      auto shaped = try_shape_plan(prob, m, pc.plan.assignment, tiling);
       if (auto* r = std::get_if<Rejection>(&shaped)) {
         failed(r->reason, r->message, at);
         continue;

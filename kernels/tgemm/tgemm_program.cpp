@@ -19,7 +19,7 @@ class TernaryW : public BPath {
   std::int32_t pad() const override { return packed() ? zero_weights_byte(e_) : 0; }
   bool loads_before_a() const override { return true; }
   std::uint64_t load_lm(std::uint64_t step) const override {
-    return packed() ? p_.lm_w[step % p_.buffers] : p_.lm_b[step % p_.buffers];
+    return packed() ? p_.lm_w[step % p_.buffers] : b_tile_lm(p_, step);
   }
   // Packed tiles are decoded into two buffers, alternating.
   std::uint64_t mac_lm(std::uint64_t step) const override {
@@ -66,7 +66,10 @@ std::uint64_t weight_dram_bytes(const QgemmProblem& prob, const QgemmPlan& p, We
   std::uint64_t total = 0;
   for (std::uint64_t pn = 0; pn < p.n_passes && pn * block_n < prob.n; ++pn) {
     const std::uint64_t bn = std::min(block_n, prob.n - pn * block_n);
-    for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm) total += rows * bn;
+    for (std::uint64_t pm = 0; pm < p.m_passes && pm * block_m < prob.m; ++pm) {
+      total += rows * bn;
+      if (p.stationary == Stationary::kB) break;  // loaded by the column block's first pass
+    }
   }
   return total;
 }

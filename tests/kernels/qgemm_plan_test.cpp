@@ -286,9 +286,9 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
 }
 
 // Every plan an exhaustive search over level assignments (no level fixed) and tilings can make —
-// C's passes 1, 2 or 4 times the LM's, split 0, 1, ... times more; K in every step count from 1 to
-// all of it (in the fewest where K is split over several passes) — estimated, in the default planner's
-// enumeration order, each distinct plan once.
+// C's passes 1, 2 or 4 times the LM's, split 0, 1, ... times more; no operand, B or A kept over the
+// passes; K in every step count from 1 to all of it (in the fewest where K is split over several
+// passes) — estimated, in the default planner's enumeration order, each distinct plan once.
 std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
@@ -308,23 +308,27 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
       return n;
     };
     if (one_unit || units(a.m) > p.m * 2 || units(a.n) > p.n * 2 || units(a.k) > p.k) continue;
-    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>> seen;
-    for (std::uint64_t buffers : {2, 3})
-      for (std::uint64_t extra : {1, 2, 4})
-        for (std::uint64_t splits = 0; splits < 40; ++splits)
-          for (std::uint64_t steps = 1; steps <= p.k; ++steps) {
-            auto shaped = try_shape_plan(p, m, a, Tiling{extra, steps, splits, buffers});
-            if (const auto* r = std::get_if<Rejection>(&shaped)) {
-              if (steps == 1 && r->reason != Prune::kLmOverflow) break;  // no K step mends it
-              continue;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Stationary>> seen;
+    for (Stationary kept : {Stationary::kNone, Stationary::kB, Stationary::kA})
+      for (std::uint64_t buffers : {2, 3})
+        for (std::uint64_t extra : {1, 2, 4})
+          for (std::uint64_t splits = 0; splits < 40; ++splits)
+            for (std::uint64_t steps = 1; steps <= p.k; ++steps) {
+              Tiling tiling{extra, steps, splits, buffers};
+              tiling.stationary = kept;
+              auto shaped = try_shape_plan(p, m, a, tiling);
+              if (const auto* r = std::get_if<Rejection>(&shaped)) {
+                if (steps == 1 && r->reason != Prune::kLmOverflow) break;  // no K step mends it
+                continue;
+              }
+              QgemmPlan& plan = std::get<QgemmPlan>(shaped);
+              // K split over several passes: K in the fewest steps with two buffers only
+              // (qgemm_search.cpp).
+              if (plan.pk > 1 && plan.m_passes * plan.n_passes > 1 && (steps > 1 || buffers > 2)) continue;
+              if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt, plan.buffers, plan.stationary}).second)
+                continue;
+              if (!estimate_plan(p, plan, m)) plans.push_back(plan);
             }
-            QgemmPlan& plan = std::get<QgemmPlan>(shaped);
-            // K split over several passes: K in the fewest steps with two buffers only
-            // (qgemm_search.cpp).
-            if (plan.pk > 1 && plan.m_passes * plan.n_passes > 1 && (steps > 1 || buffers > 2)) continue;
-            if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt, plan.buffers}).second) continue;
-            if (!estimate_plan(p, plan, m)) plans.push_back(plan);
-          }
   }
   return plans;
 }

@@ -173,14 +173,14 @@ TEST(QgemmCli, DifferentLayoutsGiveDifferentCyclesAndTraffic) {
     return run_qgemm("mini", args);
   };
   // Rows over every unit (all of B broadcast to all 32 PEs: the MAB→PE ports bound the run) versus
-  // a 2-D split (M over MAB×PE, N over L1B: half of B per PE, the MAC arrays bound the run).
+  // a 2-D split (M over MAB×PE, N over L1B: half of B per PE, the MAC arrays bound the run). Which is
+  // faster is the planner's business (rows keep A in the LM over four N passes and win).
   nlohmann::json rows =
       with({"--layout-a", "((2_L1B, 4_MAB, 4_PE, 8:256), (256:1))", "--layout-b", "((256:256), (256:1))"});
   nlohmann::json grid =
       with({"--layout-a", "((4_MAB, 4_PE, 16:256), (256:1))", "--layout-b", "((256:128), (2_L1B, 128:1))"});
   EXPECT_EQ(rows["roofline"]["resource"], "PE.down");
   EXPECT_EQ(grid["roofline"]["resource"], "mac");
-  EXPECT_LT(grid["cycles"].get<std::uint64_t>(), rows["cycles"].get<std::uint64_t>());
   EXPECT_NE(rows["cycles"], grid["cycles"]);
   EXPECT_NE(rows["levels"]["PE"]["down_delivered_bytes"], grid["levels"]["PE"]["down_delivered_bytes"]);
   EXPECT_FALSE(rows["roofline"]["resource"].get<std::string>().empty());
