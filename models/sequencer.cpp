@@ -162,6 +162,11 @@ void Sequencer::run_instruction(std::size_t i) {
       program_->instrs[i]);
   if (failed()) return;
   scoreboard_.commit(prep.reads, prep.writes, r.timing.end, i);
+  // A store depends on the span of its block, but a tensor that was stored to holds data, as one
+  // given as an input does.
+  for (const timing::Range& w : prep.writes)
+    if (w.space != program::kLmSpace)
+      scoreboard_.mark_written({w.space, 0, program_->tensors[w.space - 1].bytes()});
   end_ = std::max(end_, r.timing.end);
   for (const timing::Range& w : prep.writes)
     if (w.space == program::kLmSpace) r.lm_peak = std::max(r.lm_peak, w.hi);

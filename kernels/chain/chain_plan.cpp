@@ -27,6 +27,9 @@
 namespace treesim::kernels {
 namespace {
 
+// How many plans by plain estimate a chain layer's vertices are chosen from, per vertex.
+constexpr std::size_t kScannedPerVertex = 8;
+
 // A whole activation need not fit the LM (the kernels stream tiles of it): bound without the LM's
 // capacity check, as qgemm checks user layouts.
 layout::BoundLayout bind_whole(const std::string& text, std::uint64_t rows, std::uint64_t cols,
@@ -79,9 +82,15 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
     }
     // A vertex is a (layer, layouts) pair: the best estimate of each distinct pair of layouts, with
     // its activations resident (the first layer's input and the last one's output are in DRAM).
+    // Reshaping changes estimates (resident A needs no loads, the regions take LM from the buffers):
+    // the best of a pair is not always its first plan by plain estimate, so the pairs are taken
+    // from a few times as many plans as there are vertices, each the best of its own.
     std::vector<ChainLayerCandidate> chosen;
-    std::set<std::pair<std::string, std::string>> seen;
-    for (const Candidate& c : all.ranked) {
+    std::map<std::pair<std::string, std::string>, std::size_t> seen;
+    const std::size_t scanned = std::min(all.ranked.size(), kScannedPerVertex * candidates_per_layer);
+    for (std::size_t j = 0; j < all.ranked.size() && (j < scanned || chosen.size() < candidates_per_layer);
+         ++j) {
+      const Candidate& c = all.ranked[j];
       const QgemmPlan& q = std::any_cast<const QgemmPlan&>(c.plan.mapping);
       auto resident = resident_plan(p, q, m, i > 0, i + 1 < layers);
       if (!std::holds_alternative<QgemmPlan>(resident)) continue;
@@ -92,10 +101,17 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
                              whole_layout_c(p, q, m),
                              r.a_resident ? resident_layout_a(p, r, m) : "",
                              r.c_resident ? resident_layout_c(p, r, m) : ""};
-      if (!seen.insert({lc.resident_in, lc.resident_out}).second) continue;
-      chosen.push_back(std::move(lc));
-      if (chosen.size() == candidates_per_layer) break;
+      auto [at, fresh] = seen.emplace(std::pair{lc.resident_in, lc.resident_out}, chosen.size());
+      if (fresh)
+        chosen.push_back(std::move(lc));
+      else if (r.estimated_cycles < chosen[at->second].plan.estimated_cycles)
+        chosen[at->second] = std::move(lc);
     }
+    std::stable_sort(chosen.begin(), chosen.end(),
+                     [](const ChainLayerCandidate& x, const ChainLayerCandidate& y) {
+                       return x.plan.estimated_cycles < y.plan.estimated_cycles;
+                     });
+    if (chosen.size() > candidates_per_layer) chosen.resize(candidates_per_layer);
     if (chosen.empty()) {
       // Nothing stays in the LMs: the chain goes through DRAM (its default plans), and says why.
       const QgemmPlan& q = out.via_dram.back();

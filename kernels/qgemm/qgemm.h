@@ -215,14 +215,13 @@ std::optional<Rejection> estimate_plan(const QgemmProblem& problem, QgemmPlan& p
 
 // The planners' search over every assignment of the free levels (those `fixed` leaves) to M, N, K or
 // none, at full fan-out, and for each over its whole feasible tiling range: C in as few passes as
-// the LM allows times 1, 2 or 4, split any number of times more, no operand, B or A kept over the
-// passes, and K in every step count the LM allows (one plan per distinct K step). Candidates are
-// estimated in the order of their lower bound (a pass count's bound first, then each step count's)
-// and the search stops where the bound passes the best estimate, which no later candidate can beat:
-// the winner is the one an exhaustive search picks, the least estimate and the earliest in
-// enumeration order on ties. A plan that fits a machine fits every machine with more memory, so
-// growing the LM never worsens the best estimate.
-// kShortList: C in 1, 2 or 4 times the passes the LM needs, K in at least 1, 2 or 4 steps, nothing
+// the LM allows times 1, 2, 3 (not where K is split) or 4, split any number of times more, no operand, B or A
+// kept over the passes, and K in every step count the LM allows (one plan per distinct K step). Candidates
+// are estimated in the order of their lower bound (a pass count's bound first, then each step count's) and
+// the search stops where the bound passes the best estimate, which no later candidate can beat: the winner is
+// the one an exhaustive search picks, the least estimate and the earliest in enumeration order on ties. A
+// plan that fits a machine fits every machine with more memory, so growing the LM never worsens the best
+// estimate. kShortList: C in 1, 2 or 4 times the passes the LM needs, K in at least 1, 2 or 4 steps, nothing
 // kept — for a planner whose A loads are not the tile loads the estimate prices (a convolution's
 // windows, A converted from the LMs), where many small K steps look cheap to the estimate and are
 // not: each step's windows cost their own conversion. Such a planner should price its own loads in
@@ -292,7 +291,8 @@ layout::TensorLayout tile_layout_vector(const QgemmPlan& p, const machine::Machi
 // A network layer's activations left in the LMs. Resident A is every A tile the MACs read, m block
 // after m block and K step after K step (tm×kt bytes each, laid out as a step's load would place
 // it); resident C is every pass's requantized tile (tm×tn bytes), in the program's pass order (N
-// blocks outer). The layouts are of the whole tensor; the byte counts are per PE.
+// blocks outer, or with A kept M blocks outer). The layouts are of the whole tensor; the byte counts are per
+// PE.
 std::string resident_layout_a(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
 std::string resident_layout_c(const QgemmProblem& p, const QgemmPlan& plan, const machine::MachineConfig& m);
 std::uint64_t resident_bytes_a(const QgemmProblem& p, const QgemmPlan& plan);

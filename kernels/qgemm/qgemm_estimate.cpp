@@ -149,18 +149,13 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
   };
   // A pass after the first, whose steps' transfers are `transfers`: row_pieces of its steps carry a
   // piece of the previous pass's store (the others none; the lookahead buffers cannot hide a piece
-  // longer than a step). The pieces run one after another (the scoreboard orders stores to one DRAM
-  // tensor), and a later load cannot take DRAM ahead of a waiting piece: the pass takes at least the
-  // pieces' chain, each its path latency and its share of the store's busiest stage.
+  // longer than a step). Pieces are disjoint blocks of C, which do not wait for each other.
   auto later_pass = [&](const std::vector<double>& transfers) {
     const double plain = static_cast<double>(p.steps) * period(transfers);
     if (!stores || passes <= 1) return plain;
     std::vector<double> carrying = transfers;
     add_transfer(store, 1.0 / pieces, carrying);
-    const double piece =
-        static_cast<double>(store.latency) + static_cast<double>(store.duration() - store.latency) / pieces;
-    return std::max((static_cast<double>(p.steps) - pieces) * period(transfers) + pieces * period(carrying),
-                    pieces * piece);
+    return (static_cast<double>(p.steps) - pieces) * period(transfers) + pieces * period(carrying);
   };
   // Passes that load both operands (all, or the first of each block that shares the stationary
   // one) and those that load the other alone.

@@ -149,10 +149,12 @@ std::string resident_layout_c(const QgemmProblem& prob, const QgemmPlan& p, cons
   const Assignment& a = p.assignment;
   const std::uint64_t w = lm_words(m), mb = m_blocks(prob, p), nb = n_blocks(prob, p);
   const std::uint64_t tile = p.tm * p.tn / w, tr = p.tm / p.row_pieces;
+  // The passes' order: N blocks outer, or with A kept M blocks outer.
+  const bool m_outer = p.stationary == Stationary::kA;
   return pad_prefix(prob.m, prob.n, mb * p.pm * p.tm, nb * p.pn * p.tn) +
-         fmt::format("(({}{}{}{}{}:{}), ({}{}{}:1{}))", resident_blocks(mb, tile),
+         fmt::format("(({}{}{}{}{}:{}), ({}{}{}:1{}))", resident_blocks(mb, m_outer ? nb * tile : tile),
                      resident_blocks(p.row_pieces, tr * p.tn / w), level_prefix(a.m, m),
-                     pinned_prefix(a.k, m), tr, p.tn / w, resident_blocks(nb, mb * tile),
+                     pinned_prefix(a.k, m), tr, p.tn / w, resident_blocks(nb, m_outer ? tile : mb * tile),
                      level_prefix(a.n, m), p.tn / w, lane_sub_axis(w));
 }
 

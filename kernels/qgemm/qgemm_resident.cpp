@@ -23,10 +23,9 @@ std::variant<QgemmPlan, Rejection> resident_plan(const QgemmProblem& prob, const
   for (int round = 0; round < 8 && need < lm; ++round) {
     machine::MachineConfig rest = m;
     rest.levels.back().memory_bytes = lm - need;
-    // Resident C lies in the passes' usual order (N blocks outer), which stationary A changes, and
-    // resident A needs no loads to keep.
+    // Resident A needs no loads to keep.
     Tiling tiling = plan.tiling;
-    if (tiling.stationary == Stationary::kA) tiling.stationary = Stationary::kNone;
+    if (a && tiling.stationary == Stationary::kA) tiling.stationary = Stationary::kNone;
     auto shaped = try_shape_plan(prob, rest, plan.assignment, tiling);
     if (auto* r = std::get_if<Rejection>(&shaped)) {
       r->message = fmt::format("beside {} resident bytes: {}", need, r->message);

@@ -84,7 +84,7 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
   std::uint64_t too_many = 0;
   const std::vector<Assignment> candidates = assignments(prob, m, fixed, too_many);
   if (too_many) out.pruned[Prune::kTooManyUnits] += too_many;
-  // Each assignment's distinct pass counts: 1, 2 or 4 times the LM's, split 0, 1, 2, ... times more
+  // Each assignment's distinct pass counts: 1, 2, 3 or 4 times the LM's, split 0, 1, 2, ... times more
   // until C splits no further.
   std::vector<Passes> passes;
   std::uint64_t order = 0;
@@ -97,11 +97,17 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
       complete ? std::vector<Stationary>{Stationary::kNone, Stationary::kB, Stationary::kA}
                : std::vector<Stationary>{Stationary::kNone};
   for (const Assignment& a : candidates) {
+    // Three times the LM's passes too in the whole range (a small last pass, whose store is the
+    // run's tail), but not where K is split: those take K in the fewest steps (below), and a pass
+    // count that only a smaller LM needs in two steps would make more LM worse.
+    const std::vector<std::uint64_t> extras = complete && units_of(a.k) == 1
+                                                  ? std::vector<std::uint64_t>{1, 2, 3, 4}
+                                                  : std::vector<std::uint64_t>{1, 2, 4};
     std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, Stationary>> seen;
     for (const Stationary kept : stationary) {
       bool hopeless = false;
       for (std::uint64_t buffers : buffer_counts) {
-        for (std::uint64_t extra : {1, 2, 4}) {
+        for (std::uint64_t extra : extras) {
           for (std::uint64_t splits = 0; !hopeless && (complete || splits == 0); ++splits) {
             order += kStepOrders;
             Tiling tiling{extra, 1, splits, buffers, !complete};

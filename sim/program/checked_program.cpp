@@ -103,6 +103,15 @@ void check_collective(const Op& op, std::uint64_t bytes, const machine::MachineC
 
 }  // namespace
 
+timing::Range dram_written(const Transfer& t, const TensorDecl& tensor) {
+  const timing::Range whole{dram_space(t.tensor), 0, tensor.bytes()};
+  // A row scatter's rows, or a block of a view, may lie anywhere in the tensor.
+  if (t.rows || t.window || t.block.whole) return whole;
+  const std::uint64_t n = t.block.elements(), bytes = core::dtype_bytes(tensor.dtype);
+  if (n == 0) return whole;
+  return {whole.space, t.block.full_index(0) * bytes, (t.block.full_index(n - 1) + 1) * bytes};
+}
+
 std::uint64_t Block::full_index(std::uint64_t i) const {
   if (whole) return i;
   std::uint64_t full = 0;
@@ -183,7 +192,7 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               if (!pi.transfer) return;
               const TensorDecl& t = p.tensors[pi.transfer->tensor];
               c.lm(pi.reads, op.lm, {pi.transfer->footprint_bytes});
-              pi.writes.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
+              pi.writes.push_back(dram_written(*pi.transfer, t));
             },
             [&](const Mac& op) {
               if (!core::is_8bit(op.a_dtype) || !core::is_8bit(op.b_dtype))

@@ -87,6 +87,12 @@ struct Conversion {
   layout::ConversionPlan plan;
 };
 
+// What a store writes in its DRAM tensor, for the scoreboard: the bytes from its block's first
+// element to its last (a block of a row-major tensor lies in that span), so that stores of disjoint
+// blocks do not wait for each other; the whole tensor where the block is the tensor's or not one
+// (a row scatter).
+timing::Range dram_written(const Transfer& t, const TensorDecl& tensor);
+
 struct PreparedInstr {
   std::vector<timing::Range> reads, writes;
   std::optional<Transfer> transfer;           // load, store

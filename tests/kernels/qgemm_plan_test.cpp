@@ -286,9 +286,9 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
 }
 
 // Every plan an exhaustive search over level assignments (no level fixed) and tilings can make —
-// C's passes 1, 2 or 4 times the LM's, split 0, 1, ... times more; no operand, B or A kept over the
-// passes; K in every step count from 1 to all of it (in the fewest where K is split over several
-// passes) — estimated, in the default planner's enumeration order, each distinct plan once.
+// C's passes 1, 2, 3 (not where K is split) or 4 times the LM's, split 0, 1, ... times more; no operand, B or
+// A kept over the passes; K in every step count from 1 to all of it (in the fewest where K is split over
+// several passes) — estimated, in the default planner's enumeration order, each distinct plan once.
 std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
@@ -311,8 +311,8 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
     std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Stationary>> seen;
     for (Stationary kept : {Stationary::kNone, Stationary::kB, Stationary::kA})
       for (std::uint64_t buffers : {2, 3})
-        for (std::uint64_t extra : {1, 2, 4})
-          for (std::uint64_t splits = 0; splits < 40; ++splits)
+        for (std::uint64_t extra : {1, 2, 3, 4})
+          for (std::uint64_t splits = 0; splits < 40 && (extra != 3 || a.k.empty()); ++splits)
             for (std::uint64_t steps = 1; steps <= p.k; ++steps) {
               Tiling tiling{extra, steps, splits, buffers};
               tiling.stationary = kept;

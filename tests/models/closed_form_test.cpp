@@ -204,6 +204,30 @@ TEST(ClosedForm, ReadAfterWriteWaitsForTheWriter) {
   EXPECT_EQ(r.timings[2].start, r.timings[1].end);
 }
 
+// Two stores of 32×32 blocks of C (one row per PE): at 0,0 and at `second`.
+SimulationResult two_block_stores(const std::string& c_shape, const std::string& second) {
+  const std::string store =
+      "store tensor=C layout=\"((2_L1B, 4_MAB, 4_PE, 1:32), (32:1))\" shape=32,32 offset=";
+  return run("tensor A shape=2048\ntensor C shape=" + c_shape +
+             "\nload tensor=A layout=\"((2_L1B, 4_MAB, 4_PE, 64:1))\"\n" + store + "0,0\n" + store + second +
+             "\n");
+}
+
+// A store writes the span of its block in the tensor: two blocks of whole rows do not overlap, so the
+// second store waits only for the ports the first holds, not for the first to complete.
+TEST(ClosedForm, StoresOfDisjointRowBlocksDoNotWaitForEachOther) {
+  auto r = two_block_stores("64,32", "32,0");
+  EXPECT_LT(r.timings[2].start, r.timings[1].end);
+  EXPECT_LT(r.stats.cycles, r.timings[1].end + duration(r, 1));
+}
+
+// Blocks of columns side by side interleave in the tensor's bytes: their spans overlap, and the
+// second store waits for the first.
+TEST(ClosedForm, StoresOfInterleavedColumnBlocksWaitForEachOther) {
+  auto r = two_block_stores("32,64", "0,32");
+  EXPECT_EQ(r.timings[2].start, r.timings[1].end);
+}
+
 TEST(ClosedForm, CyclesAreNeverBelowTheRoofline) {
   auto r =
       run("tensor A shape=2048\ntensor B shape=16,8\n"

@@ -1,6 +1,7 @@
 // Plan files written by an earlier treesim (tests/data/plans/, from `treesim tune ... --out` at
-// commit c84ff2d) still run, and give the cycles, DRAM traffic, per-level traffic and instruction
-// counts that version gave (tests/data/plans/expected.json, written by it).
+// commit c84ff2d) still run, and give the DRAM traffic, per-level traffic and instruction counts
+// that version gave (tests/data/plans/expected.json, written by it), in no more cycles (stores of
+// disjoint blocks have since stopped waiting for each other).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -30,7 +31,7 @@ TEST_P(PlanFiles, RunInTheCyclesAndTrafficTheyWereWrittenFor) {
   const CliResult r = run_treesim(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json got = json::parse(read_text(report));
-  EXPECT_EQ(got["cycles"], want["cycles"]);
+  EXPECT_LE(got["cycles"].get<std::uint64_t>(), want["cycles"].get<std::uint64_t>());
   EXPECT_EQ(got["dram"], want["dram"]);
   for (const auto& [level, traffic] : want["levels"].items())
     for (const auto& [key, value] : traffic.items())
