@@ -74,8 +74,12 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
       plan.mapping = q;
       return plan;
     });
+    // The default plan is the first by estimate (the search is the default planner's); with none,
+    // the planner says why.
     try {
-      out.via_dram.push_back(default_plan(p, m));
+      out.via_dram.push_back(all.ranked.empty()
+                                 ? default_plan(p, m)
+                                 : std::any_cast<const QgemmPlan&>(all.ranked.front().plan.mapping));
       out.via_dram_cycles += out.via_dram.back().estimated_cycles;
     } catch (const QgemmError& e) {
       return core::Error{"", fmt::format("layer {} ({}×{}×{}): {}", i, p.m, p.n, p.k, e.what())};

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -289,7 +291,9 @@ TEST(QgemmPlan, WholeLayoutsReproduceThePlan) {
 // C's passes 1, 2, 3 (not where K is split) or 4 times the LM's, split 0, 1, ... times more; no operand, B or
 // A kept over the passes; K in every step count from 1 to all of it (in the fewest where K is split over
 // several passes) — estimated, in the default planner's enumeration order, each distinct plan once.
-std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m) {
+std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m,
+                                  std::vector<Stationary> kept_operands = {Stationary::kNone, Stationary::kB,
+                                                                           Stationary::kA}) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
   for (std::size_t l = 0; l < m.levels.size(); ++l) combos *= 4;
@@ -309,7 +313,7 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
     };
     if (one_unit || units(a.m) > p.m * 2 || units(a.n) > p.n * 2 || units(a.k) > p.k) continue;
     std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Stationary>> seen;
-    for (Stationary kept : {Stationary::kNone, Stationary::kB, Stationary::kA})
+    for (Stationary kept : kept_operands)
       for (std::uint64_t buffers : {2, 3})
         for (std::uint64_t extra : {1, 2, 3, 4})
           for (std::uint64_t splits = 0; splits < 40 && (extra != 3 || a.k.empty()); ++splits)
@@ -333,38 +337,76 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
   return plans;
 }
 
-// Every plan of three shapes, on each machine (one test per machine: each enumerates thousands).
-class LowerBounds : public ::testing::TestWithParam<const char*> {};
+// A machine and a GEMM shape: the exhaustive enumerations below take one test each (each
+// enumerates thousands of plans, and a sanitizer build gives a test 120 s).
+struct MachineShape {
+  const char* machine;
+  std::uint64_t m, n, k;
+  Stationary kept = Stationary::kNone;  // LowerBounds: the plans that keep this operand
+};
+
+void PrintTo(const MachineShape& c, std::ostream* os) {
+  *os << c.machine << " " << c.m << "×" << c.n << "×" << c.k << " kept " << stationary_name(c.kept);
+}
+
+std::vector<MachineShape> cases(
+    std::initializer_list<const char*> machines,
+    std::initializer_list<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> shapes,
+    std::initializer_list<Stationary> kept = {Stationary::kNone}) {
+  std::vector<MachineShape> out;
+  for (const char* m : machines)
+    for (auto [mm, nn, kk] : shapes)
+      for (Stationary s : kept) out.push_back({m, mm, nn, kk, s});
+  return out;
+}
+
+std::string case_name(const ::testing::TestParamInfo<MachineShape>& info) {
+  std::string name = fmt::format("{}_{}x{}x{}_{}", info.param.machine, info.param.m, info.param.n,
+                                 info.param.k, stationary_name(info.param.kept));
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+// Every plan of three shapes, on each machine, keeping no operand, B or A.
+class LowerBounds : public ::testing::TestWithParam<MachineShape> {};
 
 TEST_P(LowerBounds, NeverExceedTheEstimate) {
-  const char* name = GetParam();
-  machine::MachineConfig m = config(name);
-  for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}}) {
-    const QgemmProblem p = plan_problem(mm, nn, kk);
-    for (const QgemmPlan& plan : every_plan(p, m)) {
-      EXPECT_LE(passes_lower_bound(p, plan, m), estimate_lower_bound(p, plan, m)) << describe(plan, m);
-      EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles) << name << " " << describe(plan, m);
-    }
+  const MachineShape& c = GetParam();
+  machine::MachineConfig m = config(c.machine);
+  const QgemmProblem p = plan_problem(c.m, c.n, c.k);
+  for (const QgemmPlan& plan : every_plan(p, m, {c.kept})) {
+    EXPECT_LE(passes_lower_bound(p, plan, m), estimate_lower_bound(p, plan, m)) << describe(plan, m);
+    EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles) << describe(plan, m);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(QgemmPlan, LowerBounds, ::testing::Values("mini", "mncore-die", "mncore-board"));
+INSTANTIATE_TEST_SUITE_P(QgemmPlan, LowerBounds,
+                         ::testing::ValuesIn(cases({"mini", "mncore-die", "mncore-board"},
+                                                   {{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}},
+                                                   {Stationary::kNone, Stationary::kB, Stationary::kA})),
+                         case_name);
 
-TEST(QgemmPlan, DefaultPlanIsTheExhaustiveSearchsBest) {
-  for (const char* name : {"mini", "mncore-board"}) {
-    machine::MachineConfig m = config(name);
-    for (auto [mm, nn, kk] : {std::tuple{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 512, 64}}) {
-      QgemmProblem p = plan_problem(mm, nn, kk);
-      std::optional<QgemmPlan> best;
-      for (const QgemmPlan& plan : every_plan(p, m))
-        if (!best || plan.estimated_cycles < best->estimated_cycles) best = plan;
-      ASSERT_TRUE(best.has_value());
-      QgemmPlan chosen = default_plan(p, m);
-      EXPECT_EQ(describe(chosen, m), describe(*best, m)) << name;
-      EXPECT_EQ(chosen.estimated_cycles, best->estimated_cycles) << name;
-    }
-  }
+class ExhaustiveSearch : public ::testing::TestWithParam<MachineShape> {};
+
+TEST_P(ExhaustiveSearch, DefaultPlanIsItsBest) {
+  const MachineShape& c = GetParam();
+  machine::MachineConfig m = config(c.machine);
+  QgemmProblem p = plan_problem(c.m, c.n, c.k);
+  std::optional<QgemmPlan> best;
+  for (const QgemmPlan& plan : every_plan(p, m))
+    if (!best || plan.estimated_cycles < best->estimated_cycles) best = plan;
+  ASSERT_TRUE(best.has_value());
+  QgemmPlan chosen = default_plan(p, m);
+  EXPECT_EQ(describe(chosen, m), describe(*best, m));
+  EXPECT_EQ(chosen.estimated_cycles, best->estimated_cycles);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    QgemmPlan, ExhaustiveSearch,
+    ::testing::ValuesIn(cases({"mini", "mncore-board"},
+                              {{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 512, 64}})),
+    case_name);
 
 TEST(QgemmVerify, FirstMismatchIsNamedByRowAndColumn) {
   report::VerifyResult v = compare_outputs({1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 0, 7}, 3);

@@ -103,7 +103,10 @@ std::string simple_equivalent() {
   return testing::write_temp_file("mncore2-simple.yaml", text);
 }
 
-TEST(DramCli, TheBankedModelIsNeverFasterThanSimpleDramOfTheSamePeakAndReportsItsRowHits) {
+// One test per shape: each runs two simulations, and a sanitizer build gives a test 120 s.
+class BankedShapes : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(BankedShapes, TheBankedModelIsNeverFasterThanSimpleDramOfTheSamePeakAndReportsItsRowHits) {
   const std::string simple = simple_equivalent();
   const std::vector<std::vector<std::string>> shapes = {
       {"--m", "512", "--n", "256", "--k", "256", "--layout-a", kLayoutA, "--layout-c", kLayoutC},
@@ -112,22 +115,22 @@ TEST(DramCli, TheBankedModelIsNeverFasterThanSimpleDramOfTheSamePeakAndReportsIt
       {"--m", "256", "--n", "256", "--k", "256"},
       {"--m", "96", "--n", "80", "--k", "200"},
       {"--m", "1024", "--n", "512", "--k", "128"}};
-  for (const auto& shape : shapes) {
-    std::vector<std::string> banked = {"run", "qgemm", "--machine",
-                                       source_path("configs/mncore2-gddr6.yaml")};
-    std::vector<std::string> plain = {"run", "qgemm", "--machine", simple};
-    banked.insert(banked.end(), shape.begin(), shape.end());
-    plain.insert(plain.end(), shape.begin(), shape.end());
-    const nlohmann::json b = run_json(banked), s = run_json(plain);
-    EXPECT_GE(b["cycles"].get<std::uint64_t>(), s["cycles"].get<std::uint64_t>())
-        << shape[1] << shape[3] << shape[5];
-    ASSERT_TRUE(b["dram"].contains("banked"));
-    const double hit = b["dram"]["banked"]["row_hit_rate"].get<double>();
-    EXPECT_GT(hit, 0.0);
-    EXPECT_LE(hit, 1.0);
-    EXPECT_FALSE(s["dram"].contains("banked"));
-  }
+  const auto& shape = shapes.at(GetParam());
+  std::vector<std::string> banked = {"run", "qgemm", "--machine", source_path("configs/mncore2-gddr6.yaml")};
+  std::vector<std::string> plain = {"run", "qgemm", "--machine", simple};
+  banked.insert(banked.end(), shape.begin(), shape.end());
+  plain.insert(plain.end(), shape.begin(), shape.end());
+  const nlohmann::json b = run_json(banked), s = run_json(plain);
+  EXPECT_GE(b["cycles"].get<std::uint64_t>(), s["cycles"].get<std::uint64_t>())
+      << shape[1] << shape[3] << shape[5];
+  ASSERT_TRUE(b["dram"].contains("banked"));
+  const double hit = b["dram"]["banked"]["row_hit_rate"].get<double>();
+  EXPECT_GT(hit, 0.0);
+  EXPECT_LE(hit, 1.0);
+  EXPECT_FALSE(s["dram"].contains("banked"));
 }
+
+INSTANTIATE_TEST_SUITE_P(DramCli, BankedShapes, ::testing::Range<std::size_t>(0, 5));
 
 TEST(DramCli, TimingOnlyGivesTheBankedModelsCyclesOfTheFullRun) {
   std::vector<std::string> args = split_qgemm("mncore2-gddr6", 256);
