@@ -86,8 +86,7 @@ struct Pass {
 std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p) {
   std::vector<Pass> out;
   const std::uint64_t block_m = p.pm * p.tm, block_n = p.pn * p.tn;
-  const std::uint64_t mb = std::min(p.m_passes, ceil_div(prob.m, block_m));
-  const std::uint64_t nb = std::min(p.n_passes, ceil_div(prob.n, block_n));
+  const std::uint64_t mb = m_blocks(prob, p), nb = n_blocks(prob, p);
   const bool m_outer = p.stationary == Stationary::kA;
   std::size_t vector_loads = 0;
   std::uint64_t column = ~std::uint64_t{0};
