@@ -138,8 +138,8 @@ class Builder {
   void load_b(const Pass& ps, std::uint64_t k0, std::uint64_t bk, std::uint64_t step);
   void loads(std::uint64_t step);
   void decode(std::uint64_t step);
-  void mac(std::uint64_t step);
-  void epilogue(std::uint64_t pass);
+  void mac(std::uint64_t step, std::uint64_t piece = 0, std::uint64_t pieces = 1);
+  void epilogue(std::uint64_t pass, std::uint64_t piece = 0, std::uint64_t pieces = 1);
   void store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t end_piece);
 
   const QgemmProblem& prob_;
@@ -217,23 +217,31 @@ void Builder::decode(std::uint64_t step) {
   if (auto d = b_.decode(step)) prog_.instrs.emplace_back(std::move(*d));
 }
 
-void Builder::mac(std::uint64_t step) {
+// The MACs of a step, or of its row piece `piece` of `pieces`: LM rows [piece·tm/pieces, …) of the
+// A tile and of the accumulators (as C's row pieces lie).
+void Builder::mac(std::uint64_t step, std::uint64_t piece, std::uint64_t pieces) {
+  const std::uint64_t tr = p_.tm / pieces;
   MacTile t;
-  t.a =
-      p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps) : a_tile_lm(p_, step);
-  t.b = b_.mac_lm(step), t.c = p_.lm_acc[(step / p_.steps) % 2];
-  t.m = p_.tm, t.n = p_.tn, t.k = p_.kt;
+  t.a = (p_.a_resident ? resident_a_tile(p_, passes_[step / p_.steps].m0, step % p_.steps)
+                       : a_tile_lm(p_, step)) +
+        piece * tr * p_.kt;
+  t.b = b_.mac_lm(step), t.c = p_.lm_acc[(step / p_.steps) % 2] + piece * tr * p_.tn * 4;
+  t.m = tr, t.n = p_.tn, t.k = p_.kt;
   t.accumulate = step % p_.steps > 0;
   prog_.instrs.emplace_back(b_.mac(t));
 }
 
-// Reduce (where K is split) and requantize into the pass's output buffer.
-void Builder::epilogue(std::uint64_t pass) {
-  const std::uint64_t acc = p_.lm_acc[pass % 2];
+// Reduce (where K is split) and requantize into the pass's output buffer: the whole tile, or its
+// row piece `piece` of `pieces` (never where K is split: tail_pieces).
+void Builder::epilogue(std::uint64_t pass, std::uint64_t piece, std::uint64_t pieces) {
+  const std::uint64_t acc = p_.lm_acc[pass % 2], tr = p_.tm / pieces;
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
     prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
   if (prob_.int32_out) return;  // C is the accumulators
   program::Requant rq = requant_of(prob_, p_, pass, passes_[pass].vectors);
+  rq.src += piece * tr * p_.tn * 4;
+  rq.dst += piece * tr * p_.tn * prob_.out_bytes();
+  rq.rows = tr;
   if (!prob_.per_channel() && !ops_.group_multipliers.empty()) {
     const numeric::QuantizedMultiplier& q = ops_.group_multipliers[passes_[pass].group];
     rq.multiplier = {q.multiplier};
@@ -267,7 +275,8 @@ void Builder::store(std::uint64_t pass, std::uint64_t first_piece, std::uint64_t
 // MAC, and its store is not issued there (it would take DRAM and the ports ahead of the next pass's
 // loads while it waits for the requant): its row pieces go out spread over the next pass's steps,
 // each after that step's lookahead loads, so the first steps of the next pass are loaded before any
-// of it. The last pass stores at the end.
+// of it. The last pass's last step runs in tail pieces (tail_pieces): each piece's MACs, requant
+// and store, so that its store overlaps the MACs of the pieces after it.
 program::Program Builder::build() {
   const std::uint64_t columns = prob_.n * prob_.groups;
   prog_.tensors = {{"A",
@@ -299,11 +308,18 @@ program::Program Builder::build() {
       if (due > stored) store(pass - 1, stored, due);
       stored = std::max(stored, due);
     }
+    if (g + 1 == total) break;  // the last step: below
     mac(g);
-    if (g + 1 < total) decode(g + 1);
+    decode(g + 1);
     if (s + 1 == steps) epilogue(pass);
   }
-  store(passes_.size() - 1, 0, pieces);
+  // The last step in tail pieces, each stored as soon as it is requantized (whole: one piece).
+  const std::uint64_t last = passes_.size() - 1, tail = tail_pieces(p_);
+  for (std::uint64_t r = 0; r < tail; ++r) {
+    mac(total - 1, r, tail);
+    epilogue(last, r, tail);
+    store(last, r * pieces / tail, (r + 1) * pieces / tail);
+  }
   return std::move(prog_);
 }
 

@@ -158,6 +158,11 @@ inline std::uint64_t b_tile_lm(const QgemmPlan& p, std::uint64_t step) {
 // that shares it (per group).
 std::uint64_t a_loading_passes(const QgemmProblem& p, const QgemmPlan& plan);
 std::uint64_t b_loading_passes(const QgemmProblem& p, const QgemmPlan& plan);
+// The tail pieces: the last pass's last K step runs its MACs, requant and store one row piece at a
+// time, so that C's last store overlaps the MACs of the pieces after it instead of following them
+// all. Where C goes to DRAM in row pieces (several passes) and K is not split (a reduce per piece
+// would wait on the whole subtree's MACs); else 1, the step whole.
+std::uint64_t tail_pieces(const QgemmPlan& plan);
 
 // Why a candidate plan cannot work (the planner's cheap checks, before a program is built).
 enum class Prune {

@@ -167,14 +167,29 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
   // in the period before, where a transfer-bound run spends its time).
   const double first_pass =
       p.tiling.charge_first_pass ? both - period(step) : (static_cast<double>(p.steps) - 1) * period(step);
-  const double body = first_pass + (both_passes - 1) * both + (passes - both_passes) * one + mac_step +
-                      (passes - 1) * boundary;
-  const double fill_drain = load_step + latency + decode_fill + reduce + requant +
-                            (stores ? static_cast<double>(store.duration()) : 0);
+  const double body =
+      first_pass + (both_passes - 1) * both + (passes - both_passes) * one + (passes - 1) * boundary;
+  // The last step: its MACs, requant and store; in tail pieces, piece r's store starts after r + 1
+  // pieces' MACs and its requant, and the stores of disjoint pieces queue only for their resources.
+  const std::uint64_t tail = tail_pieces(p);
+  double last = mac_step + requant + (stores ? static_cast<double>(store.duration()) : 0);
+  double last_requant = requant;
+  if (tail > 1) {
+    const double n = static_cast<double>(tail);
+    const std::uint64_t rows = p.tm / tail;
+    const double mac_piece =
+        static_cast<double>(cost.unit(timing::Unit::kMac, rows * p.tn * p.kt, mac_path).busy);
+    last_requant =
+        prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, rows * p.tn).duration());
+    const double store_busy = static_cast<double>(store.duration() - store.latency);
+    last = last_requant + std::max(mac_piece + store_busy, n * mac_piece + store_busy / n) +
+           static_cast<double>(store.latency);
+  }
+  const double fill_drain = load_step + latency + decode_fill + reduce + last;
   // A resource's total already holds the first loads and the last store: where one resource bounds
   // the run (DRAM on a memory-bound shape), only the path latency at each end is outside it.
   const double busiest = *std::max_element(totals.begin(), totals.end());
-  return std::max(body + fill_drain, busiest + requant + latency + (stores ? latency : 0));
+  return std::max(body + fill_drain, busiest + last_requant + latency + (stores ? latency : 0));
 }
 
 double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m,
@@ -192,13 +207,17 @@ struct BoundTerms {
   std::uint64_t bm = 0, bn = 0;
 };
 
+double requant_busy(const QgemmProblem& prob, const timing::CostModel& cost, std::uint64_t elements) {
+  return prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, elements).busy);
+}
+
 BoundTerms bound_terms(const QgemmProblem& prob, const QgemmPlan& p, const timing::CostModel& cost,
                        const machine::MachineConfig& m) {
   BoundTerms b;
   std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
   for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
   b.latency = static_cast<double>(path);
-  b.requant = prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, p.tm * p.tn).busy);
+  b.requant = requant_busy(prob, cost, p.tm * p.tn);
   b.bm = std::min(prob.m, p.pm * p.tm), b.bn = std::min(prob.n, p.pn * p.tn);
   return b;
 }
@@ -233,9 +252,17 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double body =
-      (steps - 1) * std::max(mac_step, (mac_step + b.latency) / static_cast<double>(p.buffers)) + mac_step;
-  return std::max(body + load + store, dram) + b.requant + b.latency + b.latency;
+  const double body = (steps - 1) * std::max(mac_step, (mac_step + b.latency) / static_cast<double>(p.buffers));
+  // The last step, whole or in tail pieces (as the estimate takes it).
+  double last = mac_step + store + b.requant, last_requant = b.requant;
+  if (const std::uint64_t tail = tail_pieces(p); tail > 1) {
+    const double n = static_cast<double>(tail);
+    const double mac_piece =
+        static_cast<double>(cost.unit(timing::Unit::kMac, p.tm / tail * p.tn * p.kt, mac_path).busy);
+    last_requant = requant_busy(prob, cost, p.tm / tail * p.tn);
+    last = last_requant + std::max(mac_piece + store, n * mac_piece + store / n);
+  }
+  return std::max(body + load + last, dram + last_requant) + b.latency + b.latency;
 }
 
 double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
@@ -253,7 +280,11 @@ double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const ma
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double macs =
       passes * static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * kk, mac_path).busy);
-  return std::max(macs, dram) + b.requant + b.latency + b.latency;
+  // With C in row pieces the last step may run in tail pieces of one row each (more K steps, more
+  // pieces): its requant is at least one row's.
+  const bool may_split = p.m_passes * p.n_passes * prob.groups > 1 && !p.c_resident && p.pk == 1;
+  const double requant = may_split ? requant_busy(prob, cost, p.tn) : b.requant;
+  return std::max(macs, dram) + requant + b.latency + b.latency;
 }
 
 std::optional<Rejection> estimate_plan(const QgemmProblem& prob, QgemmPlan& plan,

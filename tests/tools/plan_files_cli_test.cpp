@@ -1,7 +1,7 @@
 // Plan files written by an earlier treesim (tests/data/plans/, from `treesim tune ... --out` at
 // commit c84ff2d) still run, and give the DRAM traffic, per-level traffic and instruction counts
 // that version gave (tests/data/plans/expected.json, written by it), in no more cycles (stores of
-// disjoint blocks have since stopped waiting for each other).
+// disjoint blocks have since stopped waiting for each other; the last step runs in tail pieces).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -36,8 +36,12 @@ TEST_P(PlanFiles, RunInTheCyclesAndTrafficTheyWereWrittenFor) {
   for (const auto& [level, traffic] : want["levels"].items())
     for (const auto& [key, value] : traffic.items())
       EXPECT_EQ(got["levels"][level][key], value) << level << " " << key;
+  // The same loads; the last step's MACs, requants and stores may since run in tail pieces.
   for (const auto& [kind, count] : want["instructions"].items())
-    EXPECT_EQ(got["instructions"][kind]["count"], count) << kind;
+    if (kind == "mac" || kind == "requant" || kind == "store")
+      EXPECT_GE(got["instructions"][kind]["count"], count) << kind;
+    else
+      EXPECT_EQ(got["instructions"][kind]["count"], count) << kind;
 }
 
 INSTANTIATE_TEST_SUITE_P(WrittenBefore, PlanFiles, ::testing::Range<std::size_t>(0, 6),
