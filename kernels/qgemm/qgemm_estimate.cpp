@@ -252,7 +252,8 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double body = (steps - 1) * std::max(mac_step, (mac_step + b.latency) / static_cast<double>(p.buffers));
+  const double body =
+      (steps - 1) * std::max(mac_step, (mac_step + b.latency) / static_cast<double>(p.buffers));
   // The last step, whole or in tail pieces (as the estimate takes it).
   double last = mac_step + store + b.requant, last_requant = b.requant;
   if (const std::uint64_t tail = tail_pieces(p); tail > 1) {

@@ -81,9 +81,7 @@ std::uint64_t b_loading_passes(const QgemmProblem& prob, const QgemmPlan& p) {
   return prob.groups * (p.stationary == Stationary::kB ? p.n_passes : p.m_passes * p.n_passes);
 }
 
-std::uint64_t tail_pieces(const QgemmPlan& p) {
-  return p.c_resident || p.pk > 1 ? 1 : p.row_pieces;
-}
+std::uint64_t tail_pieces(const QgemmPlan& p) { return p.c_resident || p.pk > 1 ? 1 : p.row_pieces; }
 
 const char* prune_name(Prune reason) {
   switch (reason) {
