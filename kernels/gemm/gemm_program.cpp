@@ -76,6 +76,7 @@ class TileLayouts {
 // of that column block in a row) and into which of their buffers (in turn).
 struct Pass {
   std::uint64_t m0 = 0, n0 = 0, bm = 0, bn = 0;
+  std::uint64_t rows = 0;  // the tile rows its MACs compute (pass_tile_rows)
   bool loads_a = true, loads_b = true, loads_vectors = false;
   std::size_t vectors = 0;
   std::uint64_t group = 0;
@@ -97,6 +98,7 @@ std::vector<Pass> passes_of(const QgemmProblem& prob, const QgemmPlan& p) {
         Pass ps;
         ps.m0 = pm * block_m, ps.n0 = pn * block_n;
         ps.bm = std::min(block_m, prob.m - ps.m0), ps.bn = std::min(block_n, prob.n - ps.n0);
+        ps.rows = pass_tile_rows(p, ps.bm);
         ps.loads_a = p.stationary != Stationary::kA || pn == 0;
         ps.loads_b = p.stationary != Stationary::kB || pm == 0;
         ps.group = g;
@@ -217,8 +219,9 @@ void Builder::decode(std::uint64_t step) {
   if (auto d = b_.decode(step)) prog_.instrs.emplace_back(std::move(*d));
 }
 
-// The MACs of a step, or of its row piece `piece` of `pieces`: LM rows [piece·tm/pieces, …) of the
-// A tile and of the accumulators (as C's row pieces lie).
+// The MACs of a step (the pass's tile rows: a ragged last M block's padding pieces are left out),
+// or of its row piece `piece` of `pieces`: LM rows [piece·tm/pieces, …) of the A tile and of the
+// accumulators (as C's row pieces lie).
 void Builder::mac(std::uint64_t step, std::uint64_t piece, std::uint64_t pieces) {
   const std::uint64_t tr = p_.tm / pieces;
   MacTile t;
@@ -226,7 +229,7 @@ void Builder::mac(std::uint64_t step, std::uint64_t piece, std::uint64_t pieces)
                        : a_tile_lm(p_, step)) +
         piece * tr * p_.kt;
   t.b = b_.mac_lm(step), t.c = p_.lm_acc[(step / p_.steps) % 2] + piece * tr * p_.tn * 4;
-  t.m = tr, t.n = p_.tn, t.k = p_.kt;
+  t.m = pieces > 1 ? tr : passes_[step / p_.steps].rows, t.n = p_.tn, t.k = p_.kt;
   t.accumulate = step % p_.steps > 0;
   prog_.instrs.emplace_back(b_.mac(t));
 }
@@ -235,13 +238,14 @@ void Builder::mac(std::uint64_t step, std::uint64_t piece, std::uint64_t pieces)
 // row piece `piece` of `pieces` (never where K is split: tail_pieces).
 void Builder::epilogue(std::uint64_t pass, std::uint64_t piece, std::uint64_t pieces) {
   const std::uint64_t acc = p_.lm_acc[pass % 2], tr = p_.tm / pieces;
+  const std::uint64_t rows = pieces > 1 ? tr : passes_[pass].rows;
   if (p_.pk > 1)  // in place: the sums land in the first PE of every subtree
-    prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, p_.tm * p_.tn});
+    prog_.instrs.emplace_back(program::Reduce{level_of(p_.reduce_level, m_), acc, acc, rows * p_.tn});
   if (prob_.int32_out) return;  // C is the accumulators
   program::Requant rq = requant_of(prob_, p_, pass, passes_[pass].vectors);
   rq.src += piece * tr * p_.tn * 4;
   rq.dst += piece * tr * p_.tn * prob_.out_bytes();
-  rq.rows = tr;
+  rq.rows = rows;
   if (!prob_.per_channel() && !ops_.group_multipliers.empty()) {
     const numeric::QuantizedMultiplier& q = ops_.group_multipliers[passes_[pass].group];
     rq.multiplier = {q.multiplier};
@@ -315,7 +319,7 @@ program::Program Builder::build() {
   }
   // The last step in tail pieces, each stored as soon as it is requantized (whole: one piece).
   const std::uint64_t last = passes_.size() - 1, tail = tail_pieces(p_);
-  for (std::uint64_t r = 0; r < tail; ++r) {
+  for (std::uint64_t r = 0; r < tail && r * (p_.tm / tail) < passes_[last].rows; ++r) {
     mac(total - 1, r, tail);
     epilogue(last, r, tail);
     store(last, r * pieces / tail, (r + 1) * pieces / tail);

@@ -163,6 +163,12 @@ std::uint64_t b_loading_passes(const QgemmProblem& p, const QgemmPlan& plan);
 // all. Where C goes to DRAM in row pieces (several passes) and K is not split (a reduce per piece
 // would wait on the whole subtree's MACs); else 1, the step whole.
 std::uint64_t tail_pieces(const QgemmPlan& plan);
+// The tile rows the MACs of a pass over `bm` rows of its M block compute: tm, or where C is in row
+// pieces only the pieces that hold its rows (block row i·pm·tr + u·tr + j lies in piece i, so a
+// ragged last block's trailing pieces are padding in every PE).
+std::uint64_t pass_tile_rows(const QgemmPlan& plan, std::uint64_t bm);
+// The rows of C in the last M block.
+std::uint64_t last_block_rows(const QgemmProblem& p, const QgemmPlan& plan);
 
 // Why a candidate plan cannot work (the planner's cheap checks, before a program is built).
 enum class Prune {

@@ -135,11 +135,15 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
   const double buffers = static_cast<double>(p.buffers);
   const double mac_whole =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).duration());
-  // The steady-state period of a step whose transfers are `transfers`.
-  auto period = [&](const std::vector<double>& transfers) {
+  // A ragged last M block's passes compute only the row pieces that hold its rows.
+  const std::uint64_t rows_last = pass_tile_rows(p, last_block_rows(prob, p));
+  const bool ragged = rows_last < p.tm;
+  const double mac_last =
+      static_cast<double>(cost.unit(timing::Unit::kMac, rows_last * p.tn * p.kt, mac_path).busy);
+  // The steady-state period of a step whose transfers are `transfers` and MACs `mac`.
+  auto period = [&](const std::vector<double>& transfers, double mac) {
     const double transfer_step = *std::max_element(transfers.begin(), transfers.end());
-    double cycles =
-        std::max({mac_step, transfer_step, decode_step, (mac_step + transfer_step + latency) / buffers});
+    double cycles = std::max({mac, transfer_step, decode_step, (mac + transfer_step + latency) / buffers});
     if (t > 0)
       // b W buffers: step s+b's W load waits for the decode of step s to read its buffer, and that
       // decode for step s's load to land; two B buffers: step s+2's decode waits for step s's MACs.
@@ -150,40 +154,61 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
   // A pass after the first, whose steps' transfers are `transfers`: row_pieces of its steps carry a
   // piece of the previous pass's store (the others none; the lookahead buffers cannot hide a piece
   // longer than a step). Pieces are disjoint blocks of C, which do not wait for each other.
-  auto later_pass = [&](const std::vector<double>& transfers) {
-    const double plain = static_cast<double>(p.steps) * period(transfers);
+  auto later_pass = [&](const std::vector<double>& transfers, double mac) {
+    const double plain = static_cast<double>(p.steps) * period(transfers, mac);
     if (!stores || passes <= 1) return plain;
     std::vector<double> carrying = transfers;
     add_transfer(store, 1.0 / pieces, carrying);
-    return (static_cast<double>(p.steps) - pieces) * period(transfers) + pieces * period(carrying);
+    return (static_cast<double>(p.steps) - pieces) * period(transfers, mac) + pieces * period(carrying, mac);
   };
   // Passes that load both operands (all, or the first of each block that shares the stationary
-  // one) and those that load the other alone.
+  // one) and those that load the other alone; of each, those of the ragged last M block (one per
+  // column block and group; with A kept, that block's passes over N).
   const bool a_kept = p.stationary == Stationary::kA, kept = p.stationary != Stationary::kNone;
   const double both_passes = a_kept ? a_passes : b_passes;
-  const double both = later_pass(step), one = kept ? later_pass(a_kept ? step_b : step_a) : both;
+  const std::vector<double>& one_loads = a_kept ? step_b : step_a;
+  const double groups = static_cast<double>(prob.groups), columns = static_cast<double>(p.n_passes) * groups;
+  const bool one_block = m_blocks(prob, p) == 1;
+  double ragged_both = 0, ragged_one = 0;
+  if (ragged && a_kept)
+    ragged_both = groups, ragged_one = columns - groups;
+  else if (ragged && kept && !one_block)
+    ragged_one = columns;
+  else if (ragged)
+    ragged_both = columns;
+  const bool first_ragged = ragged && one_block;
+  const double mac_first = first_ragged ? mac_last : mac_step;
+  auto passes_cost = [&](const std::vector<double>& loads, double count, double ragged_count) {
+    return (count - ragged_count) * later_pass(loads, mac_step) + ragged_count * later_pass(loads, mac_last);
+  };
   const double boundary = p.pk > 1 ? 0 : requant;
   // The first step's loads are the fill; the last step's period is only its MAC (its loads landed
   // in the period before, where a transfer-bound run spends its time).
-  const double first_pass =
-      p.tiling.charge_first_pass ? both - period(step) : (static_cast<double>(p.steps) - 1) * period(step);
-  const double body =
-      first_pass + (both_passes - 1) * both + (passes - both_passes) * one + (passes - 1) * boundary;
+  const double first_pass = p.tiling.charge_first_pass
+                                ? later_pass(step, mac_first) - period(step, mac_first)
+                                : (static_cast<double>(p.steps) - 1) * period(step, mac_first);
+  const double body = first_pass + passes_cost(step, both_passes - 1, ragged_both - (first_ragged ? 1 : 0)) +
+                      passes_cost(kept ? one_loads : step, passes - both_passes, ragged_one) +
+                      (passes - 1) * boundary;
   // The last step: its MACs, requant and store; in tail pieces, piece r's store starts after r + 1
   // pieces' MACs and its requant, and the stores of disjoint pieces queue only for their resources.
+  // The last pass stores the last M block's rows: its share of a whole block's store.
   const std::uint64_t tail = tail_pieces(p);
-  double last = mac_step + requant + (stores ? static_cast<double>(store.duration()) : 0);
-  double last_requant = requant;
+  const double store_busy = static_cast<double>(store.duration() - store.latency) *
+                            static_cast<double>(last_block_rows(prob, p)) / static_cast<double>(bm);
+  const double store_latency = static_cast<double>(store.latency);
+  double last_requant =
+      prob.int32_out ? 0
+                     : static_cast<double>(cost.unit(timing::Unit::kRequant, rows_last * p.tn).duration());
+  double last = mac_last + last_requant + (stores ? store_busy + store_latency : 0);
   if (tail > 1) {
-    const double n = static_cast<double>(tail);
     const std::uint64_t rows = p.tm / tail;
+    const double n = static_cast<double>(ceil_div(rows_last, rows));
     const double mac_piece =
         static_cast<double>(cost.unit(timing::Unit::kMac, rows * p.tn * p.kt, mac_path).busy);
     last_requant =
         prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, rows * p.tn).duration());
-    const double store_busy = static_cast<double>(store.duration() - store.latency);
-    last = last_requant + std::max(mac_piece + store_busy, n * mac_piece + store_busy / n) +
-           static_cast<double>(store.latency);
+    last = last_requant + std::max(mac_piece + store_busy, n * mac_piece + store_busy / n) + store_latency;
   }
   const double fill_drain = load_step + latency + decode_fill + reduce + last;
   // A resource's total already holds the first loads and the last store: where one resource bounds
@@ -252,16 +277,28 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
   const double mac_step =
       static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * p.kt, mac_path).busy);
-  const double body =
-      (steps - 1) * std::max(mac_step, (mac_step + b.latency) / static_cast<double>(p.buffers));
-  // The last step, whole or in tail pieces (as the estimate takes it).
-  double last = mac_step + store + b.requant, last_requant = b.requant;
+  // The ragged last M block's steps (one pass per column block and group) compute its rows only.
+  const std::uint64_t rows_last = pass_tile_rows(p, last_block_rows(prob, p));
+  const bool ragged = rows_last < p.tm;
+  const double mac_last =
+      static_cast<double>(cost.unit(timing::Unit::kMac, rows_last * p.tn * p.kt, mac_path).busy);
+  auto at_least = [&](double mac) {
+    return std::max(mac, (mac + b.latency) / static_cast<double>(p.buffers));
+  };
+  const double ragged_steps = ragged ? static_cast<double>(p.n_passes * prob.groups * p.steps) : 0;
+  const double first = ragged && m_blocks(prob, p) == 1 ? at_least(mac_last) : at_least(mac_step);
+  const double body = (steps - ragged_steps) * at_least(mac_step) + ragged_steps * at_least(mac_last) - first;
+  // The last step, whole or in tail pieces, and the last block's store (as the estimate takes them).
+  const double last_store = store * static_cast<double>(last_block_rows(prob, p)) / static_cast<double>(b.bm);
+  double last_requant = requant_busy(prob, cost, rows_last * p.tn);
+  double last = mac_last + last_store + last_requant;
   if (const std::uint64_t tail = tail_pieces(p); tail > 1) {
-    const double n = static_cast<double>(tail);
+    const std::uint64_t rows = p.tm / tail;
+    const double n = static_cast<double>(ceil_div(rows_last, rows));
     const double mac_piece =
-        static_cast<double>(cost.unit(timing::Unit::kMac, p.tm / tail * p.tn * p.kt, mac_path).busy);
-    last_requant = requant_busy(prob, cost, p.tm / tail * p.tn);
-    last = last_requant + std::max(mac_piece + store, n * mac_piece + store / n);
+        static_cast<double>(cost.unit(timing::Unit::kMac, rows * p.tn * p.kt, mac_path).busy);
+    last_requant = requant_busy(prob, cost, rows * p.tn);
+    last = last_requant + std::max(mac_piece + last_store, n * mac_piece + last_store / n);
   }
   return std::max(body + load + last, dram + last_requant) + b.latency + b.latency;
 }
@@ -279,13 +316,18 @@ double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const ma
                       static_cast<double>(a_loading_passes(prob, p)) * dram_busy(cost, b.bm * prob.k) +
                       static_cast<double>(b_loading_passes(prob, p)) * dram_busy(cost, w_rows * b.bn);
   const timing::Path mac_path = prob.ternary ? timing::Path::kTernaryMac : timing::Path::kDefault;
-  const double macs =
-      passes * static_cast<double>(cost.unit(timing::Unit::kMac, p.tm * p.tn * kk, mac_path).busy);
-  // With C in row pieces the last step may run in tail pieces of one row each (more K steps, more
-  // pieces): its requant is at least one row's.
-  const bool may_split = p.m_passes * p.n_passes * prob.groups > 1 && !p.c_resident && p.pk == 1;
-  const double requant = may_split ? requant_busy(prob, cost, p.tn) : b.requant;
-  return std::max(macs, dram) + requant + b.latency + b.latency;
+  auto mac_busy = [&](std::uint64_t rows) {
+    return static_cast<double>(cost.unit(timing::Unit::kMac, rows * p.tn * kk, mac_path).busy);
+  };
+  // A ragged last M block's passes compute at least its rows per unit (as many row pieces as steps
+  // allow). The estimate counts the last step's MACs in place of the first's: where the last is
+  // ragged and the first is not, at most a whole pass's difference.
+  const std::uint64_t bm_last = last_block_rows(prob, p), rows_min = ceil_div(bm_last, p.pm);
+  const double ragged = rows_min < p.tm ? static_cast<double>(p.n_passes * prob.groups) : 0;
+  double macs = (passes - ragged) * mac_busy(p.tm) + ragged * mac_busy(rows_min);
+  if (ragged > 0 && m_blocks(prob, p) > 1) macs -= mac_busy(p.tm) - mac_busy(rows_min);
+  // The last requant is at least one row's (the last step may run in tail pieces of one row).
+  return std::max(macs, dram) + requant_busy(prob, cost, p.tn) + b.latency + b.latency;
 }
 
 std::optional<Rejection> estimate_plan(const QgemmProblem& prob, QgemmPlan& plan,

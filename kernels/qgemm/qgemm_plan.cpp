@@ -83,6 +83,15 @@ std::uint64_t b_loading_passes(const QgemmProblem& prob, const QgemmPlan& p) {
 
 std::uint64_t tail_pieces(const QgemmPlan& p) { return p.c_resident || p.pk > 1 ? 1 : p.row_pieces; }
 
+std::uint64_t pass_tile_rows(const QgemmPlan& p, std::uint64_t bm) {
+  const std::uint64_t tr = p.tm / p.row_pieces;
+  return std::min(p.tm, ceil_div(bm, p.pm * tr) * tr);
+}
+
+std::uint64_t last_block_rows(const QgemmProblem& prob, const QgemmPlan& p) {
+  return prob.m - (m_blocks(prob, p) - 1) * p.pm * p.tm;
+}
+
 const char* prune_name(Prune reason) {
   switch (reason) {
     case Prune::kTooManyUnits:

@@ -197,6 +197,22 @@ TEST(QgemmProgram, NextPassLoadsTwoStepsBeforeAnyStore) {
   EXPECT_EQ(loads_of_a, plan.steps + 2);  // all of pass 0 and the first two steps of pass 1
 }
 
+TEST(QgemmProgram, ARaggedLastBlockLeavesItsPaddingPiecesOutOfItsMacs) {
+  // 990 rows over 32 M units in 2 passes of 16-row tiles, stored in 16 pieces of 1 row: the last
+  // block's 478 rows fill 15 pieces (15 rows per unit), so its MACs cover 15 rows, not 16.
+  machine::MachineConfig m = config("mini");
+  QgemmPlan plan =
+      make_plan(plan_problem(990, 64, 512), m, Assignment{{{1, 2}, {2, 4}, {3, 4}}, {}, {}}, Tiling{2, 16});
+  ASSERT_EQ(plan.m_passes, 2u);
+  ASSERT_EQ(plan.tm, 16u);
+  ASSERT_EQ(plan.row_pieces, 16u);
+  EXPECT_EQ(pass_tile_rows(plan, last_block_rows(plan_problem(990, 64, 512), plan)), 15u);
+  program::Program prog = build_program(plan_problem(990, 64, 512), plan, m);
+  std::uint64_t rows = 0;
+  for (std::size_t i : indices_of<program::Mac>(prog)) rows += std::get<program::Mac>(prog.instrs[i]).m;
+  EXPECT_EQ(rows, plan.steps * (16 + 15));
+}
+
 TEST(QgemmProgram, StoresWriteEveryRowOfCOnce) {
   machine::MachineConfig m = config("mini");
   QgemmPlan plan = two_pass_plan(m);

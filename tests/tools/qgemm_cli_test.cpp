@@ -135,6 +135,25 @@ TEST(QgemmCli, RowPiecesWithARaggedLastPassAreBitExactOnMini) {
   }
 }
 
+TEST(QgemmCli, ARaggedLastBlockWithoutItsPaddingPiecesIsBitExactOnMini) {
+  // Two passes of 32×16 rows in 16 one-row pieces; the second has 478 rows, 15 pieces: its MACs,
+  // requants and stores leave the last piece out.
+  const std::string plan = testing::temp_path("ragged.yaml");
+  std::ofstream(plan) << "kernel: qgemm\nmachine: mini\nm: 990\nn: 64\nk: 512\n"
+                         "split: {M: [L1B, MAB, PE], N: [], K: []}\n"
+                         "m_passes_factor: 2\nmin_k_steps: 16\n";
+  for (const auto& v : {std::vector<std::string>{"--per-channel"}, kVariants[3]}) {
+    std::vector<std::string> args{"--m", "990", "--n", "64", "--k", "512", "--plan-file", plan};
+    args.insert(args.end(), v.begin(), v.end());
+    nlohmann::json j = run_qgemm("mini", args);
+    EXPECT_NE(j["info"]["plan"].get<std::string>().find("in 2×1 passes, stored in 16 row pieces"),
+              std::string::npos)
+        << j["info"]["plan"];
+    // 32 units × (16 + 15) rows: 992 rows computed for 990 (1024 with the last piece).
+    EXPECT_EQ(j["work"]["padding_macs"], (992 - 990) * 64 * 512) << j["work"];
+  }
+}
+
 TEST(QgemmCli, UsefulMacsAreMTimesNTimesKApartFromThePaddingIssued) {
   const double kMacPj = 0.2;  // configs/mini.yaml's energy.mac_int8_pj
   // 37×50×129 on mini pads its tiles: the MACs issued exceed M·N·K; the report tells them apart and
