@@ -31,6 +31,25 @@ void add_transfer(const timing::TransferTime& t, double times, std::vector<doubl
   for (const timing::Stage& s : t.stages) totals[s.resource.index()] += times * static_cast<double>(s.cycles);
 }
 
+// The last step's MACs: `pieces` MACs of `rows` tile rows each (its tail pieces), or one of the last
+// pass's rows where it runs whole.
+struct LastStep {
+  std::uint64_t rows = 0;
+  double pieces = 1;
+};
+LastStep last_step(const QgemmProblem& prob, const QgemmPlan& p) {
+  const std::uint64_t rows = pass_tile_rows(p, last_block_rows(prob, p)), tail = tail_pieces(p);
+  if (tail == 1) return {rows, 1};
+  const std::uint64_t piece = p.tm / tail;
+  return {piece, static_cast<double>(ceil_div(rows, piece))};
+}
+
+// The last step's MACs (`mac_piece` each) and its store (`store` busy) after them: piece r's store
+// starts after r + 1 pieces' MACs, and the stores of disjoint pieces queue only for their resources.
+double macs_then_store(double mac_piece, double pieces, double store) {
+  return std::max(mac_piece + store, pieces * mac_piece + store / pieces);
+}
+
 // An estimate of the program's cycles under the schedule build_program emits:
 // - a step's transfers are its A and B loads and, after the first pass, its share of the previous
 //   pass's store (its pieces are spread over the steps). With b buffers, step s+b−1's loads start
@@ -190,26 +209,19 @@ static std::variant<double, layout::Diagnostic> estimate_or_error(const QgemmPro
   const double body = first_pass + passes_cost(step, both_passes - 1, ragged_both - (first_ragged ? 1 : 0)) +
                       passes_cost(kept ? one_loads : step, passes - both_passes, ragged_one) +
                       (passes - 1) * boundary;
-  // The last step: its MACs, requant and store; in tail pieces, piece r's store starts after r + 1
-  // pieces' MACs and its requant, and the stores of disjoint pieces queue only for their resources.
-  // The last pass stores the last M block's rows: its share of a whole block's store.
-  const std::uint64_t tail = tail_pieces(p);
-  const double store_busy = static_cast<double>(store.duration() - store.latency) *
-                            static_cast<double>(last_block_rows(prob, p)) / static_cast<double>(bm);
-  const double store_latency = static_cast<double>(store.latency);
-  double last_requant =
-      prob.int32_out ? 0
-                     : static_cast<double>(cost.unit(timing::Unit::kRequant, rows_last * p.tn).duration());
-  double last = mac_last + last_requant + (stores ? store_busy + store_latency : 0);
-  if (tail > 1) {
-    const std::uint64_t rows = p.tm / tail;
-    const double n = static_cast<double>(ceil_div(rows_last, rows));
-    const double mac_piece =
-        static_cast<double>(cost.unit(timing::Unit::kMac, rows * p.tn * p.kt, mac_path).busy);
-    last_requant =
-        prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, rows * p.tn).duration());
-    last = last_requant + std::max(mac_piece + store_busy, n * mac_piece + store_busy / n) + store_latency;
-  }
+  // The last step: its MACs, a piece's requant and the store of the last M block's rows (its share
+  // of a whole block's store).
+  const LastStep ls = last_step(prob, p);
+  const double mac_piece =
+      static_cast<double>(cost.unit(timing::Unit::kMac, ls.rows * p.tn * p.kt, mac_path).busy);
+  const double last_requant =
+      prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, ls.rows * p.tn).duration());
+  const double store_busy = stores
+                                ? static_cast<double>(store.duration() - store.latency) *
+                                      static_cast<double>(last_block_rows(prob, p)) / static_cast<double>(bm)
+                                : 0;
+  const double last = last_requant + macs_then_store(mac_piece, ls.pieces, store_busy) +
+                      (stores ? static_cast<double>(store.latency) : 0);
   const double fill_drain = load_step + latency + decode_fill + reduce + last;
   // A resource's total already holds the first loads and the last store: where one resource bounds
   // the run (DRAM on a memory-bound shape), only the path latency at each end is outside it.
@@ -226,9 +238,9 @@ double estimate_cycles(const QgemmProblem& prob, const QgemmPlan& p, const machi
 
 namespace {
 
-// What every bound below shares: the path latency, the last requant and DRAM's cycles per byte.
+// What every bound below shares: the path latency and a pass's block of C.
 struct BoundTerms {
-  double latency = 0, requant = 0;
+  double latency = 0;
   std::uint64_t bm = 0, bn = 0;
 };
 
@@ -242,7 +254,6 @@ BoundTerms bound_terms(const QgemmProblem& prob, const QgemmPlan& p, const timin
   std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
   for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
   b.latency = static_cast<double>(path);
-  b.requant = requant_busy(prob, cost, p.tm * p.tn);
   b.bm = std::min(prob.m, p.pm * p.tm), b.bn = std::min(prob.n, p.pn * p.tn);
   return b;
 }
@@ -288,18 +299,13 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   const double ragged_steps = ragged ? static_cast<double>(p.n_passes * prob.groups * p.steps) : 0;
   const double first = ragged && m_blocks(prob, p) == 1 ? at_least(mac_last) : at_least(mac_step);
   const double body = (steps - ragged_steps) * at_least(mac_step) + ragged_steps * at_least(mac_last) - first;
-  // The last step, whole or in tail pieces, and the last block's store (as the estimate takes them).
+  // The last step and the last block's store, as the estimate takes them.
+  const LastStep ls = last_step(prob, p);
+  const double mac_piece =
+      static_cast<double>(cost.unit(timing::Unit::kMac, ls.rows * p.tn * p.kt, mac_path).busy);
+  const double last_requant = requant_busy(prob, cost, ls.rows * p.tn);
   const double last_store = store * static_cast<double>(last_block_rows(prob, p)) / static_cast<double>(b.bm);
-  double last_requant = requant_busy(prob, cost, rows_last * p.tn);
-  double last = mac_last + last_store + last_requant;
-  if (const std::uint64_t tail = tail_pieces(p); tail > 1) {
-    const std::uint64_t rows = p.tm / tail;
-    const double n = static_cast<double>(ceil_div(rows_last, rows));
-    const double mac_piece =
-        static_cast<double>(cost.unit(timing::Unit::kMac, rows * p.tn * p.kt, mac_path).busy);
-    last_requant = requant_busy(prob, cost, rows * p.tn);
-    last = last_requant + std::max(mac_piece + last_store, n * mac_piece + last_store / n);
-  }
+  const double last = last_requant + macs_then_store(mac_piece, ls.pieces, last_store);
   return std::max(body + load + last, dram + last_requant) + b.latency + b.latency;
 }
 
