@@ -31,6 +31,10 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     if (from.fanout(lv) != to.fanout(lv)) throw std::invalid_argument("plan_conversion: different machines");
   const std::uint64_t bytes = from.element_bytes(), words = from.words_per_address();
   const std::uint64_t pe_count = from.pe_weight(0) * from.fanout(0);
+  // A slot is pe · addresses + address (times lanes): addresses spans both layouts' footprints, not
+  // the LM's capacity, which is 2^62 for a layout bound without the capacity check and would wrap.
+  const std::uint64_t addresses =
+      std::max({from.cosize(from.addr_target()), to.cosize(to.addr_target()), std::uint64_t{1}});
 
   ConversionPlan plan;
   plan.copies_by_lca.assign(levels + 1, 0);
@@ -82,12 +86,12 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     Location first, here;
     l.locate_into(zero.data(), first, 0);
     const std::uint64_t pe0 = l.pe_id(first.units);
-    const std::uint64_t slot0 = pe0 * from.lm_addresses() * words + first.addr * words + first.lane;
+    const std::uint64_t slot0 = pe0 * addresses * words + first.addr * words + first.lane;
     for (std::uint64_t r = 0; r < l.replicas(); ++r) {
       l.locate_into(zero.data(), here, r);
       const std::uint64_t pe = l.pe_id(here.units);
       o.pe.push_back(pe - pe0);
-      o.slot.push_back(pe * from.lm_addresses() * words + here.addr * words + here.lane - slot0);
+      o.slot.push_back(pe * addresses * words + here.addr * words + here.lane - slot0);
       for (std::size_t lv = 0; lv < levels; ++lv) o.unit.push_back(unit_at(pe, lv) - unit_at(pe0, lv));
     }
     return o;
@@ -104,7 +108,7 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     source_slots.clear();
     from.locate_into(index.data(), loc, 0);
     const std::uint64_t first_source = from.pe_id(loc.units);
-    const std::uint64_t src_slot = first_source * from.lm_addresses() * words + loc.addr * words + loc.lane;
+    const std::uint64_t src_slot = first_source * addresses * words + loc.addr * words + loc.lane;
     for (std::size_t lv = 0; lv < levels; ++lv) src_units[lv] = unit_at(first_source, lv);
     for (std::uint64_t r = 0; r < from.replicas(); ++r) {
       const std::uint64_t pe = first_source + from_off.pe[r];
@@ -128,7 +132,7 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
     };
     to.locate_into(index.data(), loc, 0);
     const std::uint64_t dst_pe = to.pe_id(loc.units);
-    const std::uint64_t dst_slot = dst_pe * from.lm_addresses() * words + loc.addr * words + loc.lane;
+    const std::uint64_t dst_slot = dst_pe * addresses * words + loc.addr * words + loc.lane;
     for (std::size_t lv = 0; lv < levels; ++lv) dst_units[lv] = unit_at(dst_pe, lv);
     for (std::uint64_t r = 0; r < to.replicas(); ++r) {
       plan.destination_slots += weight;
@@ -202,7 +206,7 @@ ConversionPlan plan_conversion(const BoundLayout& from, const BoundLayout& to, b
       auto& slot = t.slot.emplace_back(shape[d], 0);
       for (std::uint64_t i = 0; i < shape[d]; ++i) {
         for (std::size_t lv = 0; lv < levels; ++lv) pe[i] += units[lv].at(d, i) * l.pe_weight(lv);
-        slot[i] = pe[i] * from.lm_addresses() * words + addr.at(d, i) * words + lane.at(d, i);
+        slot[i] = pe[i] * addresses * words + addr.at(d, i) * words + lane.at(d, i);
       }
     }
     return t;

@@ -189,6 +189,27 @@ TEST(Conversion, UnicastToBroadcastIsAMulticast) {
   EXPECT_EQ(p.levels[3].down_delivered_bytes, 288u);
 }
 
+// A whole operand bound without the LM check has an LM of 2^62 addresses; a slot numbered by that
+// capacity wrapped past 64 bits and counted copies in other PEs as in place (the board MLP's
+// conversions came to 2^47 cycles). The count is the checked binding's.
+TEST(Conversion, LayoutsBoundWithoutTheLmCheckCountAsCheckedOnes) {
+  const machine::MachineConfig m = treesim::testing::config("mncore-board");
+  const std::string from = "((2_L2B:8, 8_L1B, 1_PE, 1:2), (8_L2B:1, 16_MAB, 2:1))";
+  const std::string to = "((8_L1B, 2_MAB:8, 1:64), (4_PE, 64:1); B@[8_MAB:1])";
+  auto bind = [&](const std::string& text, LmCapacity capacity) {
+    return bind_or_throw(parse_layout_or_throw(text, m), {16, 256}, m, 1, capacity);
+  };
+  for (bool alike : {true, false}) {
+    const ConversionPlan checked =
+        plan_conversion(bind(from, LmCapacity::kChecked), bind(to, LmCapacity::kChecked), alike);
+    const ConversionPlan unchecked =
+        plan_conversion(bind(from, LmCapacity::kUnchecked), bind(to, LmCapacity::kUnchecked), alike);
+    EXPECT_EQ(unchecked.in_place, checked.in_place) << alike;
+    EXPECT_EQ(unchecked.copies_by_lca, checked.copies_by_lca) << alike;
+    EXPECT_EQ(checked.in_place, 2u);
+  }
+}
+
 TEST(UnitView, PaddedRowsOfT11) {
   auto b = bound_layout("(10,7)/((3:7, 4_PE), (7:1))", {10, 7}, testing::toy());
   UnitView v = unit_view(b, {0, 0, 0, 2});
