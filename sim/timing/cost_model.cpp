@@ -4,7 +4,6 @@
 
 namespace treesim::timing {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
 
 std::uint64_t TransferTime::duration() const {
   std::uint64_t longest = 0;

@@ -23,7 +23,7 @@
 
 namespace treesim::timing {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b);
+inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
 
 // The datapath a unit's work runs on, when the unit has more than one: the MAC unit's int8 array or
 // its ternary path (pe.ternary_mac; absent: the int8 array's rate), the decoder's DPT datapath

@@ -1,6 +1,7 @@
 // layout::matrix and layout::row_vector build the value the parser gives for the same text: checked
 // over random specs on the board's levels against the text written out by hand, with its pad prefix,
-// pieces and lanes; the canonical text is that text.
+// pieces, lanes, levels split over both axes and copies over part of a level; the canonical text is
+// that text.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -16,7 +17,9 @@ namespace {
 
 std::string prefix(const std::vector<LevelSplit>& levels) {
   std::string s;
-  for (const LevelSplit& l : levels) s += fmt::format("{}_{}, ", l.units, l.level);
+  for (const LevelSplit& l : levels)
+    s += l.stride ? fmt::format("{}_{}:{}, ", l.units, l.level, l.stride)
+                  : fmt::format("{}_{}, ", l.units, l.level);
   return s;
 }
 
@@ -34,18 +37,28 @@ std::string text_of(const MatrixSpec& s) {
                               : fmt::format("({},{})/", s.rows, s.cols);
   const std::string pieces = s.pieces > 1 ? fmt::format("{}:{}, ", s.pieces, s.r * s.c / w) : "";
   const std::string lanes = w > 1 ? fmt::format(", {}_W", w) : "";
-  return pad + fmt::format("(({}{}{}:{}), ({}{}:1{}))", pieces, prefix(s.row_levels), s.r, s.c / w,
-                           prefix(s.col_levels), s.c / w, lanes);
+  std::string copies;
+  for (const LevelSplit& l : s.copies)
+    copies += fmt::format("{}{}_{}:{}", copies.empty() ? "; B@[" : ", ", l.units, l.level, l.stride);
+  if (!copies.empty()) copies += "]";
+  return pad + fmt::format("(({}{}{}:{}), ({}{}:1{}){})", pieces, prefix(s.row_levels), s.r, s.c / w,
+                           prefix(s.col_levels), s.c / w, lanes, copies);
 }
 
-// Each level of the machine on the rows, the columns or neither, with 1 to its fan-out units.
+// Each level of the machine on the rows, the columns or neither, with 1 to its fan-out units; or a
+// u × v grid of its units split over both (unit i·v + j), or its rows' digit copied over the other.
 MatrixSpec random_spec(std::mt19937& gen, const machine::MachineConfig& m) {
   MatrixSpec s;
   for (const auto& level : m.levels) {
-    const int side = static_cast<int>(gen() % 3);
+    const int side = static_cast<int>(gen() % 5);
     const LevelSplit use{level.name, 1 + gen() % level.fanout};
     if (side == 1) s.row_levels.push_back(use);
     if (side == 2) s.col_levels.push_back(use);
+    if (side >= 3 && level.fanout >= 4) {
+      const std::uint64_t u = 2, v = level.fanout / 2;
+      s.row_levels.push_back({level.name, u, v});
+      (side == 3 ? s.col_levels : s.copies).push_back({level.name, v, 1});
+    }
   }
   s.words = gen() % 2 ? 1 : 4;
   s.r = 1 + gen() % 9;
