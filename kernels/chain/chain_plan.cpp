@@ -71,18 +71,19 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
   const std::size_t layers = net.size();
   for (std::size_t i = 0; i < layers; ++i) {
     const QgemmProblem& p = net[i];
-    Candidates all = gemm_candidates(p, m, {}, [](const QgemmPlan& q) {
-      Plan plan;
-      plan.estimated_cycles = q.estimated_cycles;
-      plan.mapping = q;
-      return plan;
-    });
-    // The default plan is the first by estimate (the search is the default planner's); with none,
-    // the planner says why.
+    Candidates all = gemm_candidates(
+        p, m, {},
+        [](const QgemmPlan& q) {
+          Plan plan;
+          plan.estimated_cycles = q.estimated_cycles;
+          plan.mapping = q;
+          return plan;
+        },
+        TilingRange::kUnshared);
+    // Through DRAM, each layer takes the default plan (shared levels too: what --via-dram runs); with
+    // none, the planner says why.
     try {
-      out.via_dram.push_back(all.ranked.empty()
-                                 ? default_plan(p, m)
-                                 : std::any_cast<const QgemmPlan&>(all.ranked.front().plan.mapping));
+      out.via_dram.push_back(default_plan(p, m));
       out.via_dram_cycles += out.via_dram.back().estimated_cycles;
     } catch (const QgemmError& e) {
       return core::Error{"", fmt::format("layer {} ({}×{}×{}): {}", i, p.m, p.n, p.k, e.what())};

@@ -26,14 +26,14 @@ Candidates gemm_candidates(const QgemmProblem& prob, const machine::MachineConfi
 std::string choice_text(const QgemmPlan& p, const machine::MachineConfig& m) {
   std::string levels;
   for (std::size_t l = 0; l < m.levels.size(); ++l) {
-    const char* dim = "-";
-    std::uint64_t units = m.levels[l].fanout;
+    // "L1B→M", "L2B→N/8" (8 of its units), "L2B→M/4·N/4" (shared).
+    std::string dims;
     for (auto [list, name] :
          {std::pair{&p.assignment.m, "M"}, {&p.assignment.n, "N"}, {&p.assignment.k, "K"}})
-      for (const auto& u : *list)
-        if (u.level == l) dim = name, units = u.size;
-    levels += fmt::format("{}{}→{}{}", l ? " " : "", m.levels[l].name, dim,
-                          units == m.levels[l].fanout ? "" : fmt::format("/{}", units));
+      if (const std::uint64_t units = units_at(*list, l))
+        dims += fmt::format("{}{}{}", dims.empty() ? "" : "·", name,
+                            units == m.levels[l].fanout ? "" : fmt::format("/{}", units));
+    levels += fmt::format("{}{}→{}", l ? " " : "", m.levels[l].name, dims.empty() ? "-" : dims);
   }
   return fmt::format("{}, C {}×{} in {}×{} passes, K {}×{}", levels, p.tm, p.tn, p.m_passes, p.n_passes,
                      p.steps, p.kt);

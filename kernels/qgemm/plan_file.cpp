@@ -2,6 +2,7 @@
 #include "kernels/qgemm/plan_file.h"
 
 #include <any>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -48,7 +49,8 @@ std::string plan_file_text(const GemmPlanFile& f, const QgemmPlan& plan, const m
                          : "";
   s += fmt::format(
       "m: {}\nn: {}\nk: {}\n"
-      "# the levels that split each dimension, outermost first (LEVEL/U: U of its units)\n"
+      "# the levels that split each dimension, outermost first (LEVEL/U: U of its units; a level in\n"
+      "# M and N: a grid of M's units by N's)\n"
       "split:\n  M: {}\n  N: {}\n  K: {}\n"
       "# C in this many times the passes the LM needs, split pass_splits more times; K in at least\n"
       "# this many steps; this many LM buffers per streamed operand (2 or 3); the operand kept in the\n"
@@ -136,7 +138,7 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
   if (!split.IsDefined() || !split.IsMap())
     return r.at(split.IsDefined() ? split : root,
                 "'split': expected a mapping of M, N, K to lists of levels");
-  std::set<std::size_t> used;
+  std::map<std::size_t, std::string> used;  // level → the dimension it splits
   for (const auto& kv : split) {
     const std::string dim = kv.first.IsScalar() ? kv.first.Scalar() : "";
     std::vector<Assignment::Use>* list = dim == "M"   ? &f.assignment.m
@@ -166,8 +168,11 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
                                         core::echo(s), use.size));
         use.size = std::stoull(units);
       }
-      if (!used.insert(*level).second)
+      // M and N may share a level (its units a grid of the two); nothing else splits one twice.
+      const auto [at, fresh] = used.emplace(*level, dim);
+      if (!fresh && (at->second == dim || at->second == "K" || dim == "K" || at->second == "M×N"))
         return r.at(item, fmt::format("'split.{}': level {} is split twice", dim, name));
+      if (!fresh) at->second = "M×N";
       list->push_back(use);
     }
   }

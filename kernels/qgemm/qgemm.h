@@ -60,6 +60,10 @@ class QgemmError : public std::runtime_error {
 
 // Which levels distribute which dimension, in the order the layouts name them (outermost first),
 // each with the number of its units used (its fan-out, or fewer). Levels in no list hold copies.
+// A level in both M's and N's lists is shared: its units form a u_m × u_n grid (unit i_m·u_n + i_n,
+// u_m·u_n at most its fan-out), A is copied over its N digit and B over its M digit. Where one
+// dimension alone would fill a level, every link below it carries the other operand whole (board
+// 512×512×4096: each L2B's down link A's 2 MiB); a 4 × 4 L2B carries a quarter of each.
 struct Assignment {
   struct Use {
     std::size_t level = 0;
@@ -69,6 +73,14 @@ struct Assignment {
   std::vector<Use> m, n, k;
   bool fixed_m = false, fixed_n = false, fixed_k = false;  // given by the user, kept by the planner
 };
+
+// The units `uses` takes of `level` (0 where it takes none): for a shared level, the other
+// dimension's digit.
+inline std::uint64_t units_at(const std::vector<Assignment::Use>& uses, std::size_t level) {
+  for (const auto& u : uses)
+    if (u.level == level) return u.size;
+  return 0;
+}
 
 // The tiling choices of a level assignment: C split into `extra_m_passes` times the passes the LM
 // needs and then `pass_splits` more times (each halves the longer side of the tile, as the LM's own
@@ -214,6 +226,12 @@ void check_problem(const QgemmProblem& problem);
 QgemmPlan make_plan(const QgemmProblem& problem, const machine::MachineConfig& machine,
                     const Assignment& assignment, const Tiling& tiling = {});
 
+// An assignment's own checks, which no tiling mends: K over whole lowest levels, no level asked for
+// more units than it has. On success, the level where K's partial sums meet ("" without a K split,
+// "board" where K spans every level). Past them, a plan's shape depends on its unit counts alone.
+std::variant<std::string, Rejection> check_assignment(const machine::MachineConfig& machine,
+                                                      const Assignment& assignment);
+
 // make_plan's tiles, steps and LM map without its estimate; what cannot work is a Rejection.
 std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& problem,
                                                   const machine::MachineConfig& machine,
@@ -225,19 +243,23 @@ std::optional<Rejection> estimate_plan(const QgemmProblem& problem, QgemmPlan& p
                                        const machine::MachineConfig& machine);
 
 // The planners' search over every assignment of the free levels (those `fixed` leaves) to M, N, K or
-// none, at full fan-out, and for each over its whole feasible tiling range: C in as few passes as
-// the LM allows times 1, 2, 3 (not where K is split) or 4, split any number of times more, no operand, B or A
-// kept over the passes, and K in every step count the LM allows (one plan per distinct K step). Candidates
-// are estimated in the order of their lower bound (a pass count's bound first, then each step count's) and
-// the search stops where the bound passes the best estimate, which no later candidate can beat: the winner is
-// the one an exhaustive search picks, the least estimate and the earliest in enumeration order on ties. A
-// plan that fits a machine fits every machine with more memory, so growing the LM never worsens the best
-// estimate. kShortList: C in 1, 2 or 4 times the passes the LM needs, K in at least 1, 2 or 4 steps, nothing
-// kept — for a planner whose A loads are not the tile loads the estimate prices (a convolution's
-// windows, A converted from the LMs), where many small K steps look cheap to the estimate and are
-// not: each step's windows cost their own conversion. Such a planner should price its own loads in
-// the search.
-enum class TilingRange { kComplete, kShortList };
+// none, at full fan-out, or with the root-most level whose fan-out splits into a grid shared by M
+// and N (Assignment), and for each over its whole
+// feasible tiling range: C in as few passes as the LM allows times 1, 2, 3 (not where K is split) or 4, split
+// any number of times more, no operand, B or A kept over the passes, and K in every step count the LM allows
+// (one plan per distinct K step). Candidates are estimated in the order of their lower bound (a pass count's
+// bound first, then each step count's) and the search stops where the bound passes the best estimate, which
+// no later candidate can beat: the winner is the one an exhaustive search picks, the least estimate and the
+// earliest in enumeration order on ties. A plan that fits a machine fits every machine with more memory, so
+// growing the LM never worsens the best estimate. kShortList: C in 1, 2 or 4 times the passes the LM needs, K
+// in at least 1, 2 or 4 steps, nothing kept — for a planner whose A loads are not the tile loads the estimate
+// prices (a convolution's windows, A converted from the LMs), where many small K steps look cheap to the
+// estimate and are not: each step's windows cost their own conversion. Such a planner should price its own
+// loads in the search. Neither kShortList nor kUnshared (the whole tiling range) shares a level: a chain of
+// layers with few candidates per layer takes them by estimate, where many shared plans tie and
+// crowd out the layouts that convert cheaply between layers (the die MLP: 10.8 cycles per image
+// without them, 11.9 with three candidates per layer).
+enum class TilingRange { kComplete, kUnshared, kShortList };
 struct SearchedPlan {
   QgemmPlan plan;
   std::uint64_t order = 0;  // enumeration order (ties go to the smaller)

@@ -15,33 +15,58 @@ namespace {
 
 using timing::ceil_div;
 
-// "16_L2B, 8_L1B, " for a list of level uses.
-std::string level_prefix(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
+enum class Dim { kM, kN, kK };
+
+const std::vector<Assignment::Use>& uses_of(const Assignment& a, Dim d) {
+  return d == Dim::kM ? a.m : d == Dim::kN ? a.n : a.k;
+}
+
+// The levels of dimension `d` with their units, or each pinned to its unit 0 (K's levels in C's
+// layouts, where the reduced sums are). A shared level's digits carry strides: M's the major one.
+std::vector<layout::LevelSplit> splits(const Assignment& a, Dim d, const machine::MachineConfig& m,
+                                       bool pinned = false) {
+  std::vector<layout::LevelSplit> out;
+  for (const auto& u : uses_of(a, d)) {
+    layout::LevelSplit s{m.levels[u.level].name, pinned ? 1 : u.size, 0};
+    if (d == Dim::kM && units_at(a.n, u.level)) s.stride = units_at(a.n, u.level);
+    if (d == Dim::kN && units_at(a.m, u.level)) s.stride = 1;
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The copies over shared levels' `over` digits: A's over N's (stride 1), B's and the column
+// vectors' over M's (stride u_n).
+std::vector<layout::LevelSplit> copies(const Assignment& a, Dim over, const machine::MachineConfig& m) {
+  std::vector<layout::LevelSplit> out;
+  const Dim other = over == Dim::kN ? Dim::kM : Dim::kN;
+  for (const auto& u : uses_of(a, over))
+    if (units_at(uses_of(a, other), u.level))
+      out.push_back({m.levels[u.level].name, u.size, over == Dim::kN ? 1 : units_at(a.n, u.level)});
+  return out;
+}
+
+// "16_L2B, 8_L1B, " (a shared level's digit with its stride), or each pinned to unit 0: "1_MAB, ".
+std::string level_prefix(const Assignment& a, Dim d, const machine::MachineConfig& m, bool pinned = false) {
   std::string s;
-  for (const auto& u : uses) s += fmt::format("{}_{}, ", u.size, m.levels[u.level].name);
+  for (const auto& l : splits(a, d, m, pinned))
+    s += l.stride ? fmt::format("{}_{}:{}, ", l.units, l.level, l.stride)
+                  : fmt::format("{}_{}, ", l.units, l.level);
   return s;
 }
 
-// "1_MAB, 1_PE, ": K levels pinned to their unit 0, where the reduced sums are.
-std::string pinned_prefix(const std::vector<Assignment::Use>& uses, const machine::MachineConfig& m) {
+// "; B@[4_L2B:1]": the copies as a layout's broadcast items ("" without any).
+std::string copies_suffix(const Assignment& a, Dim over, const machine::MachineConfig& m) {
   std::string s;
-  for (const auto& u : uses) s += fmt::format("1_{}, ", m.levels[u.level].name);
-  return s;
+  for (const auto& c : copies(a, over, m))
+    s += fmt::format("{}{}_{}:{}", s.empty() ? "" : ", ", c.units, c.level, c.stride);
+  return s.empty() ? s : "; B@[" + s + "]";
 }
 
 std::string pad_prefix(std::uint64_t rows, std::uint64_t cols, std::uint64_t padded_rows,
                        std::uint64_t padded_cols) {
   if (rows == padded_rows && cols == padded_cols) return "";
   return fmt::format("({},{})/", rows, cols);
-}
-
-// The levels of `uses` with their units, or each pinned to its unit 0 (K's levels in C's layouts,
-// where the reduced sums are).
-std::vector<layout::LevelSplit> splits(const std::vector<Assignment::Use>& uses,
-                                       const machine::MachineConfig& m, bool pinned = false) {
-  std::vector<layout::LevelSplit> out;
-  for (const auto& u : uses) out.push_back({m.levels[u.level].name, pinned ? 1 : u.size});
-  return out;
 }
 
 std::vector<layout::LevelSplit> operator+(std::vector<layout::LevelSplit> a,
@@ -54,11 +79,12 @@ std::vector<layout::LevelSplit> operator+(std::vector<layout::LevelSplit> a,
 layout::TensorLayout matrix_of(std::uint64_t rows, std::uint64_t cols,
                                std::vector<layout::LevelSplit> row_levels, std::uint64_t r,
                                std::vector<layout::LevelSplit> col_levels, std::uint64_t c,
-                               const machine::MachineConfig& m, std::uint64_t pieces = 1,
-                               std::uint64_t words = 1) {
+                               std::vector<layout::LevelSplit> copies, const machine::MachineConfig& m,
+                               std::uint64_t pieces = 1, std::uint64_t words = 1) {
   layout::MatrixSpec spec;
   spec.rows = rows, spec.cols = cols;
   spec.row_levels = std::move(row_levels), spec.col_levels = std::move(col_levels);
+  spec.copies = std::move(copies);
   spec.r = r, spec.c = c, spec.pieces = pieces, spec.words = words;
   return layout::matrix(spec, layout::level_names(m));
 }
@@ -76,13 +102,14 @@ std::string lane_sub_axis(std::uint64_t w) { return w > 1 ? fmt::format(", {}_W"
 layout::TensorLayout tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                                    std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_of(rows, cols, splits(a.m, m), p.tm / p.row_pieces, splits(a.k, m), p.kt, m, p.row_pieces,
-                   lm_words(m));
+  return matrix_of(rows, cols, splits(a, Dim::kM, m), p.tm / p.row_pieces, splits(a, Dim::kK, m), p.kt,
+                   copies(a, Dim::kN, m), m, p.row_pieces, lm_words(m));
 }
 layout::TensorLayout tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                                    std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_of(rows, cols, splits(a.k, m), p.kt, splits(a.n, m), p.tn, m, /*pieces=*/1, lm_words(m));
+  return matrix_of(rows, cols, splits(a, Dim::kK, m), p.kt, splits(a, Dim::kN, m), p.tn,
+                   copies(a, Dim::kM, m), m, /*pieces=*/1, lm_words(m));
 }
 layout::TensorLayout tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                                    std::uint64_t cols) {
@@ -91,31 +118,34 @@ layout::TensorLayout tile_layout_c(const QgemmPlan& p, const machine::MachineCon
 layout::TensorLayout tile_layout_c_pieces(const QgemmPlan& p, const machine::MachineConfig& m,
                                           std::uint64_t pieces, std::uint64_t rows, std::uint64_t cols) {
   const Assignment& a = p.assignment;
-  return matrix_of(rows, cols, splits(a.m, m) + splits(a.k, m, /*pinned=*/true), p.tm / p.row_pieces,
-                   splits(a.n, m), p.tn, m, pieces, lm_words(m));
+  return matrix_of(rows, cols, splits(a, Dim::kM, m) + splits(a, Dim::kK, m, /*pinned=*/true),
+                   p.tm / p.row_pieces, splits(a, Dim::kN, m), p.tn, {}, m, pieces, lm_words(m));
 }
 layout::TensorLayout tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m,
                                         std::uint64_t cols) {
-  return layout::row_vector(cols, splits(p.assignment.n, m), p.tn, lm_words(m), layout::level_names(m));
+  return layout::row_vector(cols, splits(p.assignment, Dim::kN, m), p.tn, lm_words(m), layout::level_names(m),
+                            copies(p.assignment, Dim::kM, m));
 }
 
 // The whole operands: a unit's share is its tiles of every pass and step together.
 std::string whole_layout_a(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return layout::to_string(matrix_of(prob.m, prob.k, splits(a.m, m), p.tm * p.m_passes, splits(a.k, m),
-                                     ceil_div(prob.k, p.pk), m));
+  return layout::to_string(matrix_of(prob.m, prob.k, splits(a, Dim::kM, m), p.tm * p.m_passes,
+                                     splits(a, Dim::kK, m), ceil_div(prob.k, p.pk), copies(a, Dim::kN, m),
+                                     m));
 }
 
 std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return layout::to_string(matrix_of(prob.k, prob.n, splits(a.k, m), ceil_div(prob.k, p.pk), splits(a.n, m),
-                                     p.tn * p.n_passes, m));
+  return layout::to_string(matrix_of(prob.k, prob.n, splits(a, Dim::kK, m), ceil_div(prob.k, p.pk),
+                                     splits(a, Dim::kN, m), p.tn * p.n_passes, copies(a, Dim::kM, m), m));
 }
 
 std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
-  return layout::to_string(matrix_of(prob.m, prob.n, splits(a.m, m) + splits(a.k, m, /*pinned=*/true),
-                                     p.tm * p.m_passes, splits(a.n, m), p.tn * p.n_passes, m));
+  return layout::to_string(matrix_of(prob.m, prob.n,
+                                     splits(a, Dim::kM, m) + splits(a, Dim::kK, m, /*pinned=*/true),
+                                     p.tm * p.m_passes, splits(a, Dim::kN, m), p.tn * p.n_passes, {}, m));
 }
 
 std::uint64_t m_blocks(const QgemmProblem& prob, const QgemmPlan& p) {
@@ -140,9 +170,10 @@ std::string resident_layout_a(const QgemmProblem& prob, const QgemmPlan& p, cons
   const std::uint64_t w = lm_words(m), mb = m_blocks(prob, p), tile = p.tm * p.kt / w;
   const std::uint64_t tr = p.tm / p.row_pieces;
   return pad_prefix(prob.m, prob.k, mb * p.pm * p.tm, p.steps * p.pk * p.kt) +
-         fmt::format("(({}{}{}{}:{}), ({}{}{}:1{}))", resident_blocks(mb, p.steps * tile),
-                     resident_blocks(p.row_pieces, tr * p.kt / w), level_prefix(a.m, m), tr, p.kt / w,
-                     resident_blocks(p.steps, tile), level_prefix(a.k, m), p.kt / w, lane_sub_axis(w));
+         fmt::format("(({}{}{}{}:{}), ({}{}{}:1{}){})", resident_blocks(mb, p.steps * tile),
+                     resident_blocks(p.row_pieces, tr * p.kt / w), level_prefix(a, Dim::kM, m), tr, p.kt / w,
+                     resident_blocks(p.steps, tile), level_prefix(a, Dim::kK, m), p.kt / w, lane_sub_axis(w),
+                     copies_suffix(a, Dim::kN, m));
 }
 
 std::string resident_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
@@ -153,9 +184,10 @@ std::string resident_layout_c(const QgemmProblem& prob, const QgemmPlan& p, cons
   const bool m_outer = p.stationary == Stationary::kA;
   return pad_prefix(prob.m, prob.n, mb * p.pm * p.tm, nb * p.pn * p.tn) +
          fmt::format("(({}{}{}{}{}:{}), ({}{}{}:1{}))", resident_blocks(mb, m_outer ? nb * tile : tile),
-                     resident_blocks(p.row_pieces, tr * p.tn / w), level_prefix(a.m, m),
-                     pinned_prefix(a.k, m), tr, p.tn / w, resident_blocks(nb, m_outer ? tile : mb * tile),
-                     level_prefix(a.n, m), p.tn / w, lane_sub_axis(w));
+                     resident_blocks(p.row_pieces, tr * p.tn / w), level_prefix(a, Dim::kM, m),
+                     level_prefix(a, Dim::kK, m, /*pinned=*/true), tr, p.tn / w,
+                     resident_blocks(nb, m_outer ? tile : mb * tile), level_prefix(a, Dim::kN, m), p.tn / w,
+                     lane_sub_axis(w));
 }
 
 }  // namespace treesim::kernels

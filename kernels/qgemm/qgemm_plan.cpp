@@ -23,13 +23,12 @@ using timing::ceil_div;
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
 
-const char* dim_name(const Assignment& a, std::size_t level) {
-  for (const auto& u : a.m)
-    if (u.level == level) return "M";
-  for (const auto& u : a.n)
-    if (u.level == level) return "N";
-  for (const auto& u : a.k)
-    if (u.level == level) return "K";
+std::string dim_name(const Assignment& a, std::size_t level) {
+  const std::uint64_t um = units_at(a.m, level), un = units_at(a.n, level);
+  if (um && un) return fmt::format("M×N ({}×{})", um, un);
+  if (um) return "M";
+  if (un) return "N";
+  if (units_at(a.k, level)) return "K";
   return "-";
 }
 
@@ -120,14 +119,8 @@ const char* prune_name(Prune reason) {
   return "?";
 }
 
-// make_plan without its estimate: tiles, steps, passes and the LM map (no layout is built). A plan
-// that cannot work comes back as its reason.
-std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m,
-                                                  const Assignment& a, const Tiling& tiling) {
-  QgemmPlan p;
-  p.assignment = a;
-  p.tiling = tiling;
-  p.pm = units_of(a.m), p.pn = units_of(a.n), p.pk = units_of(a.k);
+std::variant<std::string, Rejection> check_assignment(const machine::MachineConfig& m, const Assignment& a) {
+  std::string reduce_level;
   const std::size_t last = m.levels.size() - 1;
   // K partial sums are added over whole subtrees, so K must own the lowest levels at full fan-out.
   if (!a.k.empty()) {
@@ -150,15 +143,31 @@ std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, cons
                         "the level where the partial sums meet)",
                         m.levels[levels[i]].name)};
     std::size_t top = last + 1 - levels.size();
-    p.reduce_level = top == 0 ? "board" : m.levels[top - 1].name;
+    reduce_level = top == 0 ? "board" : m.levels[top - 1].name;
   }
   for (const auto* list : {&a.m, &a.n, &a.k})
-    for (const auto& u : *list)
-      if (u.size == 0 || u.size > m.levels[u.level].fanout)
+    for (const auto& u : *list) {
+      // A level shared by M and N uses u_m · u_n units.
+      const std::uint64_t other = list == &a.k ? 0 : units_at(list == &a.m ? a.n : a.m, u.level);
+      if (u.size == 0 || u.size * std::max<std::uint64_t>(other, 1) > m.levels[u.level].fanout)
         return Rejection{Prune::kUnitsOverFanout,
-                         fmt::format("{} uses {} units but has {}", m.levels[u.level].name, u.size,
-                                     m.levels[u.level].fanout)};
+                         fmt::format("{} uses {} units but has {}", m.levels[u.level].name,
+                                     u.size * std::max<std::uint64_t>(other, 1), m.levels[u.level].fanout)};
+    }
+  return reduce_level;
+}
 
+// make_plan without its estimate: tiles, steps, passes and the LM map (no layout is built). A plan
+// that cannot work comes back as its reason.
+std::variant<QgemmPlan, Rejection> try_shape_plan(const QgemmProblem& prob, const machine::MachineConfig& m,
+                                                  const Assignment& a, const Tiling& tiling) {
+  QgemmPlan p;
+  auto checked = check_assignment(m, a);
+  if (auto* r = std::get_if<Rejection>(&checked)) return *r;
+  p.reduce_level = std::get<std::string>(std::move(checked));
+  p.assignment = a;
+  p.tiling = tiling;
+  p.pm = units_of(a.m), p.pn = units_of(a.n), p.pk = units_of(a.k);
   const std::uint64_t lm = m.lm_bytes();
   p.m_passes = tiling.extra_m_passes;
   p.buffers = std::clamp<std::uint64_t>(tiling.buffers, 2, kMaxBuffers);  // plan files check it

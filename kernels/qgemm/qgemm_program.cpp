@@ -75,8 +75,13 @@ program::Program build_program(const QgemmProblem& prob, const QgemmPlan& p, con
 Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::MachineConfig& m,
                                    const std::string& layout_a, const std::string& layout_b,
                                    const std::string& layout_c) {
+  struct Digit {
+    std::size_t level = 0;
+    std::uint64_t size = 1, stride = 1;
+  };
   struct Axes {
     std::vector<Assignment::Use> axis[2];
+    std::vector<Digit> digits[2], copies;  // level sub-axes and B@[...] items, resolved strides
     bool given = false;
   };
   auto read = [&](const std::string& text, std::vector<std::uint64_t> shape, const char* option) {
@@ -86,9 +91,10 @@ Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::Mach
     layout::TensorLayout l = layout::parse_layout_or_throw(text, m);
     // The whole operand need not fit the LM (the kernel streams tiles of it): check everything else.
     layout::bind_or_throw(l, shape, m, 1, layout::LmCapacity::kUnchecked);
-    if (!l.broadcasts.empty())
-      throw QgemmError(
-          fmt::format("{}: write no B@[...]: levels a GEMM layout does not name hold copies anyway", option));
+    for (const auto& b : l.broadcasts) {
+      const std::size_t level = *m.level_index(b.level);
+      out.copies.push_back({level, b.whole_level ? m.levels[level].fanout : b.size, b.stride});
+    }
     for (std::size_t d = 0; d < 2; ++d) {
       for (const auto& sub : l.axes[d]) {
         if (sub.target.kind == layout::TargetKind::Lane || sub.target.kind == layout::TargetKind::Time)
@@ -97,6 +103,7 @@ Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::Mach
         const std::size_t level = *m.level_index(sub.target.level);
         if (sub.size == 1 && m.levels[level].fanout > 1) continue;  // pinned to unit 0, not a split
         out.axis[d].push_back({level, sub.size});
+        out.digits[d].push_back({level, sub.size, sub.stride});
       }
     }
     return out;
@@ -129,14 +136,55 @@ Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::Mach
   std::vector<const char*> owner(m.levels.size(), nullptr);
   for (auto [list, dim] : {std::pair{&out.m, "M"}, std::pair{&out.n, "N"}, std::pair{&out.k, "K"}}) {
     for (const auto& u : *list) {
-      if (owner[u.level] && owner[u.level] != std::string(dim))
+      // M and N may share a level (Assignment): checked against the layouts' strides below.
+      const bool shared = owner[u.level] && std::string(owner[u.level]) == "M" && std::string(dim) == "N";
+      if (owner[u.level] && owner[u.level] != std::string(dim) && !shared)
         throw QgemmError(
             fmt::format("level {} distributes both {} and {}", m.levels[u.level].name, owner[u.level], dim));
-      if (owner[u.level])
+      if (owner[u.level] && !shared)
         throw QgemmError(fmt::format("level {} appears twice for {}", m.levels[u.level].name, dim));
       owner[u.level] = dim;
     }
   }
+  // A shared level lies as the kernel lays it: unit i_m·u_n + i_n, A copied over the N digit and B
+  // over the M digit; every other level is one digit and copies nothing.
+  auto expect = [&](const Axes& x, const char* option, const std::vector<Digit>& copies,
+                    std::initializer_list<std::pair<int, const std::vector<Assignment::Use>*>> axes) {
+    if (!x.given) return;
+    auto digit_text = [&](const Digit& d) {
+      return fmt::format("{}_{}:{}", d.size, m.levels[d.level].name, d.stride);
+    };
+    auto fail = [&](const std::string& what) {
+      std::string want;
+      for (const auto& c : copies) want += (want.empty() ? "" : ", ") + digit_text(c);
+      throw QgemmError(
+          fmt::format("{}: {}; a level that splits M and N (u_m × u_n units) is written "
+                      "u_m_L:u_n along M and u_n_L:1 along N{}",
+                      option, what, want.empty() ? "" : ", and this operand copied B@[" + want + "]"));
+    };
+    for (auto [d, uses] : axes)
+      for (const Digit& g : x.digits[d]) {
+        const std::uint64_t um = units_at(out.m, g.level), un = units_at(out.n, g.level);
+        const std::uint64_t stride = um && un ? (uses == &out.m ? un : 1) : g.stride;
+        if (g.stride != stride) fail(fmt::format("{} has stride {}", digit_text(g), g.stride));
+      }
+    if (copies.empty() && !x.copies.empty())
+      throw QgemmError(
+          fmt::format("{}: write no B@[...]: levels a GEMM layout does not name hold copies anyway", option));
+    if (x.copies.size() != copies.size())
+      fail(x.copies.empty() ? "no B@[...] copies" : fmt::format("{} B@[...] items", x.copies.size()));
+    for (std::size_t i = 0; i < copies.size(); ++i)
+      if (x.copies[i].level != copies[i].level || x.copies[i].size != copies[i].size ||
+          x.copies[i].stride != copies[i].stride)
+        fail(fmt::format("B@[...] copies over {}", digit_text(x.copies[i])));
+  };
+  std::vector<Digit> copies_a, copies_b;
+  for (std::size_t l = 0; l < m.levels.size(); ++l)
+    if (const std::uint64_t um = units_at(out.m, l), un = units_at(out.n, l); um && un)
+      copies_a.push_back({l, un, 1}), copies_b.push_back({l, um, un});
+  expect(a, "--layout-a", copies_a, {{0, &out.m}, {1, &out.k}});
+  expect(b, "--layout-b", copies_b, {{0, &out.k}, {1, &out.n}});
+  expect(c, "--layout-c", {}, {{0, &out.m}, {1, &out.n}});
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The GEMM planners' search: every level assignment, pass count and K step count, pruned by bounds.
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -11,9 +12,11 @@ namespace treesim::kernels {
 namespace {
 
 // Every assignment of the free levels to M, N, K or none at full fan-out, in enumeration order;
-// those with more units than elements are only counted.
+// then, with `shared`, those where the root-most level whose fan-out splits into a grid is shared by
+// M and N (each split of its fan-out into u_m × u_n, both above 1), the others as before. Those
+// with more units than elements are only counted.
 std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::MachineConfig& m,
-                                    const Assignment& fixed, std::uint64_t& too_many) {
+                                    const Assignment& fixed, bool shared_levels, std::uint64_t& too_many) {
   const std::size_t levels = m.levels.size();
   std::vector<bool> taken(levels, false);
   for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
@@ -21,46 +24,70 @@ std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::Mac
   std::vector<Assignment> out;
   std::uint64_t combos = 1;
   for (std::size_t l = 0; l < levels; ++l) combos *= 4;
-  for (std::uint64_t code = 0; code < combos; ++code) {
-    Assignment a = fixed;
-    std::uint64_t c = code;
-    bool skip = false;
-    for (std::size_t l = 0; l < levels; ++l, c /= 4) {
-      const int choice = static_cast<int>(c % 4);
-      if (taken[l]) {
-        skip = skip || choice != 0;  // fixed levels are enumerated once
+  // shared: the level M and N share (levels = none) and M's units of it.
+  auto enumerate = [&](std::size_t shared, std::uint64_t shared_m) {
+    for (std::uint64_t code = 0; code < combos; ++code) {
+      Assignment a = fixed;
+      std::uint64_t c = code;
+      bool skip = false;
+      for (std::size_t l = 0; l < levels; ++l, c /= 4) {
+        const int choice = static_cast<int>(c % 4);
+        if (taken[l] || l == shared) {
+          skip = skip || choice != 0;  // fixed (and shared) levels are enumerated once
+          if (l == shared) {
+            a.m.push_back({l, shared_m});
+            a.n.push_back({l, m.levels[l].fanout / shared_m});
+          }
+          continue;
+        }
+        const Assignment::Use use{l, m.levels[l].fanout};
+        // A level of one unit splits nothing: only "none" (any other is the same plan, later).
+        if (choice != 0 && use.size == 1) {
+          skip = true;
+          continue;
+        }
+        if (choice == 1 && !fixed.fixed_m)
+          a.m.push_back(use);
+        else if (choice == 2 && !fixed.fixed_n)
+          a.n.push_back(use);
+        else if (choice == 3 && !fixed.fixed_k)
+          a.k.push_back(use);
+        else if (choice != 0)
+          skip = true;
+      }
+      if (skip) continue;
+      if ((!fixed.fixed_m && units_of(a.m) > prob.m * 2) || (!fixed.fixed_n && units_of(a.n) > prob.n * 2) ||
+          (!fixed.fixed_k && units_of(a.k) > prob.k)) {
+        ++too_many;
         continue;
       }
-      const Assignment::Use use{l, m.levels[l].fanout};
-      // A level of one unit splits nothing: only "none" (any other is the same plan, later).
-      if (choice != 0 && use.size == 1) {
-        skip = true;
-        continue;
+      out.push_back(std::move(a));
+    }
+  };
+  enumerate(levels, 1);
+  if (!shared_levels || fixed.fixed_m || fixed.fixed_n) return out;
+  // The root-most level that splits into a grid: its links carry the largest shares, which one
+  // dimension alone leaves whole (each L2B's link on the board carries A or B whole). Sharing any
+  // level too would search ten times the assignments on the board for plans no case of
+  // bench/qgemm_roofline.sh picks.
+  for (std::size_t l = 0; l < levels; ++l) {
+    const std::uint64_t f = m.levels[l].fanout;
+    bool grid = false;
+    for (std::uint64_t um = 2; um * 2 <= f; ++um)
+      if (f % um == 0) {
+        grid = true;
+        if (!taken[l]) enumerate(l, um);
       }
-      if (choice == 1 && !fixed.fixed_m)
-        a.m.push_back(use);
-      else if (choice == 2 && !fixed.fixed_n)
-        a.n.push_back(use);
-      else if (choice == 3 && !fixed.fixed_k)
-        a.k.push_back(use);
-      else if (choice != 0)
-        skip = true;
-    }
-    if (skip) continue;
-    if ((!fixed.fixed_m && units_of(a.m) > prob.m * 2) || (!fixed.fixed_n && units_of(a.n) > prob.n * 2) ||
-        (!fixed.fixed_k && units_of(a.k) > prob.k)) {
-      ++too_many;
-      continue;
-    }
-    out.push_back(std::move(a));
+    if (grid) break;
   }
   return out;
 }
 
-// One pass count of one assignment: its plan with the fewest K steps, and the bound of every step
-// count's plan.
+// One pass count of one assignment: its plan with the fewest K steps (as shaped for the first
+// assignment of its units: the levels are `assignment`'s), and the bound of every step count's plan.
 struct Passes {
-  QgemmPlan plan;
+  const QgemmPlan* plan = nullptr;
+  std::size_t assignment = 0;  // index into the candidates
   double bound = 0;
   std::uint64_t order = 0;
 };
@@ -72,7 +99,7 @@ constexpr std::uint64_t kStepOrders = std::uint64_t{1} << 24;
 
 PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& m, const Assignment& fixed,
                         bool keep_all, TilingRange range) {
-  const bool complete = range == TilingRange::kComplete;
+  const bool complete = range != TilingRange::kShortList;
   PlanSearch out;
   std::uint64_t error_order = 0;
   auto failed = [&](Prune reason, const std::string& message, std::uint64_t order) {
@@ -82,8 +109,26 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
     error_order = order;
   };
   std::uint64_t too_many = 0;
-  const std::vector<Assignment> candidates = assignments(prob, m, fixed, too_many);
+  // Shared levels in kComplete only: they copy A over N's digit, which a short list's windowed A
+  // loads pay for in conversions its estimate does not see (the Fashion CNN on mncore-board: 9.1
+  // cycles per image without them, 13.7 with).
+  const std::vector<Assignment> candidates =
+      assignments(prob, m, fixed, range == TilingRange::kComplete, too_many);
   if (too_many) out.pruned[Prune::kTooManyUnits] += too_many;
+  // Past its own checks, an assignment's plans depend on its units along M, N and K alone
+  // (check_assignment): assignments with the same units (a shared level's grids among them) are
+  // shaped once per tiling; a plan takes each one's levels where it is estimated.
+  using ShapeKey = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t,
+                              std::uint64_t, std::uint64_t, bool, Stationary>;
+  std::map<ShapeKey, std::variant<QgemmPlan, Rejection>> shapes;
+  auto shape = [&](const Assignment& a, const Tiling& t) -> const std::variant<QgemmPlan, Rejection>& {
+    const ShapeKey key{units_of(a.m), units_of(a.n), units_of(a.k),       t.extra_m_passes, t.min_steps,
+                       t.pass_splits, t.buffers,     t.charge_first_pass, t.stationary};
+    auto it = shapes.find(key);
+    if (it == shapes.end()) it = shapes.emplace(key, try_shape_plan(prob, m, a, t)).first;
+    return it->second;
+  };
+  std::vector<std::string> reduce_levels(candidates.size());  // each candidate's (check_assignment)
   // Each assignment's distinct pass counts: 1, 2, 3 or 4 times the LM's, split 0, 1, 2, ... times more
   // until C splits no further.
   std::vector<Passes> passes;
@@ -96,7 +141,14 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
   const std::vector<Stationary> stationary =
       complete ? std::vector<Stationary>{Stationary::kNone, Stationary::kB, Stationary::kA}
                : std::vector<Stationary>{Stationary::kNone};
-  for (const Assignment& a : candidates) {
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const Assignment& a = candidates[c];
+    auto checked = check_assignment(m, a);
+    if (auto* r = std::get_if<Rejection>(&checked)) {  // no tiling mends it: once per kept operand
+      for (std::size_t i = 0; i < stationary.size(); ++i) failed(r->reason, r->message, order += kStepOrders);
+      continue;
+    }
+    reduce_levels[c] = std::get<std::string>(std::move(checked));
     // Three times the LM's passes too in the whole range (a small last pass, whose store is the
     // run's tail), but not where K is split: those take K in the fewest steps (below), and a pass
     // count that only a smaller LM needs in two steps would make more LM worse.
@@ -112,20 +164,20 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
             order += kStepOrders;
             Tiling tiling{extra, 1, splits, buffers, !complete};
             tiling.stationary = kept;
-            auto shaped = try_shape_plan(prob, m, a, tiling);
-            if (auto* r = std::get_if<Rejection>(&shaped)) {
+            const auto& shaped = shape(a, tiling);
+            if (const auto* r = std::get_if<Rejection>(&shaped)) {
               if (r->reason == Prune::kNoFurtherSplit) {
                 ++out.pruned[r->reason];
               } else {
                 failed(r->reason, r->message, order);
-                // What no pass count mends (K over the wrong levels, a row that cannot fit) ends the
-                // assignment; a map that overflows by its alignment gaps may fit with smaller tiles.
+                // What no pass count mends (a row that cannot fit) ends the assignment; a map that
+                // overflows by its alignment gaps may fit with smaller tiles.
                 hopeless = r->reason != Prune::kLmOverflow;
                 if (!hopeless && splits < 64) continue;
               }
               break;
             }
-            QgemmPlan& p = std::get<QgemmPlan>(shaped);
+            const QgemmPlan& p = std::get<QgemmPlan>(shaped);
             // Where K is split over several passes, two buffers only (see the K steps below).
             if (p.buffers > 2 && p.pk > 1 && p.m_passes * p.n_passes * prob.groups > 1) {
               ++out.pruned[Prune::kReduceWait];
@@ -135,8 +187,7 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
               ++out.pruned[Prune::kDuplicate];
               continue;
             }
-            const double bound = passes_lower_bound(prob, p, m);
-            passes.push_back({std::move(p), bound, order});
+            passes.push_back({&p, c, passes_lower_bound(prob, p, m), order});
           }
         }
       }
@@ -172,7 +223,8 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
       std::uint64_t order;
     };
     std::vector<Step> steps;
-    const std::uint64_t kk = timing::ceil_div(prob.k, pc.plan.pk);
+    const QgemmPlan& shaped_passes = *pc.plan;
+    const std::uint64_t kk = timing::ceil_div(prob.k, shaped_passes.pk);
     std::set<std::uint64_t> kts;
     std::uint64_t at = pc.order;
     std::vector<std::uint64_t> wanted;  // K in at least this many steps
@@ -185,28 +237,33 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
     // counts are made, make the steps smaller: the same case in 2 steps of 8 with three buffers
     // estimated 78,940 and simulated 82,000).
     const bool pieces_wait_on_reduce =
-        pc.plan.pk > 1 && pc.plan.m_passes * pc.plan.n_passes * prob.groups > 1;
+        shaped_passes.pk > 1 && shaped_passes.m_passes * shaped_passes.n_passes * prob.groups > 1;
     if (pieces_wait_on_reduce)
       wanted = {1};
     else if (complete)
-      for (std::uint64_t kt = pc.plan.kt; kt >= kt_unit; kt -= kt_unit)
-        wanted.push_back(timing::ceil_div(kk, kt));
+      for (std::uint64_t kt = shaped_passes.kt; kt >= kt_unit; kt -= kt_unit) {
+        // Each step count once: K steps of nearby sizes need as many steps (the same plan).
+        const std::uint64_t count = timing::ceil_div(kk, kt);
+        if (wanted.empty() || wanted.back() != count) wanted.push_back(count);
+      }
     else
       wanted = {1, 2, 4};
     for (const std::uint64_t want : wanted) {
       ++at;
-      Tiling tiling = pc.plan.tiling;
+      Tiling tiling = shaped_passes.tiling;
       tiling.min_steps = want;
-      auto shaped = try_shape_plan(prob, m, pc.plan.assignment, tiling);
-      if (auto* r = std::get_if<Rejection>(&shaped)) {
+      const auto& shaped = shape(candidates[pc.assignment], tiling);
+      if (const auto* r = std::get_if<Rejection>(&shaped)) {
         failed(r->reason, r->message, at);
         continue;
       }
-      QgemmPlan& p = std::get<QgemmPlan>(shaped);
-      if (!kts.insert(p.kt).second) {
+      if (!kts.insert(std::get<QgemmPlan>(shaped).kt).second) {
         ++out.pruned[Prune::kDuplicate];
         continue;
       }
+      QgemmPlan p = std::get<QgemmPlan>(shaped);  // with this assignment's levels
+      p.assignment = candidates[pc.assignment];
+      p.reduce_level = reduce_levels[pc.assignment];
       const double bound = estimate_lower_bound(prob, p, m);
       steps.push_back({std::move(p), bound, at});
     }

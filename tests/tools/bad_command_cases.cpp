@@ -38,6 +38,10 @@ BadInput gemm(std::string name, std::string quant, std::string fragment, std::st
           std::move(fragment)};
 }
 
+// A plan file's tiling fields (cases about its split).
+constexpr const char* kPlanTilings =
+    "m_passes_factor: 1\npass_splits: 0\nmin_k_steps: 1\nbuffers: 2\nstationary: none\n";
+
 }  // namespace
 
 std::vector<BadInput> command_cases() {
@@ -56,6 +60,18 @@ std::vector<BadInput> command_cases() {
             "--vcd-depth"),
       place("VcdInMissingFolder", {"--shape", "12,8", "--layout", kLayout, "--vcd", "@D/no/t.vcd"},
             "--vcd: cannot write '@D/no/t.vcd'"),
+      {"PlanFileSplitsALevelOverKAndM",
+       {"run", "qgemm", "--machine", "@M", "--m", "64", "--n", "64", "--k", "64", "--plan-file", "@D/p.yaml"},
+       {{"p.yaml",
+         "kernel: qgemm\nmachine: mini\nm: 64\nn: 64\nk: 64\nsplit: {M: [MAB/2], N: [], K: [MAB]}\n" +
+             std::string(kPlanTilings)}},
+       "@D/p.yaml:6: 'split.K': level MAB is split twice"},
+      {"PlanFileSharesMoreUnitsThanALevelHas",
+       {"run", "qgemm", "--machine", "@M", "--m", "64", "--n", "64", "--k", "64", "--plan-file", "@D/p.yaml"},
+       {{"p.yaml",
+         "kernel: qgemm\nmachine: mini\nm: 64\nn: 64\nk: 64\nsplit: {M: [MAB/4], N: [MAB/2], K: []}\n" +
+             std::string(kPlanTilings)}},
+       "the plan cannot work: MAB uses 8 units but has 4"},
       {"PlaceReportInMissingFolder",
        {"place", "--machine", "@M", "--shape", "12,8", "--layout", kLayout, "--report", "@D/no/r.json"},
        {},

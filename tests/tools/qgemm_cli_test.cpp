@@ -154,6 +154,49 @@ TEST(QgemmCli, ARaggedLastBlockWithoutItsPaddingPiecesIsBitExactOnMini) {
   }
 }
 
+TEST(QgemmCli, ALevelSharedByMAndNIsBitExactWithKSplitOverThePes) {
+  // MAB's 4 units as 2 (M) × 2 (N): A copied over N's digit, B over M's; K over the PEs, reduced
+  // at the MABs.
+  for (const auto& v : kVariants) {
+    std::vector<std::string> args{"--m",        "100",
+                                  "--n",        "70",
+                                  "--k",        "300",
+                                  "--layout-a", "((2_L1B, 2_MAB:2, 25:75), (4_PE, 75:1); B@[2_MAB:1])",
+                                  "--layout-b", "((4_PE, 75:35), (2_MAB:1, 35:1); B@[2_MAB:2])"};
+    args.insert(args.end(), v.begin(), v.end());
+    nlohmann::json j = run_qgemm("mini", args);
+    EXPECT_NE(j["info"]["plan"].get<std::string>().find("MAB→M×N (2×2)"), std::string::npos)
+        << j["info"]["plan"];
+  }
+}
+
+TEST(QgemmCli, ALevelSharedByMAndNIsBitExactOverPassesWithAnOperandKept) {
+  // A plan file shares MAB as 2 × 2 over 2×2 passes in row pieces, keeping B and then A.
+  for (const char* kept : {"B", "A"}) {
+    const std::string plan = testing::temp_path(std::string("shared-") + kept + ".yaml");
+    std::ofstream(plan) << "kernel: qgemm\nmachine: mini\nm: 333\nn: 200\nk: 300\n"
+                           "split: {M: [L1B, MAB/2, PE], N: [MAB/2], K: []}\n"
+                           "m_passes_factor: 2\npass_splits: 1\nmin_k_steps: 3\nstationary: "
+                        << kept << "\n";
+    nlohmann::json j =
+        run_qgemm("mini", {"--m", "333", "--n", "200", "--k", "300", "--per-channel", "--plan-file", plan});
+    EXPECT_NE(j["info"]["plan"].get<std::string>().find(std::string(kept) + " kept"), std::string::npos)
+        << j["info"]["plan"];
+    EXPECT_GT(j["passes"].get<std::uint64_t>(), 1u);
+  }
+}
+
+TEST(QgemmCli, ASharedLevelWrittenWithOtherStridesIsRefused) {
+  const auto r =
+      run_treesim({"run", "qgemm", "--machine", source_path("configs/mini.yaml"), "--m", "100", "--n", "70",
+                   "--k", "300", "--layout-a", "((2_L1B, 2_MAB:1, 25:75), (4_PE, 75:1); B@[2_MAB:2])",
+                   "--layout-b", "((4_PE, 75:35), (2_MAB:1, 35:1); B@[2_MAB:2])", "--plan"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "treesim: --layout-a: 2_MAB:1 has stride 1; a level that splits M and N (u_m × u_n units) is "
+            "written u_m_L:u_n along M and u_n_L:1 along N, and this operand copied B@[2_MAB:1]\n");
+}
+
 TEST(QgemmCli, UsefulMacsAreMTimesNTimesKApartFromThePaddingIssued) {
   const double kMacPj = 0.2;  // configs/mini.yaml's energy.mac_int8_pj
   // 37×50×129 on mini pads its tiles: the MACs issued exceed M·N·K; the report tells them apart and
