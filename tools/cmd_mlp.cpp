@@ -2,6 +2,7 @@
 // images, every layer of every batch simulated on one machine (qgemm or tgemm per layer), each
 // layer's output checked bit-exactly against the host reference and fed to the next layer.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -157,7 +158,8 @@ void run_mlp(const MlpCommand& c) {
   };
   std::vector<LayerTotals> totals(layers);
   std::uint64_t cycles = 0, activations_in_lm = 0;
-  double estimated = 0;  // one program per batch: the plans' estimates
+  std::string dram_reason;  // one program per batch: why an activation goes through DRAM
+  double estimated = 0;     // one program per batch: the plans' estimates
   double energy = 0;
   bool has_energy = false;
   std::uint64_t correct = 0, agree = 0, reference_correct = 0;
@@ -186,6 +188,8 @@ void run_mlp(const MlpCommand& c) {
       estimated += known->second.estimated_cycles;
       if (rep.energy_pj) energy += rep.energy_pj->total, has_energy = true;
       activations_in_lm = outcome.stats.extra.at("activations_in_lm");
+      if (auto why = outcome.stats.info.find("dram_reason"); why != outcome.stats.info.end())
+        dram_reason = why->second;
       for (const report::PhaseReport& ph : rep.phases) {
         const std::string name = ph.name.substr(0, ph.name.find('.'));
         const std::size_t l = std::stoul(name.substr(5));  // "layer3" or "layer3.convert"
@@ -276,8 +280,10 @@ void run_mlp(const MlpCommand& c) {
   out += fmt::format("  cycles {} ({:.1f} per image, {:.0f} per batch: {:.3e} s per batch at {:g} GHz)\n",
                      cycles, per_image, per_batch, per_batch / (machine.clock_ghz * 1e9), machine.clock_ghz);
   if (network)
-    out += fmt::format("  one program per batch: {} of {} activations in the LMs between layers{}\n",
-                       activations_in_lm, layers - 1, activations_in_lm ? ", converted on the tree" : "");
+    out += fmt::format(
+        "  one program per batch: {} of {} activations in the LMs between layers{}{}\n", activations_in_lm,
+        layers - 1, activations_in_lm ? ", converted on the tree" : "",
+        activations_in_lm + 1 < layers && !dram_reason.empty() ? "; through DRAM: " + dram_reason : "");
   else
     out += "  every layer its own program per batch, its activations through DRAM\n";
   // Per layer: its own span (in one program, the layers' spans overlap a little) and, after it, its
@@ -317,14 +323,16 @@ void run_mlp(const MlpCommand& c) {
         "  \"correct\": {}, \"accuracy\": {}, \"float_accuracy\": {:.6f}, \"reference_agrees\": {},\n"
         "  \"cycles\": {}, \"cycles_per_image\": {:.3f}, \"cycles_per_batch\": {:.3f}, \"energy_pj\": "
         "{:.6g},\n"
-        "  \"activations\": \"{}\", \"activations_in_lm\": {}, \"estimated_cycles\": {},\n"
+        "  \"activations\": \"{}\", \"activations_in_lm\": {}, \"estimated_cycles\": {}, \"dram_reason\": "
+        "{},\n"
         "  \"layers\": [",
         model.name, machine.name, !c.run.timing_only, c.images, batch, batches, computed(correct),
         c.run.timing_only
             ? "null"
             : fmt::format("{:.6f}", static_cast<double>(correct) / static_cast<double>(c.images)),
         model.float_accuracy, computed(agree), cycles, per_image, per_batch, energy, network ? "lm" : "dram",
-        network ? activations_in_lm : 0, network ? fmt::format("{:.0f}", estimated) : "null");
+        network ? activations_in_lm : 0, network ? fmt::format("{:.0f}", estimated) : "null",
+        dram_reason.empty() ? "null" : nlohmann::json(dram_reason).dump());
     for (std::size_t l = 0; l < layers; ++l) {
       const LayerTotals& t = totals[l];
       json += fmt::format(

@@ -112,7 +112,12 @@ void add_network_report_fields(const Plan& plan, report::RunStats& stats) {
   stats.info["plan"] = plan.description;
   stats.extra["estimated_cycles"] = static_cast<std::uint64_t>(plan.estimated_cycles + 0.5);
   std::uint64_t on_chip = 0;
-  for (const ChainBoundary& b : mapping->lm.boundaries) on_chip += b.kind != ChainBoundary::Kind::kDram;
+  for (const ChainBoundary& b : mapping->lm.boundaries) {
+    on_chip += b.kind != ChainBoundary::Kind::kDram;
+    // Why the first activation through DRAM goes there (the planner's choice, or a full LM).
+    if (b.kind == ChainBoundary::Kind::kDram && !b.why.empty() && !stats.info.count("dram_reason"))
+      stats.info["dram_reason"] = b.why;
+  }
   stats.extra["activations_in_lm"] = on_chip;
 }
 

@@ -69,6 +69,15 @@ TEST_P(MlpOnChip, KeepsActivationsOnChipBitExactAndMovesOnlyImagesWeightsAndLogi
   EXPECT_EQ(written, want_written);
 }
 
+TEST(MlpNetworkReason, ARunThroughDramSaysWhyInItsReport) {
+  // Mini's ternary MLP at 16 images: its default plans through DRAM beat every on-chip path.
+  const nlohmann::json j = run({"mini", "ternary"}, {});
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["activations_in_lm"], 0);
+  EXPECT_EQ(j["dram_reason"].get<std::string>().rfind("faster by estimate: ", 0), 0u) << j["dram_reason"];
+  EXPECT_TRUE(run({"mini", "int8"}, {})["dram_reason"].is_null());  // both in the LMs
+}
+
 TEST_P(MlpNetwork, IsFasterThanEveryActivationThroughDram) {
   const Case& c = GetParam();
   const nlohmann::json on = run(c, {}), via = run(c, {"--via-dram"});

@@ -171,7 +171,7 @@ TEST(QgemmCli, ALevelSharedByMAndNIsBitExactWithKSplitOverThePes) {
 }
 
 TEST(QgemmCli, ALevelSharedByMAndNIsBitExactOverPassesWithAnOperandKept) {
-  // A plan file shares MAB as 2 × 2 over 2×2 passes in row pieces, keeping B and then A.
+  // A plan file shares MAB as 2 × 2 over 2×2 passes, keeping B and then A.
   for (const char* kept : {"B", "A"}) {
     const std::string plan = testing::temp_path(std::string("shared-") + kept + ".yaml");
     std::ofstream(plan) << "kernel: qgemm\nmachine: mini\nm: 333\nn: 200\nk: 300\n"
