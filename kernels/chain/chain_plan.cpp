@@ -80,10 +80,17 @@ Result<GemmChainPlan> plan_gemm_network(const std::vector<QgemmProblem>& net,
           return plan;
         },
         TilingRange::kUnshared);
-    // Through DRAM, each layer takes the default plan (shared levels too: what --via-dram runs); with
-    // none, the planner says why.
+    // Through DRAM, each layer takes the default plan (shared levels too: what --via-dram runs), the
+    // better of the unshared search's best and the shared levels' (the unshared on a tie, as
+    // default_plan orders them); with none, the planner says why.
     try {
-      out.via_dram.push_back(default_plan(p, m));
+      const PlanSearch shared = search_plans(p, m, {}, false, TilingRange::kSharedOnly);
+      const QgemmPlan* unshared =
+          all.ranked.empty() ? nullptr : &std::any_cast<const QgemmPlan&>(all.ranked.front().plan.mapping);
+      if (shared.best && (!unshared || shared.best->estimated_cycles < unshared->estimated_cycles))
+        out.via_dram.push_back(*shared.best);
+      else
+        out.via_dram.push_back(unshared ? *unshared : default_plan(p, m));
       out.via_dram_cycles += out.via_dram.back().estimated_cycles;
     } catch (const QgemmError& e) {
       return core::Error{"", fmt::format("layer {} ({}×{}×{}): {}", i, p.m, p.n, p.k, e.what())};

@@ -258,8 +258,10 @@ std::optional<Rejection> estimate_plan(const QgemmProblem& problem, QgemmPlan& p
 // loads in the search. Neither kShortList nor kUnshared (the whole tiling range) shares a level: a chain of
 // layers with few candidates per layer takes them by estimate, where many shared plans tie and
 // crowd out the layouts that convert cheaply between layers (the die MLP: 10.8 cycles per image
-// without them, 11.9 with three candidates per layer).
-enum class TilingRange { kComplete, kUnshared, kShortList };
+// without them, 11.9 with three candidates per layer). kSharedOnly: the whole tiling range over
+// the assignments with a shared level alone — with kUnshared's, kComplete's (whose best is the
+// better of the two, kUnshared's on a tie: its assignments come first).
+enum class TilingRange { kComplete, kUnshared, kSharedOnly, kShortList };
 struct SearchedPlan {
   QgemmPlan plan;
   std::uint64_t order = 0;  // enumeration order (ties go to the smaller)

@@ -11,12 +11,13 @@
 namespace treesim::kernels {
 namespace {
 
-// Every assignment of the free levels to M, N, K or none at full fan-out, in enumeration order;
-// then, with `shared`, those where the root-most level whose fan-out splits into a grid is shared by
-// M and N (each split of its fan-out into u_m × u_n, both above 1), the others as before. Those
-// with more units than elements are only counted.
+// Every assignment of the free levels to M, N, K or none at full fan-out (with `unshared_levels`),
+// in enumeration order; then, with `shared_levels`, those where the root-most level whose fan-out splits into
+// a grid is shared by M and N (each split of its fan-out into u_m × u_n, both above 1), the others as before.
+// Those with more units than elements are only counted.
 std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::MachineConfig& m,
-                                    const Assignment& fixed, bool shared_levels, std::uint64_t& too_many) {
+                                    const Assignment& fixed, bool unshared_levels, bool shared_levels,
+                                    std::uint64_t& too_many) {
   const std::size_t levels = m.levels.size();
   std::vector<bool> taken(levels, false);
   for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
@@ -64,7 +65,7 @@ std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::Mac
       out.push_back(std::move(a));
     }
   };
-  enumerate(levels, 1);
+  if (unshared_levels) enumerate(levels, 1);
   if (!shared_levels || fixed.fixed_m || fixed.fixed_n) return out;
   // The root-most level that splits into a grid: its links carry the largest shares, which one
   // dimension alone leaves whole (each L2B's link on the board carries A or B whole). Sharing any
@@ -113,7 +114,8 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
   // loads pay for in conversions its estimate does not see (the Fashion CNN on mncore-board: 9.1
   // cycles per image without them, 13.7 with).
   const std::vector<Assignment> candidates =
-      assignments(prob, m, fixed, range == TilingRange::kComplete, too_many);
+      assignments(prob, m, fixed, range != TilingRange::kSharedOnly,
+                  range == TilingRange::kComplete || range == TilingRange::kSharedOnly, too_many);
   if (too_many) out.pruned[Prune::kTooManyUnits] += too_many;
   // Past its own checks, an assignment's plans depend on its units along M, N and K alone
   // (check_assignment): assignments with the same units (a shared level's grids among them) are
