@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/layout/matrix.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/machine/machine_config.h"
 #include "sim/numeric/requant.h"
@@ -299,6 +300,15 @@ QgemmPlan default_plan(const QgemmProblem& problem, const machine::MachineConfig
 Assignment assignment_from_layouts(const QgemmProblem& problem, const machine::MachineConfig& machine,
                                    const std::string& layout_a, const std::string& layout_b,
                                    const std::string& layout_c);
+
+// How every layout of the kernel names an assignment's levels (sim/layout/matrix.h's LevelSplit):
+// a dimension's levels with their units (a shared level's digit with its stride, u_n along M and 1
+// along N; 0, the default, for a level one dimension owns), and the copies of A over the shared
+// levels' N digits (`over` N) or of B and the column vectors over their M digits (`over` M).
+enum class GemmDim { kM, kN, kK };
+std::vector<layout::LevelSplit> level_splits(const Assignment& a, GemmDim d, const machine::MachineConfig& m);
+std::vector<layout::LevelSplit> shared_copies(const Assignment& a, GemmDim over,
+                                              const machine::MachineConfig& m);
 
 // The layouts of the whole operands under a plan (what a user would pass as --layout-a/-b/-c to
 // get the same plan), and the tile layouts the program streams.

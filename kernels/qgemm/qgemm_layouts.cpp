@@ -15,34 +15,15 @@ namespace {
 
 using timing::ceil_div;
 
-enum class Dim { kM, kN, kK };
+using Dim = GemmDim;
 
-const std::vector<Assignment::Use>& uses_of(const Assignment& a, Dim d) {
-  return d == Dim::kM ? a.m : d == Dim::kN ? a.n : a.k;
-}
-
-// The levels of dimension `d` with their units, or each pinned to its unit 0 (K's levels in C's
-// layouts, where the reduced sums are). A shared level's digits carry strides: M's the major one.
+// level_splits, or each level pinned to its unit 0 (K's levels in C's layouts, where the reduced sums
+// are).
 std::vector<layout::LevelSplit> splits(const Assignment& a, Dim d, const machine::MachineConfig& m,
                                        bool pinned = false) {
-  std::vector<layout::LevelSplit> out;
-  for (const auto& u : uses_of(a, d)) {
-    layout::LevelSplit s{m.levels[u.level].name, pinned ? 1 : u.size, 0};
-    if (d == Dim::kM && units_at(a.n, u.level)) s.stride = units_at(a.n, u.level);
-    if (d == Dim::kN && units_at(a.m, u.level)) s.stride = 1;
-    out.push_back(s);
-  }
-  return out;
-}
-
-// The copies over shared levels' `over` digits: A's over N's (stride 1), B's and the column
-// vectors' over M's (stride u_n).
-std::vector<layout::LevelSplit> copies(const Assignment& a, Dim over, const machine::MachineConfig& m) {
-  std::vector<layout::LevelSplit> out;
-  const Dim other = over == Dim::kN ? Dim::kM : Dim::kN;
-  for (const auto& u : uses_of(a, over))
-    if (units_at(uses_of(a, other), u.level))
-      out.push_back({m.levels[u.level].name, u.size, over == Dim::kN ? 1 : units_at(a.n, u.level)});
+  std::vector<layout::LevelSplit> out = level_splits(a, d, m);
+  if (pinned)
+    for (auto& s : out) s.units = 1;
   return out;
 }
 
@@ -58,7 +39,7 @@ std::string level_prefix(const Assignment& a, Dim d, const machine::MachineConfi
 // "; B@[4_L2B:1]": the copies as a layout's broadcast items ("" without any).
 std::string copies_suffix(const Assignment& a, Dim over, const machine::MachineConfig& m) {
   std::string s;
-  for (const auto& c : copies(a, over, m))
+  for (const auto& c : shared_copies(a, over, m))
     s += fmt::format("{}{}_{}:{}", s.empty() ? "" : ", ", c.units, c.level, c.stride);
   return s.empty() ? s : "; B@[" + s + "]";
 }
@@ -97,19 +78,42 @@ std::string lane_sub_axis(std::uint64_t w) { return w > 1 ? fmt::format(", {}_W"
 
 }  // namespace
 
+std::vector<layout::LevelSplit> level_splits(const Assignment& a, GemmDim d,
+                                             const machine::MachineConfig& m) {
+  const std::vector<Assignment::Use>& uses = d == GemmDim::kM ? a.m : d == GemmDim::kN ? a.n : a.k;
+  std::vector<layout::LevelSplit> out;
+  for (const auto& u : uses) {
+    layout::LevelSplit s{m.levels[u.level].name, u.size, 0};
+    if (d == GemmDim::kM && units_at(a.n, u.level)) s.stride = units_at(a.n, u.level);
+    if (d == GemmDim::kN && units_at(a.m, u.level)) s.stride = 1;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<layout::LevelSplit> shared_copies(const Assignment& a, GemmDim over,
+                                              const machine::MachineConfig& m) {
+  std::vector<layout::LevelSplit> out;
+  const bool n = over == GemmDim::kN;
+  for (const auto& u : n ? a.n : a.m)
+    if (units_at(n ? a.m : a.n, u.level))
+      out.push_back({m.levels[u.level].name, u.size, n ? 1 : units_at(a.n, u.level)});
+  return out;
+}
+
 // Tile layouts for a block of `rows`×`cols` logical elements of each operand. The plan makes kt and
 // tn multiples of the LM word, so every tile row fills whole addresses.
 layout::TensorLayout tile_layout_a(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                                    std::uint64_t cols) {
   const Assignment& a = p.assignment;
   return matrix_of(rows, cols, splits(a, Dim::kM, m), p.tm / p.row_pieces, splits(a, Dim::kK, m), p.kt,
-                   copies(a, Dim::kN, m), m, p.row_pieces, lm_words(m));
+                   shared_copies(a, Dim::kN, m), m, p.row_pieces, lm_words(m));
 }
 layout::TensorLayout tile_layout_b(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                                    std::uint64_t cols) {
   const Assignment& a = p.assignment;
   return matrix_of(rows, cols, splits(a, Dim::kK, m), p.kt, splits(a, Dim::kN, m), p.tn,
-                   copies(a, Dim::kM, m), m, /*pieces=*/1, lm_words(m));
+                   shared_copies(a, Dim::kM, m), m, /*pieces=*/1, lm_words(m));
 }
 layout::TensorLayout tile_layout_c(const QgemmPlan& p, const machine::MachineConfig& m, std::uint64_t rows,
                                    std::uint64_t cols) {
@@ -124,21 +128,22 @@ layout::TensorLayout tile_layout_c_pieces(const QgemmPlan& p, const machine::Mac
 layout::TensorLayout tile_layout_vector(const QgemmPlan& p, const machine::MachineConfig& m,
                                         std::uint64_t cols) {
   return layout::row_vector(cols, splits(p.assignment, Dim::kN, m), p.tn, lm_words(m), layout::level_names(m),
-                            copies(p.assignment, Dim::kM, m));
+                            shared_copies(p.assignment, Dim::kM, m));
 }
 
 // The whole operands: a unit's share is its tiles of every pass and step together.
 std::string whole_layout_a(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
   return layout::to_string(matrix_of(prob.m, prob.k, splits(a, Dim::kM, m), p.tm * p.m_passes,
-                                     splits(a, Dim::kK, m), ceil_div(prob.k, p.pk), copies(a, Dim::kN, m),
-                                     m));
+                                     splits(a, Dim::kK, m), ceil_div(prob.k, p.pk),
+                                     shared_copies(a, Dim::kN, m), m));
 }
 
 std::string whole_layout_b(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {
   const Assignment& a = p.assignment;
   return layout::to_string(matrix_of(prob.k, prob.n, splits(a, Dim::kK, m), ceil_div(prob.k, p.pk),
-                                     splits(a, Dim::kN, m), p.tn * p.n_passes, copies(a, Dim::kM, m), m));
+                                     splits(a, Dim::kN, m), p.tn * p.n_passes, shared_copies(a, Dim::kM, m),
+                                     m));
 }
 
 std::string whole_layout_c(const QgemmProblem& prob, const QgemmPlan& p, const machine::MachineConfig& m) {

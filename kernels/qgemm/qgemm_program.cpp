@@ -146,45 +146,45 @@ Assignment assignment_from_layouts(const QgemmProblem& prob, const machine::Mach
       owner[u.level] = dim;
     }
   }
-  // A shared level lies as the kernel lays it: unit i_m·u_n + i_n, A copied over the N digit and B
-  // over the M digit; every other level is one digit and copies nothing.
-  auto expect = [&](const Axes& x, const char* option, const std::vector<Digit>& copies,
-                    std::initializer_list<std::pair<int, const std::vector<Assignment::Use>*>> axes) {
+  // A shared level lies as the kernel's layouts lay it (level_splits, shared_copies): its digits'
+  // strides, and A copied over its N digit and B over its M digit; every other level is one digit
+  // and copies nothing.
+  auto expect = [&](const Axes& x, const char* option, const std::vector<layout::LevelSplit>& copies,
+                    std::initializer_list<GemmDim> dims) {
     if (!x.given) return;
     auto digit_text = [&](const Digit& d) {
       return fmt::format("{}_{}:{}", d.size, m.levels[d.level].name, d.stride);
     };
     auto fail = [&](const std::string& what) {
       std::string want;
-      for (const auto& c : copies) want += (want.empty() ? "" : ", ") + digit_text(c);
+      for (const auto& c : copies)
+        want += fmt::format("{}{}_{}:{}", want.empty() ? "" : ", ", c.units, c.level, c.stride);
       throw QgemmError(
           fmt::format("{}: {}; a level that splits M and N (u_m × u_n units) is written "
                       "u_m_L:u_n along M and u_n_L:1 along N{}",
                       option, what, want.empty() ? "" : ", and this operand copied B@[" + want + "]"));
     };
-    for (auto [d, uses] : axes)
-      for (const Digit& g : x.digits[d]) {
-        const std::uint64_t um = units_at(out.m, g.level), un = units_at(out.n, g.level);
-        const std::uint64_t stride = um && un ? (uses == &out.m ? un : 1) : g.stride;
-        if (g.stride != stride) fail(fmt::format("{} has stride {}", digit_text(g), g.stride));
-      }
+    int d = 0;
+    for (const GemmDim dim : dims) {
+      const std::vector<layout::LevelSplit> want = level_splits(out, dim, m);
+      const std::vector<Digit>& given = x.digits[d++];
+      for (std::size_t i = 0; i < given.size() && i < want.size(); ++i)
+        if (want[i].stride != 0 && given[i].stride != want[i].stride)
+          fail(fmt::format("{} has stride {}", digit_text(given[i]), given[i].stride));
+    }
     if (copies.empty() && !x.copies.empty())
       throw QgemmError(
           fmt::format("{}: write no B@[...]: levels a GEMM layout does not name hold copies anyway", option));
     if (x.copies.size() != copies.size())
       fail(x.copies.empty() ? "no B@[...] copies" : fmt::format("{} B@[...] items", x.copies.size()));
     for (std::size_t i = 0; i < copies.size(); ++i)
-      if (x.copies[i].level != copies[i].level || x.copies[i].size != copies[i].size ||
+      if (m.levels[x.copies[i].level].name != copies[i].level || x.copies[i].size != copies[i].units ||
           x.copies[i].stride != copies[i].stride)
         fail(fmt::format("B@[...] copies over {}", digit_text(x.copies[i])));
   };
-  std::vector<Digit> copies_a, copies_b;
-  for (std::size_t l = 0; l < m.levels.size(); ++l)
-    if (const std::uint64_t um = units_at(out.m, l), un = units_at(out.n, l); um && un)
-      copies_a.push_back({l, un, 1}), copies_b.push_back({l, um, un});
-  expect(a, "--layout-a", copies_a, {{0, &out.m}, {1, &out.k}});
-  expect(b, "--layout-b", copies_b, {{0, &out.k}, {1, &out.n}});
-  expect(c, "--layout-c", {}, {{0, &out.m}, {1, &out.n}});
+  expect(a, "--layout-a", shared_copies(out, GemmDim::kN, m), {GemmDim::kM, GemmDim::kK});
+  expect(b, "--layout-b", shared_copies(out, GemmDim::kM, m), {GemmDim::kK, GemmDim::kN});
+  expect(c, "--layout-c", {}, {GemmDim::kM, GemmDim::kN});  // C names both digits: no copies
   return out;
 }
 
