@@ -35,6 +35,7 @@ py::dict summary_dict(const machine::MachineConfig& config) {
   d["lm_bytes_per_pe"] = s.lm_bytes_per_pe;
   d["peak_int8_ops_per_second"] = s.peak_int8_ops_per_second;
   d["dram_bytes"] = s.dram_bytes;
+  d["path_latency_cycles"] = s.path_latency_cycles;
   return d;
 }
 

@@ -32,7 +32,9 @@ std::string info_json(const timing::MachineSummary& s) {
   j["lm_bytes_per_pe"] = s.lm_bytes_per_pe;
   j["lm_bytes_total"] = s.lm_bytes_total;
   j["peak_int8_ops_per_second"] = s.peak_int8_ops_per_second;
-  j["dram"] = {{"bytes", s.dram_bytes}, {"bytes_per_second", s.dram_bytes_per_second}};
+  j["dram"] = {{"bytes", s.dram_bytes},
+               {"bytes_per_second", s.dram_bytes_per_second},
+               {"latency_cycles", s.dram_latency_cycles}};
   if (s.dram_channels > 1) {
     j["dram"]["channels"] = s.dram_channels;
     j["dram"]["per"] = s.dram_channel_level;
@@ -44,6 +46,7 @@ std::string info_json(const timing::MachineSummary& s) {
     j["dram"]["memspec"] = s.dram_memspec;
     j["dram"]["row_hit_latency_cycles"] = s.dram_latency_cycles;
   }
+  j["path_latency_cycles"] = s.path_latency_cycles;
   if (s.pe_instruction_step_cycles > 1) j["pe_instruction_step_cycles"] = s.pe_instruction_step_cycles;
   j["machine_balance_ops_per_dram_byte"] = s.ops_per_dram_byte;
   return j.dump(2) + "\n";
@@ -74,12 +77,14 @@ std::string info_text(const timing::MachineSummary& s) {
       how = format_bytes(s.dram_interleave_bytes) + " at a time in turn";
     out += fmt::format("  DRAM placement: {} ({})\n", machine::placement_name(s.dram_placement), how);
   } else {
-    out += fmt::format("  DRAM: {}, {}\n", format_bytes(s.dram_bytes),
-                       format_rate(s.dram_bytes_per_second, "B/s"));
+    out += fmt::format("  DRAM: {}, {}, {} c latency\n", format_bytes(s.dram_bytes),
+                       format_rate(s.dram_bytes_per_second, "B/s"), s.dram_latency_cycles);
   }
   if (s.dram_model != "simple")
     out += fmt::format("  DRAM model: {}, {}; a row hit takes {} c\n", s.dram_model, s.dram_memspec,
                        s.dram_latency_cycles);
+  out += fmt::format("  path latency: {} c each way between DRAM and a PE (DRAM's and every level's)\n",
+                     s.path_latency_cycles);
   if (s.pe_instruction_step_cycles > 1)
     out += fmt::format("  PE instructions: one per {}-cycle step\n", s.pe_instruction_step_cycles);
   out += fmt::format("  machine balance: {:.1f} int8 ops per DRAM byte\n", s.ops_per_dram_byte);

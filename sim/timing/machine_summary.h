@@ -40,6 +40,9 @@ struct MachineSummary {
   std::string dram_model = "simple";                                        // or "banked"
   std::string dram_memspec;               // banked: the memspec's name and standard
   std::uint64_t dram_latency_cycles = 0;  // simple: its latency; banked: a row hit's
+  // DRAM's latency and every level's: what a load or a store crosses between DRAM and a PE, on
+  // top of its stages (docs/timing.md §8.2). No run ends before one load's and one store's.
+  std::uint64_t path_latency_cycles = 0;
   std::uint64_t pe_instruction_step_cycles = 1;
   double ops_per_dram_byte = 0;  // machine balance: peak ops per DRAM byte
 };

@@ -15,6 +15,11 @@ def test_machine_from_file_gives_its_summary(root):
     assert [level["name"] for level in m.summary["levels"]] == ["L2B", "L1B", "MAB", "PE"]
 
 
+def test_machine_summary_has_the_path_latency_of_dram_and_every_level(root):
+    m = treesim.Machine(os.path.join(root, "configs/mini.yaml"))
+    assert m.summary["path_latency_cycles"] == 100 + 8 + 4 + 2 + 1
+
+
 def test_machine_from_dict_gives_its_summary():
     m = treesim.Machine(mini_dict(l1b_fanout=4))
     assert m.name == "mini-dict"

@@ -51,6 +51,12 @@ TEST(InfoCli, BoardJsonCounts) {
   EXPECT_DOUBLE_EQ(j["machine_balance_ops_per_dram_byte"].get<double>(), 8192.0 * 32 * 2 / 512);
 }
 
+TEST(InfoCli, PathLatencyIsDramsPlusEveryLevels) {
+  auto j = info_json("mncore-board");
+  EXPECT_EQ(j["dram"]["latency_cycles"], 200);
+  EXPECT_EQ(j["path_latency_cycles"], 200 + 16 + 8 + 4 + 2);
+}
+
 TEST(InfoCli, DieJsonCounts) {
   auto j = info_json("mncore-die");
   EXPECT_EQ(j["pes"], 2048);

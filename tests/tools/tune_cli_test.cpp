@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <regex>
 
 #include "tests/test_support.h"
@@ -103,6 +104,28 @@ TEST(Tune, Conv2dReportsTheDefaultPlansRunAndNeverDoesWorse) {
   const std::uint64_t best = std::stoull(m[1]), def = std::stoull(m[2]);
   EXPECT_LE(best, def);
   EXPECT_EQ(def, run_cycles("conv2d", with(conv, {"--timing-only"}), "conv-default"));
+}
+
+// docs/timing.md §8.6: the roofline counts no latency, and no GEMM ends before its last load has
+// crossed DRAM ((A + B) bytes / DRAM's rate) and one path latency down and one up (`treesim info`'s).
+// On the board a 256³ GEMM's floor is 716 cycles against a roofline of 386: no plan beats it.
+TEST(Tune, NoCandidateEndsBeforeItsLastLoadAndTwoPathLatencies) {
+  const std::string board = source_path("configs/mncore-board.yaml");
+  CliResult info = run_treesim({"info", "--machine", board, "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const json machine = json::parse(info.out);
+  const double dram_per_cycle =
+      machine["dram"]["bytes_per_second"].get<double>() / (machine["clock_ghz"].get<double>() * 1e9);
+  const std::uint64_t floor = static_cast<std::uint64_t>(std::ceil(2.0 * 256 * 256 / dram_per_cycle)) +
+                              2 * machine["path_latency_cycles"].get<std::uint64_t>();
+  EXPECT_EQ(floor, 716u);
+  CliResult r = run_treesim(
+      with({"tune", "qgemm", "--machine", board, "--json", "--budget", "32"}, shape("256", "256", "256")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = json::parse(r.out);
+  ASSERT_EQ(t["simulated"].size(), 32u);
+  for (const json& c : t["simulated"])
+    EXPECT_GE(c["simulated_cycles"].get<std::uint64_t>(), floor) << c.dump();
 }
 
 TEST(Tune, CandidatesAreEstimatedOrCountedAsPruned) {
