@@ -23,11 +23,14 @@ using timing::ceil_div;
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
 
-std::string dim_name(const Assignment& a, std::size_t level) {
+// "M", "M×N (2×8)" (shared), "M (2 of 4)" (part of the level).
+std::string dim_name(const Assignment& a, std::size_t level, std::uint64_t fanout) {
   const std::uint64_t um = units_at(a.m, level), un = units_at(a.n, level);
   if (um && un) return fmt::format("M×N ({}×{})", um, un);
-  if (um) return "M";
-  if (un) return "N";
+  const std::uint64_t units = um ? um : un;
+  if (units)
+    return fmt::format("{}{}", um ? "M" : "N",
+                       units == fanout ? "" : fmt::format(" ({} of {})", units, fanout));
   if (units_at(a.k, level)) return "K";
   return "-";
 }
@@ -321,7 +324,8 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
 std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
   std::string levels;
   for (std::size_t l = 0; l < m.levels.size(); ++l)
-    levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
+    levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name,
+                          dim_name(p.assignment, l, m.levels[l].fanout));
   return fmt::format(
       "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}{}{}; "
       "LM {} of {} bytes",
