@@ -179,18 +179,18 @@ TEST_P(LowerBounds, NeverExceedTheEstimate) {
   }
 }
 
-// With part of a level, one shape keeping no operand (a board 256³ enumerates 6 times as many
-// such plans; 37×50×129 takes 37 s on the die with a sanitizer).
-INSTANTIATE_TEST_SUITE_P(
-    QgemmPlan, LowerBounds, ::testing::ValuesIn([] {
-      auto out =
-          cases({"mini", "mncore-die", "mncore-board"}, {{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}},
-                {Stationary::kNone, Stationary::kB, Stationary::kA});
-      for (MachineShape c : cases({"mini", "mncore-die", "mncore-board"}, {{37, 50, 129}}))
-        c.partial_levels = true, out.push_back(c);
-      return out;
-    }()),
-    case_name);
+// With part of a level, one shape (a board 256³ enumerates 6 times as many such plans).
+INSTANTIATE_TEST_SUITE_P(QgemmPlan, LowerBounds, ::testing::ValuesIn([] {
+                           auto out = cases({"mini", "mncore-die", "mncore-board"},
+                                            {{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}},
+                                            {Stationary::kNone, Stationary::kB, Stationary::kA});
+                           for (MachineShape c :
+                                cases({"mini", "mncore-die", "mncore-board"}, {{37, 50, 129}},
+                                      {Stationary::kNone, Stationary::kB, Stationary::kA}))
+                             c.partial_levels = true, out.push_back(c);
+                           return out;
+                         }()),
+                         case_name);
 
 class ExhaustiveSearch : public ::testing::TestWithParam<MachineShape> {};
 
