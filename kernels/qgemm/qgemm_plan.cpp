@@ -23,14 +23,11 @@ using timing::ceil_div;
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t multiple) { return ceil_div(x, multiple) * multiple; }
 
-// "M", "M×N (2×8)" (shared), "M (2 of 4)" (part of the level).
-std::string dim_name(const Assignment& a, std::size_t level, std::uint64_t fanout) {
+std::string dim_name(const Assignment& a, std::size_t level) {
   const std::uint64_t um = units_at(a.m, level), un = units_at(a.n, level);
   if (um && un) return fmt::format("M×N ({}×{})", um, un);
-  const std::uint64_t units = um ? um : un;
-  if (units)
-    return fmt::format("{}{}", um ? "M" : "N",
-                       units == fanout ? "" : fmt::format(" ({} of {})", units, fanout));
+  if (um) return "M";
+  if (un) return "N";
   if (units_at(a.k, level)) return "K";
   return "-";
 }
@@ -324,8 +321,7 @@ QgemmPlan make_plan(const QgemmProblem& prob, const machine::MachineConfig& m, c
 std::string describe(const QgemmPlan& p, const machine::MachineConfig& m) {
   std::string levels;
   for (std::size_t l = 0; l < m.levels.size(); ++l)
-    levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name,
-                          dim_name(p.assignment, l, m.levels[l].fanout));
+    levels += fmt::format("{}{}→{}", l ? ", " : "", m.levels[l].name, dim_name(p.assignment, l));
   return fmt::format(
       "plan: {}; {}×{}×{} units on M×N×K; C tile {}×{} per PE in {}×{} passes{}; K in {} steps of {}{}{}{}; "
       "LM {} of {} bytes",

@@ -13,12 +13,11 @@ namespace {
 
 // Every assignment of the free levels to M, N, K or none at full fan-out (with `unshared_levels`),
 // in enumeration order; then, with `shared_levels`, those where the root-most level whose fan-out splits into
-// a grid is shared by M and N (each split of its fan-out into u_m × u_n, both above 1), the others as before;
-// then, with `partial_levels`, those where one level takes part of its fan-out (a divisor above 1) along M
-// or N, the others as in the first. Those with more units than elements are only counted.
+// a grid is shared by M and N (each split of its fan-out into u_m × u_n, both above 1), the others as before.
+// Those with more units than elements are only counted.
 std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::MachineConfig& m,
                                     const Assignment& fixed, bool unshared_levels, bool shared_levels,
-                                    bool partial_levels, std::uint64_t& too_many) {
+                                    std::uint64_t& too_many) {
   const std::size_t levels = m.levels.size();
   std::vector<bool> taken(levels, false);
   for (const auto* list : {&fixed.m, &fixed.n, &fixed.k})
@@ -26,18 +25,20 @@ std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::Mac
   std::vector<Assignment> out;
   std::uint64_t combos = 1;
   for (std::size_t l = 0; l < levels; ++l) combos *= 4;
-  // special: a level (levels = none) whose M and N units are given (0: not that dimension).
-  auto enumerate = [&](std::size_t special, std::uint64_t special_m, std::uint64_t special_n) {
+  // shared: the level M and N share (levels = none) and M's units of it.
+  auto enumerate = [&](std::size_t shared, std::uint64_t shared_m) {
     for (std::uint64_t code = 0; code < combos; ++code) {
       Assignment a = fixed;
       std::uint64_t c = code;
       bool skip = false;
       for (std::size_t l = 0; l < levels; ++l, c /= 4) {
         const int choice = static_cast<int>(c % 4);
-        if (taken[l] || l == special) {
-          skip = skip || choice != 0;  // fixed (and special) levels are enumerated once
-          if (l == special && special_m) a.m.push_back({l, special_m});
-          if (l == special && special_n) a.n.push_back({l, special_n});
+        if (taken[l] || l == shared) {
+          skip = skip || choice != 0;  // fixed (and shared) levels are enumerated once
+          if (l == shared) {
+            a.m.push_back({l, shared_m});
+            a.n.push_back({l, m.levels[l].fanout / shared_m});
+          }
           continue;
         }
         const Assignment::Use use{l, m.levels[l].fanout};
@@ -64,35 +65,22 @@ std::vector<Assignment> assignments(const QgemmProblem& prob, const machine::Mac
       out.push_back(std::move(a));
     }
   };
-  if (unshared_levels) enumerate(levels, 0, 0);
-  if (shared_levels && !fixed.fixed_m && !fixed.fixed_n) {
-    // The root-most level that splits into a grid: its links carry the largest shares, which one
-    // dimension alone leaves whole (each L2B's link on the board carries A or B whole). Sharing any
-    // level too would search ten times the assignments on the board for plans no case of
-    // bench/qgemm_roofline.sh picks.
-    for (std::size_t l = 0; l < levels; ++l) {
-      const std::uint64_t f = m.levels[l].fanout;
-      bool grid = false;
-      for (std::uint64_t um = 2; um * 2 <= f; ++um)
-        if (f % um == 0) {
-          grid = true;
-          if (!taken[l]) enumerate(l, um, f / um);
-        }
-      if (grid) break;
-    }
+  if (unshared_levels) enumerate(levels, 1);
+  if (!shared_levels || fixed.fixed_m || fixed.fixed_n) return out;
+  // The root-most level that splits into a grid: its links carry the largest shares, which one
+  // dimension alone leaves whole (each L2B's link on the board carries A or B whole). Sharing any
+  // level too would search ten times the assignments on the board for plans no case of
+  // bench/qgemm_roofline.sh picks.
+  for (std::size_t l = 0; l < levels; ++l) {
+    const std::uint64_t f = m.levels[l].fanout;
+    bool grid = false;
+    for (std::uint64_t um = 2; um * 2 <= f; ++um)
+      if (f % um == 0) {
+        grid = true;
+        if (!taken[l]) enumerate(l, um);
+      }
+    if (grid) break;
   }
-  // Part of a level: what the level had before its fan-out grew, so a bigger fan-out keeps every
-  // plan of the smaller one (a grown level's old size; the old plan's other levels whole). One level
-  // at a time: any number would search 19 times the board's assignments, one 4.5 times.
-  if (partial_levels)
-    for (std::size_t l = 0; l < levels; ++l) {
-      const std::uint64_t f = m.levels[l].fanout;
-      for (std::uint64_t units = 2; units * 2 <= f && !taken[l]; ++units)
-        if (f % units == 0) {
-          if (!fixed.fixed_m) enumerate(l, units, 0);
-          if (!fixed.fixed_n) enumerate(l, 0, units);
-        }
-    }
   return out;
 }
 
@@ -127,8 +115,7 @@ PlanSearch search_plans(const QgemmProblem& prob, const machine::MachineConfig& 
   // cycles per image without them, 13.7 with).
   const std::vector<Assignment> candidates =
       assignments(prob, m, fixed, range != TilingRange::kSharedOnly,
-                  range == TilingRange::kComplete || range == TilingRange::kSharedOnly,
-                  range == TilingRange::kComplete, too_many);
+                  range == TilingRange::kComplete || range == TilingRange::kSharedOnly, too_many);
   if (too_many) out.pruned[Prune::kTooManyUnits] += too_many;
   // Past its own checks, an assignment's plans depend on its units along M, N and K alone
   // (check_assignment): assignments with the same units (a shared level's grids among them) are

@@ -58,8 +58,7 @@ TEST(GemmChain, ProgramChainsTheLayersTensors) {
   const machine::MachineConfig m = mini();
   std::vector<QgemmPlan> plans{default_plan(chain_layer_problem(spec, 0), m),
                                default_plan(chain_layer_problem(spec, 1), m)};
-  const program::Program prog = build_chain_program(
-      chain_problems(spec), chain_lm(chain_problems(spec), plans, m, /*via_dram=*/true), m);
+  const program::Program prog = build_chain_program(chain_problems(spec), chain_lm(chain_problems(spec), plans, m, /*via_dram=*/true), m);
   for (const char* name : {"X0", "W0", "bias0", "X1", "W1", "bias1", "X2"})
     EXPECT_NE(prog.find_tensor(name), nullptr) << name;
   EXPECT_EQ(prog.find_tensor("A"), nullptr);

@@ -60,47 +60,31 @@ const Growth kGrowths[] = {
     {"fan-out ×2", [](machine::MachineConfig& m, std::size_t l) { m.levels[l].fanout *= 2; }},
 };
 
-// The default plan of `small` and of `big` (`small` grown by `g` at `level`) on random problems: the
-// bigger machine's estimate is never worse. A K split takes whole subtrees, so a plan that splits K
-// over a fan-out that grows has no counterpart on the bigger machine (its partial sums would meet
-// over the grown level's other units too): such trials are left out. Returns how many compared.
-int compare_growths(std::uint64_t seed, int trials, const Growth* only) {
-  std::mt19937_64 rng(seed);
+TEST(GemmSearch, GrowingAMemoryARateOrAFanOutNeverWorsensTheDefaultPlansEstimate) {
+  std::mt19937_64 rng(30);
   int compared = 0;
-  for (int trial = 0; trial < trials; ++trial) {
+  for (int trial = 0; trial < 200; ++trial) {
     const machine::MachineConfig small = random_machine(rng);
     std::uniform_int_distribution<std::uint64_t> size(1, 300);
     const std::uint64_t trits = trial % 3 == 0 ? 5 : 0;
     const QgemmProblem p = problem(size(rng), size(rng), size(rng), trits);
-    const Growth& g = only ? *only : kGrowths[trial % std::size(kGrowths)];
+    const Growth& g = kGrowths[trial % std::size(kGrowths)];
     const std::size_t level = std::uniform_int_distribution<std::size_t>(0, small.levels.size() - 1)(rng);
     machine::MachineConfig big = small;
     g.grow(big, level);
-    QgemmPlan before;
+    double before = 0;
     try {
-      before = default_plan(p, small);
+      before = default_plan(p, small).estimated_cycles;
     } catch (const QgemmError&) {
       continue;  // nothing fits the smaller machine
     }
-    if (big.levels[level].fanout != small.levels[level].fanout && units_at(before.assignment.k, level))
-      continue;
     const QgemmPlan after = default_plan(p, big);  // what fits the smaller one fits this one
-    EXPECT_LE(after.estimated_cycles, before.estimated_cycles)
+    EXPECT_LE(after.estimated_cycles, before)
         << g.what << " at level " << level << ", " << p.m << "×" << p.n << "×" << p.k
-        << (trits ? " ternary" : "") << ": " << describe(before, small) << " became " << describe(after, big);
+        << (trits ? " ternary" : "") << ": " << describe(after, big);
     ++compared;
   }
-  return compared;
-}
-
-TEST(GemmSearch, GrowingAMemoryARateOrAFanOutNeverWorsensTheDefaultPlansEstimate) {
-  EXPECT_GE(compare_growths(30, 200, nullptr), 100);
-}
-
-// A grown fan-out keeps the plans that took the level's old size: the search takes part of a level
-// too (without it, 19 of 3,000 such trials estimated worse on the bigger machine, by up to 1.5%).
-TEST(GemmSearch, GrowingAFanOutNeverWorsensTheDefaultPlansEstimate) {
-  EXPECT_GE(compare_growths(31, 150, &kGrowths[std::size(kGrowths) - 1]), 100);
+  EXPECT_GE(compared, 100);
 }
 
 TEST(GemmSearch, MoreLmNeverGivesADieGemmAWorseEstimate) {

@@ -25,67 +25,39 @@ QgemmProblem search_problem(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
 }
 
 // Every plan an exhaustive search over level assignments (no level fixed; each level to M, N, K or
-// none; or the root-most level with a composite fan-out shared by M and N as u_m × u_n with both
-// above 1; or one level taking part of its fan-out, a divisor above 1, along M or N) and tilings can
-// make — C's passes 1, 2, 3 (not where K is split) or 4 times the LM's, split 0, 1, ... times more;
-// no operand, B or A kept over the passes; K in every step count from 1 to all of it (in the fewest
-// where K is split over several passes) — estimated, in the default planner's enumeration order,
-// each distinct plan once.
-//
-// The assignments come in parts, enumerated in this order: whole levels (kWhole), the shared level
-// (kShared), then part of level 0, of level 1, ... (kPartial at `level`).
-enum class Part { kWhole, kShared, kPartial };
-struct Assignments {
-  Part part = Part::kWhole;
-  std::size_t level = 0;  // kPartial: the level taking part of its fan-out
-};
-
-// The special level of each run of the enumeration: (level, M's units, N's units), levels.size()
-// for none.
-std::vector<std::tuple<std::size_t, std::uint64_t, std::uint64_t>> specials(const machine::MachineConfig& m,
-                                                                            Assignments which) {
-  std::vector<std::tuple<std::size_t, std::uint64_t, std::uint64_t>> out;
-  if (which.part == Part::kWhole) out.push_back({m.levels.size(), 0, 0});
-  for (std::size_t l = 0; l < m.levels.size() && which.part == Part::kShared; ++l) {
-    const std::uint64_t f = m.levels[l].fanout;
-    for (std::uint64_t um = 2; um < f; ++um)
-      if (f % um == 0 && f / um > 1) out.push_back({l, um, f / um});
-    if (!out.empty()) break;  // the root-most grid only
-  }
-  if (which.part == Part::kPartial) {
-    const std::uint64_t f = m.levels[which.level].fanout;
-    for (std::uint64_t units = 2; units * 2 <= f; ++units)
-      if (f % units == 0) out.push_back({which.level, units, 0}), out.push_back({which.level, 0, units});
-  }
-  return out;
-}
+// none, or the root-most level with a composite fan-out shared by M and N as u_m × u_n with both
+// above 1) and tilings can make —
+// C's passes 1, 2, 3 (not where K is split) or 4 times the LM's, split 0, 1, ... times more; no operand, B or
+// A kept over the passes; K in every step count from 1 to all of it (in the fewest where K is split over
+// several passes) — estimated, in the default planner's enumeration order, each distinct plan once.
+// Which assignments: all, or those with (or without) the shared level.
+enum class Sharing { kAll, kUnshared, kShared };
 
 std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineConfig& m,
                                   std::vector<Stationary> kept_operands = {Stationary::kNone, Stationary::kB,
                                                                            Stationary::kA},
-                                  std::vector<Assignments> parts = {}) {
-  if (parts.empty()) {
-    parts = {{Part::kWhole}, {Part::kShared}};
-    for (std::size_t l = 0; l < m.levels.size(); ++l) parts.push_back({Part::kPartial, l});
-  }
+                                  Sharing sharing = Sharing::kAll) {
   std::vector<QgemmPlan> plans;
   std::uint64_t combos = 1;
   for (std::size_t l = 0; l < m.levels.size(); ++l) combos *= 4;
-  std::vector<std::tuple<std::size_t, std::uint64_t, std::uint64_t>> runs;
-  for (Assignments which : parts)
-    for (auto run : specials(m, which)) runs.push_back(run);
-  for (auto [special, um, un] : runs)
+  std::vector<std::pair<std::size_t, std::uint64_t>> shares;  // (level, u_m); levels.size(): none
+  if (sharing != Sharing::kShared) shares.push_back({m.levels.size(), 0});
+  for (std::size_t l = 0; l < m.levels.size() && sharing != Sharing::kUnshared; ++l) {
+    for (std::uint64_t um = 2; um < m.levels[l].fanout; ++um)
+      if (m.levels[l].fanout % um == 0 && m.levels[l].fanout / um > 1) shares.push_back({l, um});
+    if (!shares.empty() && shares.back().first == l) break;  // the root-most grid only
+  }
+  for (auto [shared, um] : shares)
     for (std::uint64_t code = 0; code < combos; ++code) {
       Assignment a;
       std::uint64_t c = code;
       bool one_unit = false;
       for (std::size_t l = 0; l < m.levels.size(); ++l, c /= 4) {
         std::vector<Assignment::Use>* lists[] = {nullptr, &a.m, &a.n, &a.k};
-        one_unit = one_unit || (c % 4 != 0 && (m.levels[l].fanout == 1 || l == special));
-        if (l == special) {
-          if (um) a.m.push_back({l, um});
-          if (un) a.n.push_back({l, un});
-        } else if (lists[c % 4])
+        one_unit = one_unit || (c % 4 != 0 && (m.levels[l].fanout == 1 || l == shared));
+        if (l == shared)
+          a.m.push_back({l, um}), a.n.push_back({l, m.levels[l].fanout / um});
+        else if (lists[c % 4])
           lists[c % 4]->push_back({l, m.levels[l].fanout});
       }
       auto units = [](const std::vector<Assignment::Use>& uses) {
@@ -126,20 +98,12 @@ struct MachineShape {
   const char* machine;
   std::uint64_t m, n, k;
   Stationary kept = Stationary::kNone;  // LowerBounds: the plans that keep this operand
-  Assignments part;                     // ExhaustiveSearch: which of the assignments
-  bool partial_levels = false;          // LowerBounds: those taking part of a level (else the others)
+  bool shared_half = false;             // ExhaustiveSearch: the assignments with the shared level
 };
-
-std::string part_name(const MachineShape& c) {
-  if (c.partial_levels) return "_part_of_a_level";
-  if (c.part.part == Part::kWhole) return "";
-  if (c.part.part == Part::kShared) return "_shared";
-  return fmt::format("_part_of_{}", config(c.machine).levels[c.part.level].name);
-}
 
 void PrintTo(const MachineShape& c, std::ostream* os) {
   *os << c.machine << " " << c.m << "×" << c.n << "×" << c.k << " kept " << stationary_name(c.kept)
-      << part_name(c);
+      << (c.shared_half ? " shared" : "");
 }
 
 std::vector<MachineShape> cases(
@@ -149,13 +113,14 @@ std::vector<MachineShape> cases(
   std::vector<MachineShape> out;
   for (const char* m : machines)
     for (auto [mm, nn, kk] : shapes)
-      for (Stationary s : kept) out.push_back({m, mm, nn, kk, s, {}, false});
+      for (Stationary s : kept) out.push_back({m, mm, nn, kk, s});
   return out;
 }
 
 std::string case_name(const ::testing::TestParamInfo<MachineShape>& info) {
-  std::string name = fmt::format("{}_{}x{}x{}_{}{}", info.param.machine, info.param.m, info.param.n,
-                                 info.param.k, stationary_name(info.param.kept), part_name(info.param));
+  std::string name =
+      fmt::format("{}_{}x{}x{}_{}{}", info.param.machine, info.param.m, info.param.n, info.param.k,
+                  stationary_name(info.param.kept), info.param.shared_half ? "_shared" : "");
   for (char& c : name)
     if (c == '-') c = '_';
   return name;
@@ -168,89 +133,55 @@ TEST_P(LowerBounds, NeverExceedTheEstimate) {
   const MachineShape& c = GetParam();
   machine::MachineConfig m = config(c.machine);
   const QgemmProblem p = search_problem(c.m, c.n, c.k);
-  std::vector<Assignments> parts = {{Part::kWhole}, {Part::kShared}};
-  if (c.partial_levels) {
-    parts.clear();
-    for (std::size_t l = 0; l < m.levels.size(); ++l) parts.push_back({Part::kPartial, l});
-  }
-  for (const QgemmPlan& plan : every_plan(p, m, {c.kept}, parts)) {
+  for (const QgemmPlan& plan : every_plan(p, m, {c.kept})) {
     EXPECT_LE(passes_lower_bound(p, plan, m), estimate_lower_bound(p, plan, m)) << describe(plan, m);
     EXPECT_LE(estimate_lower_bound(p, plan, m), plan.estimated_cycles) << describe(plan, m);
   }
 }
 
-// With part of a level, one shape (a board 256³ enumerates 6 times as many such plans).
-INSTANTIATE_TEST_SUITE_P(QgemmPlan, LowerBounds, ::testing::ValuesIn([] {
-                           auto out = cases({"mini", "mncore-die", "mncore-board"},
-                                            {{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}},
-                                            {Stationary::kNone, Stationary::kB, Stationary::kA});
-                           for (MachineShape c :
-                                cases({"mini", "mncore-die", "mncore-board"}, {{37, 50, 129}},
-                                      {Stationary::kNone, Stationary::kB, Stationary::kA}))
-                             c.partial_levels = true, out.push_back(c);
-                           return out;
-                         }()),
+INSTANTIATE_TEST_SUITE_P(QgemmPlan, LowerBounds,
+                         ::testing::ValuesIn(cases({"mini", "mncore-die", "mncore-board"},
+                                                   {{37, 50, 129}, {256, 256, 256}, {1024, 64, 300}},
+                                                   {Stationary::kNone, Stationary::kB, Stationary::kA})),
                          case_name);
 
 class ExhaustiveSearch : public ::testing::TestWithParam<MachineShape> {};
 
-// Which part of the assignments a plan's is, as an index in enumeration order.
-std::size_t part_index(const Assignment& a, const machine::MachineConfig& m) {
-  for (const auto& u : a.m)
-    if (units_at(a.n, u.level)) return 1;
-  for (const auto* list : {&a.m, &a.n})
-    for (const auto& u : *list)
-      if (u.size < m.levels[u.level].fanout) return 2 + u.level;
-  return 0;
-}
-
-// One test per part of the assignments (a sanitizer build gives a test 120 s): the default plan is
-// the best of its own part, no worse than an earlier part's best and strictly better than a later
-// one's (the enumeration takes the earlier on ties).
+// One test per half of the assignments (a sanitizer build gives a test 120 s): the default plan
+// is the best of its own half, and no worse than the other's best (strictly better than the
+// unshared half's, which the enumeration takes first on ties).
 TEST_P(ExhaustiveSearch, DefaultPlanIsItsBest) {
   const MachineShape& c = GetParam();
   machine::MachineConfig m = config(c.machine);
   QgemmProblem p = search_problem(c.m, c.n, c.k);
   const QgemmPlan chosen = default_plan(p, m);
-  const std::size_t chosen_part = part_index(chosen.assignment, m);
-  const std::size_t part = c.part.part == Part::kWhole    ? 0
-                           : c.part.part == Part::kShared ? 1
-                                                          : 2 + c.part.level;
+  bool chosen_shared = false;
+  for (const auto& u : chosen.assignment.m)
+    chosen_shared = chosen_shared || units_at(chosen.assignment.n, u.level);
   std::optional<QgemmPlan> best;
-  for (const QgemmPlan& plan :
-       every_plan(p, m, {Stationary::kNone, Stationary::kB, Stationary::kA}, {c.part}))
+  for (const QgemmPlan& plan : every_plan(p, m, {Stationary::kNone, Stationary::kB, Stationary::kA},
+                                          c.shared_half ? Sharing::kShared : Sharing::kUnshared))
     if (!best || plan.estimated_cycles < best->estimated_cycles) best = plan;
-  if (!best) {
-    EXPECT_NE(chosen_part, part);  // no plan of this part fits
-  } else if (chosen_part == part) {
+  ASSERT_TRUE(best.has_value());
+  if (chosen_shared == c.shared_half) {
     EXPECT_EQ(describe(chosen, m), describe(*best, m));
     EXPECT_EQ(chosen.estimated_cycles, best->estimated_cycles);
-  } else if (chosen_part > part) {
+  } else if (chosen_shared) {
     EXPECT_LT(chosen.estimated_cycles, best->estimated_cycles) << describe(*best, m);
   } else {
     EXPECT_LE(chosen.estimated_cycles, best->estimated_cycles) << describe(*best, m);
   }
 }
 
-// The parts of each machine's assignments: whole levels, the shared level, and part of each level
-// whose fan-out has a divisor above 1 (on the board, for the two small shapes: its 256³ takes 8 s
-// per level without a sanitizer).
-std::vector<MachineShape> exhaustive_cases() {
-  std::vector<MachineShape> out;
-  for (MachineShape c :
-       cases({"mini", "mncore-board"}, {{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 512, 64}})) {
-    const machine::MachineConfig m = config(c.machine);
-    std::vector<Assignments> parts = {{Part::kWhole}, {Part::kShared}};
-    const bool small = c.m * c.n * c.k < 256 * 256 * 256;
-    for (std::size_t l = 0; l < m.levels.size(); ++l)
-      if (!specials(m, {Part::kPartial, l}).empty() && (small || m.pe_count() < 1024))
-        parts.push_back({Part::kPartial, l});
-    for (Assignments part : parts) c.part = part, out.push_back(c);
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(QgemmPlan, ExhaustiveSearch, ::testing::ValuesIn(exhaustive_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(QgemmPlan, ExhaustiveSearch, ::testing::ValuesIn([] {
+                           std::vector<MachineShape> out;
+                           for (MachineShape c :
+                                cases({"mini", "mncore-board"},
+                                      {{37, 50, 129}, {256, 256, 256}, {1000, 3, 77}, {2048, 512, 64}}))
+                             for (bool shared : {false, true}) c.shared_half = shared, out.push_back(c);
+                           return out;
+                         }()),
+                         case_name);
 
 }  // namespace
 }  // namespace treesim::kernels
