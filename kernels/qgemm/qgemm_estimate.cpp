@@ -248,12 +248,9 @@ double requant_busy(const QgemmProblem& prob, const timing::CostModel& cost, std
   return prob.int32_out ? 0 : static_cast<double>(cost.unit(timing::Unit::kRequant, elements).busy);
 }
 
-BoundTerms bound_terms(const QgemmProblem& prob, const QgemmPlan& p, const timing::CostModel& cost,
-                       const machine::MachineConfig& m) {
+BoundTerms bound_terms(const QgemmProblem& prob, const QgemmPlan& p, const timing::CostModel& cost) {
   BoundTerms b;
-  std::uint64_t path = cost.dram(0).latency;  // a transfer's latency: DRAM's and every level's
-  for (std::size_t l = 0; l < m.levels.size(); ++l) path += cost.port(l, timing::Direction::kDown, 0).latency;
-  b.latency = static_cast<double>(path);
+  b.latency = static_cast<double>(cost.path_latency());
   b.bm = std::min(prob.m, p.pm * p.tm), b.bn = std::min(prob.n, p.pn * p.tn);
   return b;
 }
@@ -272,7 +269,7 @@ double estimate_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const 
   // latencies wrap both. The same double arithmetic as estimate(), so the bound never rounds above
   // it.
   const timing::CostModel cost(m);
-  const BoundTerms b = bound_terms(prob, p, cost, m);
+  const BoundTerms b = bound_terms(prob, p, cost);
   const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const double steps = static_cast<double>(p.steps) * passes;
   const std::uint64_t bk = std::min(prob.k, p.pk * p.kt);
@@ -313,7 +310,7 @@ double passes_lower_bound(const QgemmProblem& prob, const QgemmPlan& p, const ma
   // estimate_lower_bound at any K step: the MACs and DRAM's bytes summed over the steps are at
   // least those of K in one step (a step's cycles round up), and at least one step's MACs.
   const timing::CostModel cost(m);
-  const BoundTerms b = bound_terms(prob, p, cost, m);
+  const BoundTerms b = bound_terms(prob, p, cost);
   const double passes = static_cast<double>(p.m_passes * p.n_passes * prob.groups);
   const std::uint64_t kk = ceil_div(prob.k, p.pk);
   const std::uint64_t w_rows = prob.w_trits_per_byte > 0 ? ceil_div(prob.k, prob.w_trits_per_byte) : prob.k;

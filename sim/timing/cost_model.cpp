@@ -4,7 +4,6 @@
 
 namespace treesim::timing {
 
-
 std::uint64_t TransferTime::duration() const {
   std::uint64_t longest = 0;
   for (const Stage& s : stages) longest = std::max(longest, s.cycles);
@@ -78,6 +77,12 @@ UnitTime CostModel::dram_channel(std::uint64_t bytes) const {
 UnitTime CostModel::port(std::size_t level, Direction d, std::uint64_t bytes) const {
   const auto [per_cycle, latency] = rate(Resource::port(level, d));
   return {ceil_div(bytes, per_cycle), latency};
+}
+
+std::uint64_t CostModel::path_latency() const {
+  std::uint64_t cycles = dram(0).latency;
+  for (std::size_t l = 0; l < m_.levels.size(); ++l) cycles += port(l, Direction::kDown, 0).latency;
+  return cycles;
 }
 
 TransferTime CostModel::transfer(const layout::TrafficPlan& plan, Direction d) const {

@@ -105,6 +105,9 @@ class CostModel {
   UnitTime dram_channel(std::uint64_t bytes) const;  // one channel (the simple Dram target)
   // One port of `level`'s links carrying `bytes` in `direction`, and the level's link latency.
   UnitTime port(std::size_t level, Direction direction, std::uint64_t bytes) const;
+  // What every load and store crosses between DRAM and a PE after its last stage: DRAM's latency
+  // and every level's (docs/timing.md §8.2).
+  std::uint64_t path_latency() const;
   // The machine's peak rates.
   Peaks peaks() const;
 

@@ -43,8 +43,7 @@ MachineSummary summarize(const machine::MachineConfig& c) {
         (c.dram.banked->memspec.standard.empty() ? "" : " (" + c.dram.banked->memspec.standard + ")");
   }
   s.dram_latency_cycles = c.dram.latency_cycles;
-  s.path_latency_cycles = s.dram_latency_cycles;
-  for (const LevelSummary& l : s.levels) s.path_latency_cycles += l.latency_cycles;
+  s.path_latency_cycles = CostModel(c).path_latency();
   s.pe_instruction_step_cycles = c.pe.instruction_step_cycles;
   s.dram_bytes_per_second = static_cast<double>(peaks.dram_bytes_per_cycle) * hz;
   s.ops_per_dram_byte = s.peak_int8_ops_per_second / s.dram_bytes_per_second;
