@@ -12,7 +12,7 @@
 #include "kernels/mlp/mlp_model.h"
 #include "kernels/mlp/mlp_network.h"
 #include "models/simulation.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/machine/machine_file.h"
 
 namespace {

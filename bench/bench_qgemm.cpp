@@ -18,10 +18,10 @@
 #include <cstdio>
 #include <functional>
 
-#include "host/host_pages.h"
-#include "host/lane_pool.h"
+#include "models/host/host_pages.h"
+#include "models/host/lane_pool.h"
 #include "kernels/registry.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/machine/machine_file.h"
 
 #ifdef TREESIM_HAVE_DNNL

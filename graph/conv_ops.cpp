@@ -10,7 +10,7 @@
 #include "graph/onnx_file.h"
 #include "kernels/conv2d/conv2d.h"
 #include "kernels/pool/pool.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/numeric/fixed_point.h"
 
 namespace treesim::graph {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "kernels/qgemm/qgemm_kernel.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/checked_program.h"
 #include "sim/program/relocate.h"

@@ -9,7 +9,7 @@
 #include "graph/onnx_file.h"
 #include "kernels/chain/gemm_network.h"
 #include "kernels/qgemm/qgemm_kernel.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/core/checked.h"
 #include "sim/core/echo.h"
 #include "sim/numeric/fixed_point.h"

@@ -6,7 +6,7 @@
 #include "graph/host_ops.h"
 #include "graph/run.h"
 #include "kernels/qgemm/qgemm.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 
 namespace treesim::graph {
 

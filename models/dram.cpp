@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "host/host_pages.h"
+#include "models/host/host_pages.h"
 #include "models/clock.h"
 #include "sim/topology/topology.h"
 

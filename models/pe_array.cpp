@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "host/host_pages.h"
+#include "models/host/host_pages.h"
 
 namespace treesim::models {
 

@@ -23,10 +23,10 @@
 #include <utility>
 #include <vector>
 
-#include "host/lane_pool.h"
-#include "host/lm_replicas.h"
-#include "host/lm_view.h"
-#include "host/mac_batch.h"
+#include "models/host/lane_pool.h"
+#include "models/host/lm_replicas.h"
+#include "models/host/lm_view.h"
+#include "models/host/mac_batch.h"
 #include "models/lanes.h"
 #include "sim/layout/slots.h"
 #include "sim/numeric/requant.h"

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "host/mac_kernel.h"
+#include "models/host/mac_kernel.h"
 #include "models/pe_array.h"
 #include "sim/numeric/ternary_lut.h"
 #include "sim/sparse/sparse_error.h"

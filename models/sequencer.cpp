@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "host/dead_requant.h"
+#include "models/host/dead_requant.h"
 #include "models/channel_names.h"
 #include "models/clock.h"
 #include "sim/layout/tensor_layout.h"

@@ -15,7 +15,7 @@
 #include "kernels/mlp/mlp_layer.h"
 #include "kernels/mlp/mlp_network.h"
 #include "models/simulation.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/io/idx.h"
 #include "sim/io/npy.h"
 #include "sim/report/report.h"

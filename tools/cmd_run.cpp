@@ -9,7 +9,7 @@
 #include <set>
 
 #include "kernels/registry.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/io/npy.h"
 #include "sim/layout/diagnostic.h"
 #include "sim/numeric/quantize.h"

@@ -12,7 +12,7 @@
 #include "kernels/chain/chain.h"
 #include "kernels/registry.h"
 #include "models/simulation.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/kernel_options.h"

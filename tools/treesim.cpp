@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
-#include "host/host_pages.h"
+#include "models/host/host_pages.h"
 #include "sim/core/echo.h"
 #include "tools/cli.h"
 #include "tools/options.h"

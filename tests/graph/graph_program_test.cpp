@@ -9,7 +9,7 @@
 #include "kernels/add/add.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "models/simulation.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "tests/configs.h"
 
 namespace treesim::graph {

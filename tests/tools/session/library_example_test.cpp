@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/registry.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "sim/machine/machine_file.h"
 #include "tests/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "host/mac_kernel.h"
+#include "models/host/mac_kernel.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 // A MAC instruction over many PEs: every PE's C is its own product, whether the PEs are split over
 // host threads or not, and a PE whose B is shared reads its source PE's bytes.
-#include "host/mac_batch.h"
+#include "models/host/mac_batch.h"
 
 #include <gtest/gtest.h>
 

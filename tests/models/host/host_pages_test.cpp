@@ -1,6 +1,6 @@
 // Pages mapped up front (host_pages.h) read as before: fresh pages are zero and page-aligned, and
 // populating a range, or reserving DRAM storage, leaves every byte it holds as it was.
-#include "host/host_pages.h"
+#include "models/host/host_pages.h"
 
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>

@@ -2,7 +2,7 @@
 // int64 product of the operands minus their zero points, wrapped to int32, for every signedness of
 // A and B, tile tails in both dimensions, K not a multiple of the packing group, and sums beyond
 // int32.
-#include "host/mac_int8.h"
+#include "models/host/mac_int8.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The host MAC kernel equals a plain int64 product, wrapped to int32, for narrow and wide C and for
 // K longer than one accumulation chunk.
-#include "host/mac_kernel.h"
+#include "models/host/mac_kernel.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "host/lm_view.h"
+#include "models/host/lm_view.h"
 #include "sim/timing/scoreboard.h"
 
 namespace treesim::host {

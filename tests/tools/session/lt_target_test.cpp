@@ -13,7 +13,7 @@
 #include "kernels/registry.h"
 #include "models/clock.h"
 #include "models/dram.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 #include "tests/configs.h"
 #include "tests/lt_memory.h"
 #include "tests/test_support.h"

@@ -1,4 +1,4 @@
-#include "host/host_pages.h"
+#include "models/host/host_pages.h"
 
 #include <malloc.h>
 #include <sys/mman.h>

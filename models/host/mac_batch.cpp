@@ -1,4 +1,4 @@
-#include "host/mac_batch.h"
+#include "models/host/mac_batch.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "host/lm_replicas.h"
+#include "models/host/lm_replicas.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "host/mac_int8.h"
+#include "models/host/mac_int8.h"
 
 #include <immintrin.h>
 

@@ -1,4 +1,4 @@
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "host/mac_int8.h"
+#include "models/host/mac_int8.h"
 
 namespace treesim::host {
 namespace {

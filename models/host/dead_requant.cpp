@@ -1,4 +1,4 @@
-#include "host/dead_requant.h"
+#include "models/host/dead_requant.h"
 
 #include <map>
 #include <variant>

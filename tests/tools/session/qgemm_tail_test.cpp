@@ -6,7 +6,7 @@
 
 #include "kernels/qgemm/qgemm.h"
 #include "tests/configs.h"
-#include "tests/session/simulated_kernel.h"
+#include "tests/tools/session/simulated_kernel.h"
 
 namespace treesim::kernels {
 namespace {

@@ -1,7 +1,7 @@
 // The lane pool splits a step's lanes into pieces its threads take in turn: every lane once, a
 // worker's pieces in increasing order, few enough pieces for the grain, and the lowest piece's
 // error whichever thread met it.
-#include "host/lane_pool.h"
+#include "models/host/lane_pool.h"
 
 #include <gtest/gtest.h>
 

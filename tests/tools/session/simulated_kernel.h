@@ -10,7 +10,7 @@
 #include <string>
 
 #include "kernels/registry.h"
-#include "session/run_problem.h"
+#include "tools/session/run_problem.h"
 
 namespace treesim::testing {
 

@@ -1,5 +1,5 @@
 // Which PEs' requant results the functional model may skip: those no later instruction reads.
-#include "host/dead_requant.h"
+#include "models/host/dead_requant.h"
 
 #include <gtest/gtest.h>
 

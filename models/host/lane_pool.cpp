@@ -1,4 +1,4 @@
-#include "host/lane_pool.h"
+#include "models/host/lane_pool.h"
 
 #include <sched.h>
 

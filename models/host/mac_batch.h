@@ -9,10 +9,10 @@
 #include <exception>
 #include <vector>
 
-#include "host/lane_pool.h"
-#include "host/lm_replicas.h"
-#include "host/lm_view.h"
-#include "host/mac_int8.h"
+#include "models/host/lane_pool.h"
+#include "models/host/lm_replicas.h"
+#include "models/host/lm_view.h"
+#include "models/host/mac_int8.h"
 
 namespace treesim::host {
 

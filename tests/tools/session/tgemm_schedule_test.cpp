@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/configs.h"
-#include "tests/session/simulated_kernel.h"
+#include "tests/tools/session/simulated_kernel.h"
 
 namespace treesim::kernels {
 namespace {
