@@ -34,7 +34,7 @@ void BM_PlanMlpOnBoard(benchmark::State& state, const char* model_name) {
   double plan_s = 0, run_s = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    kernels::Result<kernels::Plan> plan = session::plan_problem(*problem, m);
+    kernels::Result<kernels::Plan> plan = kernels::plan_problem(*problem, m);
     plan_s = seconds_since(t0);
     if (!plan) {
       state.SkipWithError(plan.errors().front().message().c_str());

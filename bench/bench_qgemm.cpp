@@ -105,7 +105,7 @@ int main() {
       kernels::parse_options(qgemm.options, {{"m", size}, {"n", size}, {"k", size}, {"dtype-a", "u8"}})
           .value();
   std::unique_ptr<kernels::Problem> problem = std::move(qgemm.make_problem(options, m).value());
-  const kernels::Plan plan = session::plan_problem(*problem, m).value();
+  const kernels::Plan plan = kernels::plan_problem(*problem, m).value();
   auto run = [&](bool functional) {
     session::RunOptions o;
     o.kernel = "qgemm";

@@ -272,4 +272,9 @@ std::vector<Problem::Phase> Problem::phases(const Plan&, const program::Program&
   return {};
 }
 
+Result<Plan> plan_problem(const Problem& problem, const machine::MachineConfig& machine) {
+  if (core::Errors e = problem.check(machine); !e.empty()) return e;
+  return problem.plan(machine);
+}
+
 }  // namespace treesim::kernels

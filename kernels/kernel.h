@@ -212,6 +212,10 @@ struct Kernel {
   bool plan_files = false;
 };
 
+// The problem's checks, then its plan (plan()). The errors come first in the order a user fixes
+// them. No simulation: graph programs plan their units with it, and the run session runs the plan.
+Result<Plan> plan_problem(const Problem& problem, const machine::MachineConfig& machine);
+
 // Compares the elements of row-major arrays; the first mismatch reads "C[3,7]: got 12, expected 13".
 report::VerifyResult compare_arrays(const std::vector<OutputArray>& arrays, const DramImage& gathered,
                                     const DramImage& expected);

@@ -174,7 +174,7 @@ void run_mlp(const MlpCommand& c) {
       auto known = network_plans.find(rows);
       if (known == network_plans.end()) {
         kernels::Result<kernels::Plan> p = chain_file ? problem->plan_from_file(c.plan_file, machine)
-                                                      : session::plan_problem(*problem, machine);
+                                                      : kernels::plan_problem(*problem, machine);
         if (!p) {
           const std::string message = first_error(p.errors());
           throw CliError(chain_file ? message : fmt::format("the plan for {} images: {}", rows, message));
@@ -219,7 +219,7 @@ void run_mlp(const MlpCommand& c) {
         auto fail = [&](const core::Errors& e) {
           throw CliError(fmt::format("{}: {}", where, first_error(e)));
         };
-        kernels::Result<kernels::Plan> p = session::plan_problem(*problem, machine);
+        kernels::Result<kernels::Plan> p = kernels::plan_problem(*problem, machine);
         if (!p) fail(p.errors());
         // Every layer's output checked against the host reference.
         const session::Outcome outcome =

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/fuse.h"
-#include "graph/onnx_file.h"
-#include "graph/run.h"
+#include "kernels/graph/fuse.h"
+#include "kernels/graph/onnx_file.h"
+#include "tools/session/graph_run.h"
 #include "sim/io/npy.h"
 #include "sim/trace/trace_merge.h"
 #include "tools/cli.h"

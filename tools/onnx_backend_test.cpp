@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "graph/onnx_file.h"
-#include "graph/run.h"
+#include "kernels/graph/onnx_file.h"
+#include "tools/session/graph_run.h"
 #include "tools/cli.h"
 
 namespace treesim::tools {

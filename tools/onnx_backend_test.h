@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "graph/fuse.h"
+#include "kernels/graph/fuse.h"
 
 namespace treesim::tools {
 
-// The model with its Q/DQ patterns fused into quantized nodes (graph/fuse.h); CliError when the file
+// The model with its Q/DQ patterns fused into quantized nodes (kernels/graph/fuse.h); CliError when the file
 // cannot be read.
 graph::Fusion read_model_or_throw(const std::string& path);
 

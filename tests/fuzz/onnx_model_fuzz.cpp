@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "graph/onnx_file.h"
+#include "kernels/graph/onnx_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace graph = treesim::graph;

@@ -7,12 +7,6 @@
 
 namespace treesim::session {
 
-kernels::Result<kernels::Plan> plan_problem(const kernels::Problem& problem,
-                                            const machine::MachineConfig& machine) {
-  if (core::Errors e = problem.check(machine); !e.empty()) return e;
-  return problem.plan(machine);
-}
-
 kernels::Result<Outcome> run_problem(kernels::Problem& problem, const kernels::Plan& plan,
                                      models::Simulation& sim, const RunOptions& options) {
   const machine::MachineConfig& machine = sim.machine();

@@ -28,12 +28,7 @@ struct Outcome {
   models::SimulationResult run;  // the simulation's own result (timings, phases), its DRAM moved out
 };
 
-// The problem's checks, then its plan (plan()). The errors come first in the order a user fixes
-// them.
-kernels::Result<kernels::Plan> plan_problem(const kernels::Problem& problem,
-                                            const machine::MachineConfig& machine);
-
-// Runs `plan` of `problem` on `sim`: the program and the inputs (only their names when timing only),
+// Runs `plan` of `problem` (kernels::plan_problem's) on `sim`: the program and the inputs (only their names when timing only),
 // the simulation, the host's part of the outputs, the report fields, and with options.verify the
 // comparison with the host reference. A program the machine cannot run, a layout that does not
 // bind, or a failed reference is an error; a verification that finds mismatches is not (it is in

@@ -16,7 +16,7 @@ TEST(LibraryExample, RunsAVerifiedQgemmThroughTheSession) {
   const kernels::Kernel& qgemm = *kernels::find_kernel("qgemm");
   auto options = kernels::parse_options(qgemm.options, {{"m", "96"}, {"n", "80"}, {"k", "200"}});
   std::unique_ptr<kernels::Problem> problem = std::move(qgemm.make_problem(options.value(), m).value());
-  const kernels::Plan plan = session::plan_problem(*problem, m).value();
+  const kernels::Plan plan = kernels::plan_problem(*problem, m).value();
   models::Simulation sim(m);
   session::RunOptions run;
   run.kernel = "qgemm";

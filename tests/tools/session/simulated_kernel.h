@@ -42,7 +42,7 @@ inline std::optional<SimulatedKernel> simulate_kernel(const std::string& kernel,
   }
   SimulatedKernel out;
   out.problem = std::move(problem.value());
-  kernels::Result<kernels::Plan> plan = session::plan_problem(*out.problem, m);
+  kernels::Result<kernels::Plan> plan = kernels::plan_problem(*out.problem, m);
   if (!plan.ok()) {
     ADD_FAILURE() << "plan: " << plan.errors().front().message();
     return std::nullopt;

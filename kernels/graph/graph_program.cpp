@@ -1,11 +1,10 @@
-#include "graph/graph_program.h"
+#include "kernels/graph/graph_program.h"
 
 #include <variant>
 
 #include <fmt/format.h>
 
 #include "kernels/qgemm/qgemm_kernel.h"
-#include "tools/session/run_problem.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/checked_program.h"
 #include "sim/program/relocate.h"
@@ -186,7 +185,7 @@ std::optional<kernels::ConvLm> link_in_lm(ProgramUnit& prev, const kernels::Conv
   kernels::ConvLm keep = prev_lm, read;
   keep.keep_output = true;
   if (!kernels::set_conv_lm(*prev.problem, keep)) return std::nullopt;
-  kernels::Result<kernels::Plan> kept = session::plan_problem(*prev.problem, m);
+  kernels::Result<kernels::Plan> kept = kernels::plan_problem(*prev.problem, m);
   if (kept) read.input = kernels::conv_output_in_lm(*prev.problem, kept.value(), m);
   const auto reads = [&](const kernels::ConvLm& lm) {
     if (!gemm) return kernels::set_conv_lm(*reader.problem, lm);
@@ -194,7 +193,7 @@ std::optional<kernels::ConvLm> link_in_lm(ProgramUnit& prev, const kernels::Conv
     return true;
   };
   kernels::Result<kernels::Plan> reading = core::Errors{};
-  if (read.input && reads(read)) reading = session::plan_problem(*reader.problem, m);
+  if (read.input && reads(read)) reading = kernels::plan_problem(*reader.problem, m);
   if (!reading || kept->estimated_cycles + reading->estimated_cycles >=
                       prev.plan.estimated_cycles + reader.plan.estimated_cycles) {
     kernels::set_conv_lm(*prev.problem, prev_lm);

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/fuse.h"
-#include "graph/host_ops.h"
-#include "graph/machine_ops.h"
+#include "kernels/graph/fuse.h"
+#include "kernels/graph/host_ops.h"
+#include "kernels/graph/machine_ops.h"
 
 namespace treesim::graph {
 namespace {

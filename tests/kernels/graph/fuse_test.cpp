@@ -1,12 +1,12 @@
 // Q/DQ fusion: which patterns become one quantized GEMM, and which are left as they are.
-#include "graph/fuse.h"
+#include "kernels/graph/fuse.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "graph/ops.h"
+#include "kernels/graph/ops.h"
 
 namespace treesim::graph {
 namespace {

@@ -1,16 +1,16 @@
 // ONNX's quantized 2-D convolutions on the machine: QLinearConv, ConvInteger, and a Q/DQ Conv fused
-// into treesim's QConv (graph/fuse.h), each as one conv2d problem (kernels/conv2d) run by the run
+// into treesim's QConv (kernels/graph/fuse.h), each as one conv2d problem (kernels/conv2d) run by the run
 // session. ONNX's tensors are NCHW and conv2d's NHWC: the host transposes an input it gives (not
 // simulated, as Transpose nodes are not); between machine nodes the values stay NHWC.
 #pragma once
 
-#include "graph/host_ops.h"
-#include "graph/machine_ops.h"
+#include "kernels/graph/host_ops.h"
+#include "kernels/graph/machine_ops.h"
 
 namespace treesim::graph {
 
 bool is_conv(const Node& node);
-// MaxPool, and the fused Q/DQ pools (graph/fuse.h): QMaxPool, QAveragePool, QGlobalAveragePool.
+// MaxPool, and the fused Q/DQ pools (kernels/graph/fuse.h): QMaxPool, QAveragePool, QGlobalAveragePool.
 bool is_pool(const Node& node);
 
 // Its problem (errors name the node and what it cannot take: a rank other than 4, an attribute value,

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "graph/model.h"
+#include "kernels/graph/model.h"
 
 namespace treesim::graph {
 

@@ -1,4 +1,4 @@
-#include "graph/host_ops.h"
+#include "kernels/graph/host_ops.h"
 
 #include <algorithm>
 #include <cmath>

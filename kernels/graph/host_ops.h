@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "graph/model.h"
+#include "kernels/graph/model.h"
 #include "kernels/kernel.h"
 
 namespace treesim::graph {

@@ -1,5 +1,5 @@
 // An imported model graph, free of any file format: its inputs and outputs, constant tensors
-// (initializers) and nodes in order. graph/onnx_file.h reads one from ONNX.
+// (initializers) and nodes in order. kernels/graph/onnx_file.h reads one from ONNX.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/tensor.h"
+#include "kernels/graph/tensor.h"
 
 namespace treesim::graph {
 

@@ -1,6 +1,6 @@
 // Kernel problems joined into one program: a quantized add whose output a GEMM reads through a view,
 // run on the simulator against host arithmetic.
-#include "graph/graph_program.h"
+#include "kernels/graph/graph_program.h"
 
 #include <gtest/gtest.h>
 

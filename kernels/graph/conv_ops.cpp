@@ -1,4 +1,4 @@
-#include "graph/conv_ops.h"
+#include "kernels/graph/conv_ops.h"
 
 #include <cmath>
 #include <cstring>
@@ -6,11 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "graph/machine_ops.h"
-#include "graph/onnx_file.h"
+#include "kernels/graph/machine_ops.h"
+#include "kernels/graph/onnx_file.h"
 #include "kernels/conv2d/conv2d.h"
 #include "kernels/pool/pool.h"
-#include "tools/session/run_problem.h"
 #include "sim/numeric/fixed_point.h"
 
 namespace treesim::graph {

@@ -1,6 +1,6 @@
 // Reading ONNX files: well-formed models become graphs; hostile ones (truncated, wrong types, huge
 // graphs, shapes whose product overflows) are one error naming the file and what is wrong.
-#include "graph/onnx_file.h"
+#include "kernels/graph/onnx_file.h"
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/tensor.h"
+#include "kernels/graph/tensor.h"
 
 namespace treesim::graph {
 

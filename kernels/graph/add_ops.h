@@ -1,9 +1,9 @@
-// A quantized Add on the machine: the fused Q/DQ Add (graph/fuse.h's QAdd) as one qadd problem
+// A quantized Add on the machine: the fused Q/DQ Add (kernels/graph/fuse.h's QAdd) as one qadd problem
 // (kernels/add), ONNX Runtime's QLinearAdd arithmetic.
 #pragma once
 
-#include "graph/host_ops.h"
-#include "graph/machine_ops.h"
+#include "kernels/graph/host_ops.h"
+#include "kernels/graph/machine_ops.h"
 
 namespace treesim::graph {
 

@@ -1,4 +1,4 @@
-#include "graph/onnx_file.h"
+#include "kernels/graph/onnx_file.h"
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 

@@ -1,4 +1,4 @@
-#include "graph/made_value.h"
+#include "kernels/graph/made_value.h"
 
 #include <algorithm>
 

@@ -12,7 +12,7 @@
 // Dequantize nodes whose every consumer was fused go too; anything else is left as it is.
 #pragma once
 
-#include "graph/model.h"
+#include "kernels/graph/model.h"
 
 namespace treesim::graph {
 

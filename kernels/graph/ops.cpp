@@ -1,4 +1,4 @@
-#include "graph/ops.h"
+#include "kernels/graph/ops.h"
 
 #include <map>
 
@@ -35,7 +35,7 @@ const std::vector<const char*> kPoolAttributes = {"auto_pad", "ceil_mode",     "
 const std::vector<const char*> kAveragePoolAttributes = {
     "auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"};
 
-// treesim's fused operators (graph/fuse.h), each with what it runs as and the attributes it takes
+// treesim's fused operators (kernels/graph/fuse.h), each with what it runs as and the attributes it takes
 // besides `fused`.
 const std::map<std::string, OpInfo>& fused_table() {
   static const std::map<std::string, OpInfo> ops = {

@@ -1,9 +1,9 @@
-#include "graph/add_ops.h"
+#include "kernels/graph/add_ops.h"
 
 #include <fmt/format.h>
 
-#include "graph/machine_ops.h"
-#include "graph/onnx_file.h"
+#include "kernels/graph/machine_ops.h"
+#include "kernels/graph/onnx_file.h"
 #include "kernels/add/add.h"
 
 namespace treesim::graph {

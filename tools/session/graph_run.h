@@ -1,6 +1,6 @@
 // Running an imported graph: nodes in the file's order, each on the machine (a kernel problem, e.g.
-// QLinearMatMul as qgemm with ONNX Runtime's float requant) or on the host (graph/ops.h says which).
-// The machine nodes between host nodes run as one program (graph/graph_program.h), run by the run
+// QLinearMatMul as qgemm with ONNX Runtime's float requant) or on the host (kernels/graph/ops.h says which).
+// The machine nodes between host nodes run as one program (kernels/graph/graph_program.h), run by the run
 // session. Every machine node's output is checked against its host reference, on the inputs the
 // program gave it, with `verify`.
 #pragma once
@@ -12,36 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "graph/model.h"
-#include "graph/ops.h"
+#include "kernels/graph/model.h"
+#include "kernels/graph/node_run.h"
+#include "kernels/graph/ops.h"
 #include "kernels/kernel.h"
+#include "kernels/graph/machine_ops.h"
 #include "models/simulation.h"
+#include "tools/session/run_problem.h"
 #include "sim/report/report.h"
 
 namespace treesim::graph {
-
-struct NodeRun {
-  std::string label;  // node_label
-  Placement placement;
-  std::uint64_t programs = 0;  // machine programs it ran in (a batched MatMul runs one per matrix)
-  // Its phase of the program (its own when it ran alone; summed over a batched MatMul's programs):
-  // phases of one program overlap, so they add up to more than the program.
-  std::uint64_t cycles = 0;
-  std::uint64_t macs = 0, dram_read = 0, dram_written = 0;
-  std::optional<report::VerifyResult> verify;  // machine nodes with verify
-  std::string plan;  // machine nodes: its program's plan (a chain's on its first node)
-  // In a program of more than one machine node: the program's first node's label and how many
-  // machine nodes it runs.
-  std::string program_first;
-  std::size_t program_nodes = 0;
-  // A GEMM chain's first node: the chain's length and the activations between its layers kept in
-  // the LMs.
-  std::size_t chain_length = 0;
-  std::optional<std::uint64_t> activations_in_lm;
-  // Its output stayed in the LMs for the next node (a convolution's, read by the next convolution's
-  // windows there, or a dense layer's rows): never in DRAM, it is verified as that node read it.
-  bool output_in_lm = false;
-};
 
 struct GraphRun {
   std::map<std::string, Tensor> outputs;  // the graph's outputs by name
@@ -61,6 +41,16 @@ struct GraphRunOptions {
   // it, called in program order with the label of the first node the program runs.
   std::function<std::string(const std::string& node)> trace_path;
 };
+
+// The run session's options for a machine node's program: its kernel, verify, read back only what
+// it stores, and its trace file when options.trace_path is set.
+session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options);
+
+// One qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B). Adds its programs'
+// figures to `record`.
+kernels::Result<Tensor> run_gemm_node(const Node& node, const PreparedGemm& gemm,
+                                      const machine::MachineConfig& machine, models::Simulation& sim,
+                                      const GraphRunOptions& options, NodeRun& record);
 
 // Every node that cannot run, with why (one error per node: "node QLinearConv 'c1': needs ...").
 core::Errors unsupported_nodes(const Model& model);

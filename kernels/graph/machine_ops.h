@@ -1,17 +1,16 @@
-// The operators the machine runs, as kernel problems through the run session.
+// The operators the machine runs, as kernel problems (tools/session/graph_run.h runs them).
 #pragma once
 
 #include <optional>
 
-#include "graph/host_ops.h"
-#include "graph/run.h"
+#include "kernels/graph/host_ops.h"
+#include "kernels/graph/node_run.h"
 #include "kernels/qgemm/qgemm.h"
-#include "tools/session/run_problem.h"
 
 namespace treesim::graph {
 
 // A GEMM node's problem and operands, read from its inputs (errors name the node): QLinearMatMul,
-// MatMulInteger, and the fused Q/DQ GEMM (graph/fuse.h: the same inputs plus an int32 bias and
+// MatMulInteger, and the fused Q/DQ GEMM (kernels/graph/fuse.h: the same inputs plus an int32 bias and
 // Clip's bounds, with `relu` and `transB` attributes), with ONNX Runtime's float requant
 // (numeric::Rounding::kFloat).
 struct PreparedGemm {
@@ -26,10 +25,6 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& node, const Inputs& in);
 // Whether a prepared GEMM can be a layer of a one-program chain: one 2-D matrix, int8 output codes.
 bool chains(const PreparedGemm& g);
 
-// The run session's options for a machine node's program: its kernel, verify, read back only what
-// it stores, and its trace file when options.trace_path is set.
-session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options);
-
 // A per-tensor quantization of 8-bit codes: inputs `at` (scale, float32, one positive value) and
 // `at + 1` (zero point, of the codes' type; absent: 0 of `type`).
 struct TensorQuant {
@@ -41,7 +36,7 @@ kernels::Result<TensorQuant> tensor_quant(const Node& node, const Inputs& in, st
                                           const char* what, std::optional<ElemType> type);
 
 // A machine node (or a chain of GEMM nodes) as a kernel problem, ready to be a unit of a graph's
-// program (graph/graph_program.h): the problem's tensor that holds each activation input, and its
+// program (kernels/graph/graph_program.h): the problem's tensor that holds each activation input, and its
 // output as the graph's value.
 struct NodeProblem {
   std::unique_ptr<kernels::Problem> problem;
@@ -53,12 +48,6 @@ struct NodeProblem {
   // the 4-D inputs are read so too.
   bool nhwc = false;
 };
-
-// One qgemm per matrix of the batch (numpy matmul broadcasting of a 2-D B). Adds its programs'
-// figures to `record`.
-kernels::Result<Tensor> run_gemm_node(const Node& node, const PreparedGemm& gemm,
-                                      const machine::MachineConfig& machine, models::Simulation& sim,
-                                      const GraphRunOptions& options, NodeRun& record);
 
 // A 2-D GEMM node (prepare_gemm's, one matrix) as one qgemm problem.
 kernels::Result<NodeProblem> gemm_node_problem(const Node& node, PreparedGemm gemm);

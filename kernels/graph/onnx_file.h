@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "graph/model.h"
+#include "kernels/graph/model.h"
 #include "kernels/kernel.h"
 
 namespace treesim::graph {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kernels/conv2d/conv2d.h"
-#include "graph/run.h"
+#include "kernels/graph/node_run.h"
 #include "kernels/kernel.h"
 
 namespace treesim::graph {
@@ -60,7 +60,7 @@ class GraphProgram : public kernels::Problem {
   kernels::DramImage inputs() const override;
   kernels::DramImage take_inputs() override;
   std::vector<std::string> input_tensors() const override;
-  // The graph verifies node by node (graph/run.cpp): each unit's output against its host reference
+  // The graph verifies node by node (tools/session/graph_run.cpp): each unit's output against its host reference
   // on the inputs the program gave it.
   kernels::Result<kernels::DramImage> reference() const override;
   // One phase per unit (its name), and each unit's own phases as "name/phase".

@@ -1,4 +1,4 @@
-#include "graph/fuse.h"
+#include "kernels/graph/fuse.h"
 
 #include <map>
 #include <set>

@@ -1,4 +1,4 @@
-#include "graph/tensor.h"
+#include "kernels/graph/tensor.h"
 
 #include <cstring>
 

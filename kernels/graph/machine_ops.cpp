@@ -1,4 +1,4 @@
-#include "graph/machine_ops.h"
+#include "kernels/graph/machine_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "graph/onnx_file.h"
+#include "kernels/graph/onnx_file.h"
 #include "kernels/chain/gemm_network.h"
 #include "kernels/qgemm/qgemm_kernel.h"
-#include "tools/session/run_problem.h"
 #include "sim/core/checked.h"
 #include "sim/core/echo.h"
 #include "sim/numeric/fixed_point.h"
@@ -26,15 +25,6 @@ kernels::Result<double> scalar(const Node& n, const Tensor& t, const char* what)
 
 bool is_8bit(ElemType t) { return t == ElemType::kUInt8 || t == ElemType::kInt8; }
 
-// One more program of the node: its figures, and its plan when it is the first.
-void add_program(NodeRun& record, const std::string& plan, const report::RunStats& stats) {
-  if (record.programs++ == 0) record.plan = plan;
-  record.cycles += stats.cycles;
-  record.macs += stats.work.macs;
-  record.dram_read += stats.work.dram_read_bytes;
-  record.dram_written += stats.work.dram_write_bytes;
-}
-
 }  // namespace
 
 kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
@@ -43,7 +33,7 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   // MatMulInteger (a, b, a_zero_point, b_zero_point → int32) takes QLinearMatMul's places without
   // scales: its C is the accumulators.
   const bool integer = n.op_type == "MatMulInteger" || n.op_type == "ConvInteger";
-  const bool fused = n.domain == "treesim";  // graph/fuse.h's QGemm: bias and Clip inputs too
+  const bool fused = n.domain == "treesim";  // kernels/graph/fuse.h's QGemm: bias and Clip inputs too
   const std::size_t most = fused ? 13 : integer ? 4 : 8;
   if (in.size() > most)
     return node_error(
@@ -66,7 +56,7 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
     const std::size_t i = z == 0 ? 2 : z == 1 ? 5 : 7;
     t[i] = i < qin.size() && qin[i] ? qin[i] : &zeros[z];
   }
-  // A fused Q/DQ GEMM (graph/fuse.h) adds an int32 bias (input 8), a ReLU and a transposed B.
+  // A fused Q/DQ GEMM (kernels/graph/fuse.h) adds an int32 bias (input 8), a ReLU and a transposed B.
   const Tensor* bias = fused && in.size() > 8 ? in[8] : nullptr;
   if (bias) {
     // The bias is added to the accumulators as it is: its scale must be a_scale·b_scale (per column
@@ -227,18 +217,6 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   return g;
 }
 
-namespace {
-
-void add_verify(NodeRun& record, const report::VerifyResult& v, const std::string& where) {
-  if (!record.verify) record.verify = report::VerifyResult{};
-  record.verify->mismatches += v.mismatches;
-  record.verify->ok = record.verify->mismatches == 0;
-  if (!v.ok && record.verify->first_mismatch.empty())
-    record.verify->first_mismatch = where + v.first_mismatch;
-}
-
-}  // namespace
-
 kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::size_t at, const char* what,
                                           std::optional<ElemType> type) {
   auto scale = required(n, in, at, fmt::format("{}_scale", what).c_str());
@@ -261,49 +239,6 @@ kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::
         n, fmt::format("{}_zero_point must have one element (per tensor), got {}", what, describe(*z)));
   q.zero = z ? static_cast<std::int32_t>(z->integer(0)) : 0;
   return q;
-}
-
-session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options) {
-  session::RunOptions run;
-  run.kernel = kernel;
-  run.simulation.kernel = kernel;
-  run.simulation.read_back_stored_only = true;
-  run.verify = options.verify;
-  if (options.trace_path) run.simulation.json_path = options.trace_path(node_label(node));
-  return run;
-}
-
-kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
-                                      const machine::MachineConfig& machine, models::Simulation& sim,
-                                      const GraphRunOptions& options, NodeRun& record) {
-  const kernels::QgemmProblem& p = g.problem;
-  const std::uint64_t m = p.m, k = p.k, n_cols = p.n;
-  std::vector<std::uint64_t> out_shape = g.batch_dims;
-  out_shape.push_back(m);
-  out_shape.push_back(n_cols);
-  Tensor y = make_tensor(g.out_type, out_shape);
-  for (std::uint64_t i = 0; i < g.batches; ++i) {
-    kernels::QgemmOperands ops;
-    ops.a.assign(g.a.begin() + static_cast<std::ptrdiff_t>(i * m * k),
-                 g.a.begin() + static_cast<std::ptrdiff_t>((i + 1) * m * k));
-    const std::uint64_t bi = g.b_batched ? i : 0;
-    ops.b.assign(g.b.begin() + static_cast<std::ptrdiff_t>(bi * k * n_cols),
-                 g.b.begin() + static_cast<std::ptrdiff_t>((bi + 1) * k * n_cols));
-    if (p.per_channel()) ops.multipliers = p.out.multipliers;
-    ops.bias = g.bias;
-    kernels::QgemmInstance problem(p, std::move(ops), "", "", "");
-    kernels::Result<kernels::Plan> plan = session::plan_problem(problem, machine);
-    if (!plan) return node_error(n, plan.errors().front().message());
-    kernels::Result<session::Outcome> outcome =
-        session::run_problem(problem, plan.value(), sim, program_options("qgemm", n, options));
-    if (!outcome) return node_error(n, outcome.errors().front().message());
-    const std::vector<std::uint8_t>& c = outcome->dram.at("C");
-    std::copy(c.begin(), c.end(),
-              y.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * n_cols * elem_bytes(y.type)));
-    add_program(record, plan->description, outcome->stats);
-    if (outcome->stats.verify) add_verify(record, *outcome->stats.verify, fmt::format("matrix {}: ", i));
-  }
-  return y;
 }
 
 bool chains(const PreparedGemm& g) { return g.batches == 1 && g.batch_dims.empty() && !g.problem.int32_out; }

@@ -1,16 +1,16 @@
-#include "graph/run.h"
+#include "tools/session/graph_run.h"
 
 #include <deque>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "graph/add_ops.h"
-#include "graph/conv_ops.h"
-#include "graph/graph_program.h"
-#include "graph/host_ops.h"
-#include "graph/machine_ops.h"
-#include "graph/made_value.h"
+#include "kernels/graph/add_ops.h"
+#include "kernels/graph/conv_ops.h"
+#include "kernels/graph/graph_program.h"
+#include "kernels/graph/host_ops.h"
+#include "kernels/graph/machine_ops.h"
+#include "kernels/graph/made_value.h"
 #include "kernels/conv2d/conv2d.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/core/echo.h"
@@ -242,7 +242,7 @@ class Runner {
     ProgramUnit pu;
     pu.name = u.label;
     pu.problem = std::move(np->problem);
-    kernels::Result<kernels::Plan> plan = session::plan_problem(*pu.problem, machine_);
+    kernels::Result<kernels::Plan> plan = kernels::plan_problem(*pu.problem, machine_);
     if (!plan) return node_error(n, plan.errors().front().message());
     pu.plan = std::move(plan.value());
     for (auto [k, tensor] : np->reads)
@@ -445,6 +445,49 @@ kernels::Result<GraphRun> run_graph(const Model& model, std::map<std::string, Te
   Runner runner(model, machine, sim, options);
   if (core::Errors e = runner.set_inputs(std::move(inputs)); !e.empty()) return e;
   return runner.run();
+}
+
+session::RunOptions program_options(const char* kernel, const Node& node, const GraphRunOptions& options) {
+  session::RunOptions run;
+  run.kernel = kernel;
+  run.simulation.kernel = kernel;
+  run.simulation.read_back_stored_only = true;
+  run.verify = options.verify;
+  if (options.trace_path) run.simulation.json_path = options.trace_path(node_label(node));
+  return run;
+}
+
+kernels::Result<Tensor> run_gemm_node(const Node& n, const PreparedGemm& g,
+                                      const machine::MachineConfig& machine, models::Simulation& sim,
+                                      const GraphRunOptions& options, NodeRun& record) {
+  const kernels::QgemmProblem& p = g.problem;
+  const std::uint64_t m = p.m, k = p.k, n_cols = p.n;
+  std::vector<std::uint64_t> out_shape = g.batch_dims;
+  out_shape.push_back(m);
+  out_shape.push_back(n_cols);
+  Tensor y = make_tensor(g.out_type, out_shape);
+  for (std::uint64_t i = 0; i < g.batches; ++i) {
+    kernels::QgemmOperands ops;
+    ops.a.assign(g.a.begin() + static_cast<std::ptrdiff_t>(i * m * k),
+                 g.a.begin() + static_cast<std::ptrdiff_t>((i + 1) * m * k));
+    const std::uint64_t bi = g.b_batched ? i : 0;
+    ops.b.assign(g.b.begin() + static_cast<std::ptrdiff_t>(bi * k * n_cols),
+                 g.b.begin() + static_cast<std::ptrdiff_t>((bi + 1) * k * n_cols));
+    if (p.per_channel()) ops.multipliers = p.out.multipliers;
+    ops.bias = g.bias;
+    kernels::QgemmInstance problem(p, std::move(ops), "", "", "");
+    kernels::Result<kernels::Plan> plan = kernels::plan_problem(problem, machine);
+    if (!plan) return node_error(n, plan.errors().front().message());
+    kernels::Result<session::Outcome> outcome =
+        session::run_problem(problem, plan.value(), sim, program_options("qgemm", n, options));
+    if (!outcome) return node_error(n, outcome.errors().front().message());
+    const std::vector<std::uint8_t>& c = outcome->dram.at("C");
+    std::copy(c.begin(), c.end(),
+              y.bytes.begin() + static_cast<std::ptrdiff_t>(i * m * n_cols * elem_bytes(y.type)));
+    add_program(record, plan->description, outcome->stats);
+    if (outcome->stats.verify) add_verify(record, *outcome->stats.verify, fmt::format("matrix {}: ", i));
+  }
+  return y;
 }
 
 }  // namespace treesim::graph

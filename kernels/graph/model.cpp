@@ -1,4 +1,4 @@
-#include "graph/model.h"
+#include "kernels/graph/model.h"
 
 #include "sim/core/echo.h"
 
