@@ -1,5 +1,5 @@
 // The simulator against a native host int8 GEMM, in one process. Everything runs through the run
-// session (session/run_problem.h) on one elaboration of mncore-board, against oneDNN's u8·s8→s32
+// session (tools/session/run_problem.h) on one elaboration of mncore-board, against oneDNN's u8·s8→s32
 // matmul of the same size:
 //   board_elaboration_ms              building the board's modules (a Simulation), once
 //   timing_only_2048_over_onednn_1t   a timing-only 2048³ qgemm / oneDNN's 2048³ on one thread

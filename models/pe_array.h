@@ -62,7 +62,7 @@ class PeArrayIf : public virtual sc_core::sc_interface {
   // ---- function: every PE on its own LM ----
   virtual host::LmView lms() const = 0;
   // Makes real the LM ranges shared among PEs that instruction `prep` touches other than as MAC
-  // operands (host/lm_replicas.h), so that it reads what real copies would hold.
+  // operands (models/host/lm_replicas.h), so that it reads what real copies would hold.
   virtual void prepare(const program::Instr& instr, const program::PreparedInstr& prep) = 0;
   // C (+)= (A − a_zero)(B − b_zero) in every PE (a Mac or a TernaryMac, whose B is its W).
   virtual void mac(const host::MacShape& shape) = 0;
@@ -140,7 +140,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
 
   // Maps the pages of `ranges` (LM offsets) in every PE's LM before a run writes them: one call per
   // range and PE, or one for the arena when they cover nearly all of an LM, instead of a page fault
-  // per page (host/host_pages.h). Pages an earlier call mapped are skipped. What the LMs hold does
+  // per page (models/host/host_pages.h). Pages an earlier call mapped are skipped. What the LMs hold does
   // not change.
   void map_lms(const std::vector<timing::Range>& ranges);
   // Makes every LM hold its own bytes (the ranges loads shared among PEs are copied out), for a

@@ -49,7 +49,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           r.work.requant_values = op.rows * op.cols * n;
           if (functional) {
             const auto& stage = checked_->instrs[i].stage;
-            // A result no later instruction reads is not computed (host/dead_requant.h) where
+            // A result no later instruction reads is not computed (models/host/dead_requant.h) where
             // computing it cannot fail either: parameters checked with the program, no left shift.
             const std::vector<bool>* dead =
                 stage && !stage->shifts_left() && !dead_requant_[i].empty() ? &dead_requant_[i] : nullptr;

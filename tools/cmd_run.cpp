@@ -77,7 +77,7 @@ std::uint64_t elements(const std::vector<kernels::OutputArray>& outputs) {
   return total;
 }
 
-// One problem planned and run on `sim` by the run session (session/run_problem.h). With --plan only
+// One problem planned and run on `sim` by the run session (tools/session/run_problem.h). With --plan only
 // the plan is printed (after `heading`).
 ProblemRun run_one(const KernelCommand& c, const kernels::Options& options, OutputSet& files,
                    models::Simulation* sim, const std::string& heading) {

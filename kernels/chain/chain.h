@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 #include "sim/plan/chain_plan.h"
 #include "sim/timing/cost_model.h"
 

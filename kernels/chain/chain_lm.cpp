@@ -2,7 +2,7 @@
 // at the same time. Phases: layer i is 2i, the conversion after it 2i + 1.
 #include "kernels/chain/chain_lm.h"
 
-#include "kernels/qgemm/qgemm_estimate.h"
+#include "kernels/gemm/gemm_estimate.h"
 
 #include <fmt/format.h>
 

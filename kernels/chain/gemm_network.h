@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/program/instruction.h"
 
@@ -56,7 +56,7 @@ struct ConvOperands {
   std::vector<std::int32_t> bias;
 };
 
-// The kernel problem of a convolution with these operands (graph/ runs ONNX's convolutions with it);
+// The kernel problem of a convolution with these operands (kernels/graph runs ONNX's convolutions with it);
 // errors name what is wrong (options' names for the shape).
 Result<std::unique_ptr<Problem>> conv2d_problem(const ConvShape& shape, const ConvQuant& quant,
                                                 ConvOperands operands);

@@ -4,9 +4,10 @@
 #include <fmt/format.h>
 
 #include "kernels/conv2d/conv2d.h"
+#include "kernels/gemm/gemm_tune.h"
 #include "kernels/operand_bytes.h"
-#include "kernels/qgemm/gemm_tune.h"
 #include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/qgemm/qgemm_program.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/parse.h"
 #include "sim/timing/cost_model.h"
@@ -77,7 +78,7 @@ class Conv2dInstance : public Problem {
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
     try {
       if (lm_.input || lm_.keep_output) return plan_in_lm(machine);
-      // The search prices plain A tile loads, not windows: the short list of tilings (qgemm.h).
+      // The search prices plain A tile loads, not windows: the short list of tilings (kernels/gemm/gemm.h).
       QgemmPlan p = default_plan(gemm_, machine, {}, TilingRange::kShortList);
       WindowPricing price;
       if (core::Errors e = choose_window_loads(shape_, gemm_, windows_, p, machine, &price); !e.empty())

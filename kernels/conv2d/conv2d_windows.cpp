@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "kernels/conv2d/conv2d.h"
-#include "kernels/qgemm/qgemm_estimate.h"
+#include "kernels/gemm/gemm_estimate.h"
 #include "sim/layout/parse.h"
 #include "sim/program/halo.h"
 #include "sim/timing/cost_model.h"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/gemm/gemm_front.h"
 #include "kernels/seeded_options.h"
 
 namespace treesim::kernels {
@@ -96,7 +96,7 @@ Result<GemmFiles> read_gemm_files(const Options& o, const std::string& w,
     f.p.has_bias = true;
     f.bias = std::move(bias.value());
   }
-  core::Errors size = qgemm_size_errors(f.p.m, f.p.n, f.p.k, f.p.has_bias, f.p.per_channel(), machine, true);
+  core::Errors size = gemm_size_errors(f.p.m, f.p.n, f.p.k, f.p.has_bias, f.p.per_channel(), machine, true);
   for (auto& e : size)
     if (e.where == "--b") e.where = "--" + w;
   if (!size.empty()) return size;

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "kernels/float_operands.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_instance.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 #include "sim/io/npy.h"
 #include "sim/numeric/quant_file.h"
 

@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "kernels/qgemm/gemm_tune.h"
-#include "kernels/qgemm/plan_file.h"
-#include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/gemm/gemm_tune.h"
+#include "kernels/gemm/plan_file.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/parse.h"
 
@@ -34,7 +33,7 @@ core::Errors GemmFront::check(const QgemmProblem& p, const machine::MachineConfi
   } catch (const QgemmError& e) {
     errors.push_back({"", e.what()});
   }
-  core::Errors size = qgemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, false);
+  core::Errors size = gemm_size_errors(p.m, p.n, p.k, p.has_bias, p.per_channel(), machine, false);
   errors.insert(errors.end(), size.begin(), size.end());
   return errors;
 }
@@ -113,6 +112,22 @@ Result<program::Program> GemmFront::program(const std::function<program::Program
   } catch (const QgemmError& e) {
     return core::Error{"", e.what()};
   }
+}
+
+core::Errors gemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool has_bias,
+                              bool per_channel, const machine::MachineConfig& machine, bool from_files) {
+  // A (M×K) + B (K×N) + C (M×N) bytes, and 4 bytes per column for bias, multiplier and shift.
+  const std::uint64_t per_column = (has_bias ? 4 : 0) + (per_channel ? 8 : 0);
+  std::optional<std::uint64_t> total = checked_mul(m, k);
+  for (auto part : {checked_mul(k, n), checked_mul(m, n), checked_mul(n, per_column)})
+    total = total && part ? checked_add(*total, *part) : std::nullopt;
+  if (total && *total <= machine.dram.bytes) return {};
+  // Blame the largest dimension: the one to make smaller.
+  const char* option = m >= n && m >= k ? "--m" : n >= k ? "--n" : "--k";
+  if (from_files) option = m >= n && m >= k ? "--a" : "--b";
+  std::string need = total ? fmt::format("{} bytes", *total) : "more than 2^64 bytes";
+  return {{option, fmt::format("a {}×{}×{} GEMM needs {} of DRAM for A, B and C, the machine has {}", m, n, k,
+                               need, machine.dram.bytes)}};
 }
 
 }  // namespace treesim::kernels

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels {
 
@@ -52,5 +52,10 @@ class GemmFront {
 
 // An error message without its trailing newlines (layout errors end in one).
 std::string trimmed(std::string s);
+
+// DRAM bytes of every tensor of the problem, or an error naming the option that makes it too
+// large for the machine's DRAM (checked arithmetic: nothing is allocated before this passes).
+core::Errors gemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool has_bias,
+                              bool per_channel, const machine::MachineConfig& machine, bool from_files);
 
 }  // namespace treesim::kernels

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_front.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {

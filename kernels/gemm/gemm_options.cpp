@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "kernels/float_operands.h"
-#include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/gemm/gemm_front.h"
 
 namespace treesim::kernels {
 OptionSpec plain_option(const char* name, OptionKind kind, const char* help) {
@@ -113,7 +113,7 @@ Result<QgemmProblem> seeded_gemm_problem(const Options& o, WeightPath path, doub
   }
   const bool per_channel = o.flag("per-channel"), bias = !o.flag("no-bias") && !int32_out;
   // Refuse what the DRAM cannot hold before allocating any of it.
-  core::Errors size = qgemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
+  core::Errors size = gemm_size_errors(*m, *n, *k, bias, per_channel, machine, false);
   if (!size.empty()) return size;
   QgemmProblem p;
   p.m = *m, p.n = *n, p.k = *k;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 #include "kernels/seeded_options.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/numeric/fixed_point.h"

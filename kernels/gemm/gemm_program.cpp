@@ -339,4 +339,35 @@ program::Program build_gemm_program(const QgemmProblem& prob, const QgemmPlan& p
   return Builder(prob, p, m, operands, b).build();
 }
 
+program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& p, std::uint64_t pass, std::size_t v) {
+  program::Requant rq;
+  rq.src = p.lm_acc[pass % 2];
+  // Two output buffers: a pass's store overlaps the next pass. Resident C keeps every pass's tile,
+  // in resident_layout_c's pass order.
+  rq.dst = p.c_resident ? *p.c_resident + pass * p.tm * p.tn : p.lm_out[pass % 2];
+  rq.rows = p.tm, rq.cols = p.tn;
+  rq.has_bias = prob.has_bias;
+  rq.bias = p.lm_bias[v];
+  if (prob.per_channel()) {
+    rq.params_in_lm = true;
+    rq.multiplier_lm = p.lm_mult[v];
+    rq.shift_lm = p.lm_shift[v];
+  } else {
+    rq.multiplier = {prob.out.multipliers[0].multiplier};
+    rq.shift = {prob.out.multipliers[0].shift};
+  }
+  rq.out_zero = prob.out.out_zero_point;
+  rq.out_dtype = prob.out_dtype();
+  rq.act_min = prob.out.act_min;
+  rq.act_max = prob.out.act_max;
+  rq.rounding = prob.out.rounding;
+  return rq;
+}
+
+program::Window whole_rows_window(std::uint64_t k) {
+  program::Window w;
+  w.channels = k;
+  return w;
+}
+
 }  // namespace treesim::kernels

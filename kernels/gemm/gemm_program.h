@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/program/instruction.h"
 
 namespace treesim::kernels {

@@ -3,9 +3,9 @@
 
 #include <optional>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/graph/host_ops.h"
 #include "kernels/graph/node_run.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::graph {
 

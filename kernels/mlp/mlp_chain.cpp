@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 
 namespace treesim::kernels::mlp {
 namespace {

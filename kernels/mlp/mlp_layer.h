@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
 #include "kernels/mlp/mlp_model.h"
 #include "kernels/operand_bytes.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels::mlp {
 

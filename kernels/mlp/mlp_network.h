@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
 #include "kernels/mlp/mlp_model.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels::mlp {
 

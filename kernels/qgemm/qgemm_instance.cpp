@@ -5,33 +5,18 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/gemm/gemm_estimate.h"
+#include "kernels/gemm/gemm_tune.h"
+#include "kernels/gemm/plan_file.h"
 #include "kernels/operand_bytes.h"
-#include "kernels/qgemm/gemm_tune.h"
-#include "kernels/qgemm/plan_file.h"
-#include "kernels/qgemm/qgemm_estimate.h"
 #include "kernels/qgemm/qgemm_kernel.h"
+#include "kernels/qgemm/qgemm_program.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/diagnostic.h"
 #include "sim/layout/parse.h"
 #include "sim/numeric/qgemm_reference.h"
 
 namespace treesim::kernels {
-core::Errors qgemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool has_bias,
-                               bool per_channel, const machine::MachineConfig& machine, bool from_files) {
-  // A (M×K) + B (K×N) + C (M×N) bytes, and 4 bytes per column for bias, multiplier and shift.
-  const std::uint64_t per_column = (has_bias ? 4 : 0) + (per_channel ? 8 : 0);
-  std::optional<std::uint64_t> total = checked_mul(m, k);
-  for (auto part : {checked_mul(k, n), checked_mul(m, n), checked_mul(n, per_column)})
-    total = total && part ? checked_add(*total, *part) : std::nullopt;
-  if (total && *total <= machine.dram.bytes) return {};
-  // Blame the largest dimension: the one to make smaller.
-  const char* option = m >= n && m >= k ? "--m" : n >= k ? "--n" : "--k";
-  if (from_files) option = m >= n && m >= k ? "--a" : "--b";
-  std::string need = total ? fmt::format("{} bytes", *total) : "more than 2^64 bytes";
-  return {{option, fmt::format("a {}×{}×{} GEMM needs {} of DRAM for A, B and C, the machine has {}", m, n, k,
-                               need, machine.dram.bytes)}};
-}
-
 Plan QgemmInstance::to_plan(const QgemmPlan& plan, const machine::MachineConfig& machine) const {
   Plan out;
   out.estimated_cycles = plan.estimated_cycles;

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_instance.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels {
 
@@ -56,7 +56,7 @@ class QgemmInstance : public GemmInstance {
   Result<DramImage> reference() const override;
   void add_report_fields(const Plan& plan, const machine::MachineConfig& machine,
                          report::RunStats& stats) const override;
-  // A already in the LMs, where the unit before left it (graph/: a flattened convolution output, its
+  // A already in the LMs, where the unit before left it (kernels/graph: a flattened convolution output, its
   // elements A's in row-major order): each A tile a windowed convert of it, the plan's working
   // buffers below its region.
   void read_a_in_lm(std::optional<LmTensor> a) { a_in_lm_ = std::move(a); }
@@ -71,10 +71,5 @@ class QgemmInstance : public GemmInstance {
   mutable std::optional<QgemmOperands> ops_;  // drawn on first use when seeded
   std::optional<LmTensor> a_in_lm_;
 };
-
-// DRAM bytes of every tensor of the problem, or an error naming the option that makes it too
-// large for the machine's DRAM (checked arithmetic: nothing is allocated before this passes).
-core::Errors qgemm_size_errors(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool has_bias,
-                               bool per_channel, const machine::MachineConfig& machine, bool from_files);
 
 }  // namespace treesim::kernels

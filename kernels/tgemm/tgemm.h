@@ -1,6 +1,6 @@
 // Ternary-weight GEMM on the tree: C[M×N] = requant(A[M×K] · W[K×N] + bias), W in {−1, 0, +1}.
 //
-// The planner and the schedule are qgemm's (kernels/qgemm/qgemm.h), with W in B's place: the same
+// The planner and the schedule are the GEMM core's (kernels/gemm/gemm.h), with W in B's place: the same
 // level assignments, C tiles, K steps and software pipeline. What differs is how W travels: packed
 // along K (DPT or base 3: 5 weights per byte, BCT: 4, or unpacked int8) from DRAM through the tree
 // into a second pair of LM buffers, where each PE decodes a step's tile into the int8 weights the
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/numeric/ternary_codec.h"
 
 namespace treesim::kernels {

@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "kernels/gemm/gemm_options.h"
+#include "kernels/gemm/gemm_tune.h"
+#include "kernels/gemm/plan_file.h"
 #include "kernels/operand_bytes.h"
-#include "kernels/qgemm/gemm_tune.h"
-#include "kernels/qgemm/plan_file.h"
 #include "kernels/tgemm/tgemm_kernel.h"
 #include "sim/core/mt19937_64.h"
 #include "sim/layout/bound_layout.h"

@@ -7,7 +7,6 @@
 
 #include "kernels/gemm/gemm_instance.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm_kernel.h"
 #include "kernels/tgemm/tgemm.h"
 
 namespace treesim::kernels {

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/numeric/fixed_point.h"
 #include "tests/configs.h"
 

@@ -1,10 +1,10 @@
 // Tuning candidates of a GEMM: the estimate's ranking starts with the default planner's plan, and
 // every enumerated candidate is either estimated or counted as pruned.
-#include "kernels/qgemm/gemm_tune.h"
+#include "kernels/gemm/gemm_tune.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/machine/machine_file.h"
 #include "sim/numeric/fixed_point.h"
 #include "tests/configs.h"

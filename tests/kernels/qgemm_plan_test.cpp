@@ -1,5 +1,5 @@
 // Planning is pure: plans fit the LM, their layouts bind, and bad assignments are refused.
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 #include <tuple>
 #include <variant>
 
+#include "kernels/qgemm/qgemm_program.h"
 #include "kernels/qgemm/verify.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/loader_plan.h"

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <variant>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "tests/configs.h"
 
 namespace treesim::kernels {
@@ -81,7 +81,7 @@ std::vector<QgemmPlan> every_plan(const QgemmProblem& p, const machine::MachineC
                 }
                 QgemmPlan& plan = std::get<QgemmPlan>(shaped);
                 // K split over several passes: K in the fewest steps with two buffers only
-                // (qgemm_search.cpp).
+                // (kernels/gemm/gemm_search.cpp).
                 if (plan.pk > 1 && plan.m_passes * plan.n_passes > 1 && (steps > 1 || buffers > 2)) continue;
                 if (!seen.insert({plan.m_passes, plan.n_passes, plan.kt, plan.buffers, plan.stationary})
                          .second)

@@ -4,7 +4,7 @@
 
 #include <any>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "tests/configs.h"
 #include "tests/tools/session/simulated_kernel.h"
 

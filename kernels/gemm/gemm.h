@@ -1,4 +1,6 @@
-// Quantized int8 GEMM on the tree: C[M×N] = requant(A[M×K] · B[K×N] + bias).
+// The GEMM core that qgemm (B as int8) and tgemm (B as packed trits) are front ends of: the
+// problem C[M×N] = requant(A[M×K] · B[K×N] + bias), its plans, their search and estimate, the
+// layouts of the operands and tiles. (Its types keep qgemm's names, the first front end's.)
 //
 // A plan assigns every level of the machine to one GEMM dimension — M (rows of A and C), N (columns
 // of B and C), K (the reduction, split over the lowest levels and summed up the tree) — or to none
@@ -195,7 +197,7 @@ enum class Prune {
   kDuplicate,        // the same plan as an earlier candidate (another tiling choice came to it)
   kBound,            // its lower bound is above the best estimate: it cannot win
   kNoFurtherSplit,   // C's tile splits no further (one row, one LM word)
-  kReduceWait,       // three buffers where K is split over several passes (qgemm_search.cpp says why)
+  kReduceWait,       // three buffers where K is split over several passes (gemm_search.cpp says why)
 };
 const char* prune_name(Prune reason);  // "K split over part of a level", ...
 
@@ -374,7 +376,7 @@ program::Requant requant_of(const QgemmProblem& prob, const QgemmPlan& plan, std
 // from g·a_window.channels. The groups' passes run as one pipeline, group after group. With one
 // column per group (N = 1, depthwise) and per-channel requant, `group_multipliers` gives each group's
 // multiplier, which its requant instructions hold.
-// A tensor one program unit leaves in the LMs for the next (graph/ keeps a convolution's output
+// A tensor one program unit leaves in the LMs for the next (kernels/graph keeps a convolution's output
 // there for the next convolution's windows or the dense layer after it): its layout over the whole
 // tensor (declared `shape`), its LM offset and its bytes per PE.
 struct LmTensor {
@@ -396,8 +398,5 @@ struct GemmOperands {
 // A as the window matrix of a 1×1 window over [M, 1, 1, K]: the same matrix, for a GEMM whose A
 // is read by a windowed convert (a flattened convolution output in the LMs).
 program::Window whole_rows_window(std::uint64_t k);
-
-program::Program build_program(const QgemmProblem& problem, const QgemmPlan& plan,
-                               const machine::MachineConfig& machine, const GemmOperands& operands = {});
 
 }  // namespace treesim::kernels

@@ -1,4 +1,4 @@
-#include "kernels/qgemm/gemm_tune.h"
+#include "kernels/gemm/gemm_tune.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // The GEMM plan file (and the chain plan file of its layers).
-#include "kernels/qgemm/plan_file.h"
+#include "kernels/gemm/plan_file.h"
 
 #include <any>
 #include <map>

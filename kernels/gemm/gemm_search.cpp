@@ -5,8 +5,8 @@
 #include <set>
 #include <tuple>
 
-#include "kernels/qgemm/qgemm.h"
-#include "kernels/qgemm/qgemm_estimate.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_estimate.h"
 
 namespace treesim::kernels {
 namespace {

@@ -1,8 +1,8 @@
-// The qgemm planner's estimate, shared by its plan search (qgemm_plan.cpp) and its estimator
-// (qgemm_estimate.cpp).
+// The GEMM planner's estimate, shared by its plan search (gemm_plan.cpp) and its estimator
+// (gemm_estimate.cpp).
 #pragma once
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/machine/machine_config.h"
 #include "sim/timing/cost_model.h"
 

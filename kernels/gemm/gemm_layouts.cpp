@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/layout/matrix.h"
 #include "sim/layout/parse.h"
 #include "sim/timing/cost_model.h"

@@ -2,7 +2,7 @@
 // choice, its buffers shaped on what the resident regions leave of the LM.
 #include <fmt/format.h>
 
-#include "kernels/qgemm/qgemm.h"
+#include "kernels/gemm/gemm.h"
 #include "sim/timing/cost_model.h"
 
 namespace treesim::kernels {

@@ -5,8 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels {
 

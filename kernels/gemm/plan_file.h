@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
-#include "kernels/qgemm/qgemm.h"
 
 namespace treesim::kernels {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <variant>
 
-#include "kernels/qgemm/qgemm.h"
-#include "kernels/qgemm/qgemm_estimate.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_estimate.h"
 #include "sim/layout/bound_layout.h"
 #include "sim/layout/loader_plan.h"
 #include "sim/layout/parse.h"
