@@ -87,14 +87,15 @@ const std::map<std::string, OpInfo>& table() {
   return ops;
 }
 
-// Operators the issue lists that are not there yet, with why.
+// Float operators that run only where kernels/graph/fuse.cpp folds them into a quantized kernel
+// (their Q/DQ pattern), with why and what they become; alone they cannot run.
 const std::map<std::string, const char*>& pending() {
   static const std::map<std::string, const char*> ops = {
       {"Conv", "float: runs only fused between DequantizeLinear and QuantizeLinear (as conv2d)"},
-      {"MatMul", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
-      {"Gemm", "float: runs only fused between DequantizeLinear and QuantizeLinear (not yet)"},
-      {"Relu", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
-      {"Clip", "float: runs only fused into a quantized kernel's output clamp (not yet)"},
+      {"MatMul", "float: runs only fused between DequantizeLinear and QuantizeLinear (as qgemm)"},
+      {"Gemm", "float: runs only fused between DequantizeLinear and QuantizeLinear (as qgemm)"},
+      {"Relu", "float: runs only fused into a quantized kernel's output clamp (after a Q/DQ GEMM or Add)"},
+      {"Clip", "float: runs only fused into a quantized kernel's output clamp (after a Q/DQ GEMM)"},
       {"Add",
        "float: runs only fused between DequantizeLinear and QuantizeLinear (as qadd), or as a GEMM's bias"},
       {"AveragePool", "float: runs only fused between DequantizeLinear and QuantizeLinear (as avgpool)"},

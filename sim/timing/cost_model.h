@@ -1,6 +1,10 @@
-// The one cost model: every closed form of the timing model, written once and SystemC-free. The
+// The one cost model: the closed forms of the timing model, written once and SystemC-free. The
 // SystemC modules (Dram, links, PE units), the roofline and every kernel planner's estimate call
-// it; outside it and the machine-file reader nothing reads a rate or a latency field.
+// it; outside it and the machine-file reader nothing reads a rate or a latency field. Not yet
+// here: on a machine with a DRAM channel per unit of a level (MN-Core 2's Groups), which channel
+// holds each element and which bytes cross between channels is worked out only by the models
+// (models/dram_placement.h, models/sequencer_channels.cpp); the forms below see one DRAM of the
+// channels' total rate, so the planners' estimates are off there.
 //
 //   PE unit alone:   latency + ceil(work per PE / rate)            (MAC, DPT decode, requant, copy)
 //   transfer alone:  Σ latencies on its path + max over stages of ceil(bytes at the stage's busiest
