@@ -143,15 +143,27 @@ kernels::Result<Attribute> attribute_of(const ::onnx::AttributeProto& a, const s
   return r;
 }
 
-ValueInfo value_info_of(const ::onnx::ValueInfoProto& v) {
+// A graph input's or output's declaration; `where` names it in messages ("input 'x'"). Its declared
+// size is held to the tensor cap here, in the reader, before anything sizes a tensor by it (a
+// dimension without a size counts as 1).
+kernels::Result<ValueInfo> value_info_of(const ::onnx::ValueInfoProto& v, const std::string& where) {
   ValueInfo info;
   info.name = v.name();
   if (v.type().has_tensor_type()) {
     const auto& tt = v.type().tensor_type();
     info.type = elem_type_of(tt.elem_type());
     info.type_name = info.type ? elem_name(*info.type) : onnx_type_name(tt.elem_type());
-    for (const auto& d : tt.shape().dim())
+    info.has_shape = tt.has_shape();
+    std::optional<std::uint64_t> bytes = info.type ? elem_bytes(*info.type) : 1;
+    for (const auto& d : tt.shape().dim()) {
       info.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+      info.dim_params.push_back(info.shape.back() < 0 && d.has_dim_param() ? d.dim_param() : "");
+      if (info.shape.back() > 0 && bytes)
+        bytes = core::checked_mul(*bytes, static_cast<std::uint64_t>(info.shape.back()));
+    }
+    if (!bytes || *bytes > kMaxTensorBytes)
+      return Error{where,
+                   fmt::format("declared {} is more than {} bytes", declared_text(info), kMaxTensorBytes)};
   } else {
     info.type_name = "not a tensor";
   }
@@ -182,9 +194,19 @@ kernels::Result<Model> parse_onnx_model(const std::string& bytes, const std::str
     if (total > kMaxModelBytes) return Error{path, "the initializers hold more than 1 GiB"};
     m.initializers[init.name()] = std::move(t.value());
   }
-  for (const auto& in : g.input())
-    if (!m.initializers.count(in.name())) m.inputs.push_back(value_info_of(in));
-  for (const auto& out : g.output()) m.outputs.push_back(value_info_of(out));
+  for (const auto& in : g.input()) {
+    if (m.initializers.count(in.name())) continue;
+    kernels::Result<ValueInfo> v =
+        value_info_of(in, fmt::format("{}: input '{}'", path, core::echo(in.name())));
+    if (!v) return v.errors();
+    m.inputs.push_back(std::move(v.value()));
+  }
+  for (const auto& out : g.output()) {
+    kernels::Result<ValueInfo> v =
+        value_info_of(out, fmt::format("{}: output '{}'", path, core::echo(out.name())));
+    if (!v) return v.errors();
+    m.outputs.push_back(std::move(v.value()));
+  }
   for (int i = 0; i < g.node_size(); ++i) {
     const ::onnx::NodeProto& np = g.node(i);
     Node n;

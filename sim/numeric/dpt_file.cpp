@@ -1,5 +1,6 @@
 #include "sim/numeric/dpt_file.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -59,6 +60,24 @@ PackedTernary parse_dpt_file(std::string_view data, const std::string& name) {
   PackedTernary p;
   p.axis = axis;
   for (std::uint64_t i = 0; i < ndim; ++i) p.shape.push_back(get(data, kFixedHeader + 8 * i, 8));
+  // Every dimension bounded, a zero one too: unpacking sizes a line by shape[axis] and loops over the
+  // others even when the tensor holds nothing, so an empty shape [0, 2^40] would ask for a 2^40-trit
+  // line from a 56-byte file. No file the reader takes holds more weights than this.
+  constexpr std::uint64_t kMaxWeights = io::kMaxDptFileBytes * kDptTritsPerByte;
+  std::uint64_t extent = 1;
+  for (std::uint64_t d : p.shape) {
+    const std::uint64_t at_least_one = std::max<std::uint64_t>(d, 1);
+    if (extent > kMaxWeights / at_least_one) {
+      extent = kMaxWeights + 1;
+      break;
+    }
+    extent *= at_least_one;
+  }
+  if (extent > kMaxWeights)
+    fail(
+        fmt::format("shape {} spans more than {} weights (5 a byte of the largest .dpt file, {} bytes; "
+                    "a zero dimension counts as 1)",
+                    fmt::join(p.shape, "×"), kMaxWeights, io::kMaxDptFileBytes));
   if (trits != p.trits_per_line())
     fail(fmt::format("trit count {} does not match shape[{}] = {}", trits, axis, p.trits_per_line()));
   std::uint64_t need = 1;

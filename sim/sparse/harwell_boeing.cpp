@@ -22,6 +22,7 @@ struct FortranFormat {
 struct Reader {
   const std::string& name;
   TextLines lines;
+  std::uint64_t text_bytes = 0;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw SparseError(fmt::format("{}:{}: {}", name, lines.line(), what));
@@ -57,7 +58,8 @@ struct Reader {
   // `count` fixed-width fields over `cards` lines.
   std::vector<std::string_view> fields(const FortranFormat& f, std::uint64_t count, const char* what) {
     std::vector<std::string_view> out;
-    out.reserve(std::min<std::uint64_t>(count, kMaxMatrixEntries));
+    // At most a field per byte of the text: a header's count is not trusted with memory.
+    out.reserve(std::min<std::uint64_t>(count, text_bytes + 1));
     while (out.size() < count) {
       const std::string_view l = line(what);
       for (std::size_t k = 0; k < f.per_line && out.size() < count; ++k) {
@@ -77,7 +79,7 @@ struct Reader {
 }  // namespace
 
 MatrixFile read_harwell_boeing(const std::string& text, const std::string& name) {
-  Reader r{name, TextLines(text)};
+  Reader r{name, TextLines(text), text.size()};
   r.line("the title line");
   const auto counts = split_words(r.line("the card counts"));
   if (counts.size() < 4) r.fail("expected the card counts 'TOTCRD PTRCRD INDCRD VALCRD [RHSCRD]'");
@@ -102,6 +104,7 @@ MatrixFile read_harwell_boeing(const std::string& text, const std::string& name)
     r.fail("expected positive NROW and NCOL and a count NNZERO");
   if (*nnz > kMaxMatrixEntries)
     r.fail(fmt::format("{} entries is more than the {} supported", *nnz, kMaxMatrixEntries));
+  if (const std::string e = declared_size_error(*rows, *cols, *nnz); !e.empty()) r.fail(e);
   const bool sym = type[1] == 'S', skew = type[1] == 'Z', pattern = type[0] == 'P';
   if ((sym || skew) && *rows != *cols) r.fail("a symmetric matrix must be square");
   const std::string_view fmts = r.line("the format line");

@@ -3,11 +3,24 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 #include "sim/sparse/sparse_error.h"
 
 namespace treesim::sparse {
+
+std::string declared_size_error(std::uint64_t rows, std::uint64_t cols, std::uint64_t entries) {
+  const std::uint64_t dim = std::max(rows, cols);
+  if (dim > kMaxMatrixDim)
+    return fmt::format("{}×{} is more than the {} rows or columns supported", rows, cols, kMaxMatrixDim);
+  const std::uint64_t allowed = std::max(kDimAllowance, kDimsPerEntry * std::min(entries, kMaxMatrixEntries));
+  if (dim > allowed)
+    return fmt::format("{}×{} with {} entries: expected at most {} rows and columns (max({}, {} per entry))",
+                       rows, cols, entries, allowed, kDimAllowance, kDimsPerEntry);
+  return "";
+}
 
 MatrixFormat format_of(const std::string& path) {
   const auto dot = path.rfind('.');

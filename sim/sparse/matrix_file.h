@@ -15,6 +15,18 @@ inline constexpr std::uint64_t kMaxMatrixFileBytes = std::uint64_t{256} << 20;  
 // Rows, columns and entries past this are refused: a typo, or more than the simulator can hold.
 inline constexpr std::uint64_t kMaxMatrixDim = std::uint64_t{1} << 31;
 inline constexpr std::uint64_t kMaxMatrixEntries = std::uint64_t{1} << 27;
+// A header's rows and columns are also held against its entries: at most
+// max(kDimAllowance, kDimsPerEntry × entries) each. Every consumer keeps a few words per row and
+// column (row counts, CSR positions, x and y), so a header may declare no more rows than its
+// entries could use; a 64-byte file cannot ask for gigabytes. (Rows without entries are allowed,
+// within the allowance.)
+inline constexpr std::uint64_t kDimAllowance = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kDimsPerEntry = 16;
+
+// Why a declared rows × cols matrix of `entries` entries is refused ("" if it is not): over
+// kMaxMatrixDim, or over the allowance its entries give (above). The readers call it on the header,
+// before they allocate anything.
+std::string declared_size_error(std::uint64_t rows, std::uint64_t cols, std::uint64_t entries);
 
 enum class MatrixFormat { kMatrixMarket, kHarwellBoeing, kMetisGraph };
 

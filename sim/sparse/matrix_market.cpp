@@ -106,6 +106,7 @@ MatrixFile read_matrix_market(const std::string& text, const std::string& name) 
   }
   if (count > kMaxMatrixEntries)
     r.fail(fmt::format("{} entries is more than the {} supported", count, kMaxMatrixEntries));
+  if (const std::string e = declared_size_error(*rows, *cols, count); !e.empty()) r.fail(e);
 
   MatrixFile f{{*rows, *cols, {}}, fmt::format("{} {} {}", layout, field, symmetry), pattern};
   auto& e = f.coo.entries;

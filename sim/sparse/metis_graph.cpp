@@ -38,7 +38,9 @@ MatrixFile read_metis_graph(const std::string& text, const std::string& name) {
   if (!ncon || *ncon == 0 || *ncon > 64) fail("expected NCON 1..64");
 
   MatrixFile f{{*n, *n, {}}, "graph", true};
-  f.coo.entries.reserve(2 * *m);
+  if (const std::string e = declared_size_error(*n, *n, 2 * *m); !e.empty()) fail(e);
+  // At most an entry per two bytes of the text: a header's count is not trusted with memory.
+  f.coo.entries.reserve(std::min<std::uint64_t>(2 * *m, text.size() / 2 + 1));
   std::vector<std::string_view> w;  // one line's words, reused
   for (std::uint64_t v = 0; v < *n; ++v) {
     const auto l = next();

@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "sim/io/npy.h"
 #include "tests/test_support.h"
 #include "tests/tools/bad_input_cases.h"
+#include "tests/tools/onnx_bytes.h"
 
 namespace treesim::testing {
 namespace {
@@ -118,6 +120,68 @@ TEST(HostileInput, TwentyThousandLevels) {
 TEST(HostileInput, DeeplyNestedYaml) {
   const auto m = machine_file("h-nested.yaml", std::string(1000000, '['));
   expect_refused({"info", "--machine", m}, "h-nested.yaml:");
+}
+
+// Small files that declare sizes from 2^24 to 2^62 to every reader that sizes memory by a
+// declaration (ONNX shapes, Matrix Market headers, .dpt shapes, .npy headers): each command ends
+// within the 1 GiB cap and the timeout, refusing with one line or running, never with an internal
+// error.
+void expect_contained(const std::vector<std::string>& args) {
+  const LimitedResult r = run_treesim_limited(args, kOneGiB, kTimeoutSeconds);
+  EXPECT_FALSE(r.timed_out) << "still running after " << kTimeoutSeconds << " s";
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << "exit " << r.exit_code << ": " << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(HostileInput, DeclaredSizesUpTo2To62StayWithinAGib) {
+  namespace ob = onnx_bytes;
+  const std::string mini = source_path("configs/mini.yaml");
+  const std::string x = write_temp_file("h-x.npy", "");
+  io::write_npy(x, io::make_npy<std::uint8_t>({2}, {0, 0}));
+  for (int k : {24, 31, 40, 62}) {
+    SCOPED_TRACE(k);
+    const std::uint64_t n = std::uint64_t{1} << k;
+    const std::string tag = std::to_string(k);
+    // ONNX: a graph input and output of n elements.
+    const auto onnx =
+        write_temp_file("h-declared-" + tag + ".onnx",
+                        ob::model({ob::node("Flatten", {"x"}, {"y"})},
+                                  {ob::value_info("x", ob::kUint8, {static_cast<std::int64_t>(n)})},
+                                  {ob::value_info("y", ob::kUint8, {1, static_cast<std::int64_t>(n)})}));
+    expect_contained({"onnx", "show", onnx, "--machine", mini});
+    expect_contained({"onnx", "run", onnx, "--machine", mini, "--input", "x=" + x});
+    // Matrix Market: n × n with one entry.
+    const auto mtx =
+        write_temp_file("h-declared-" + tag + ".mtx",
+                        fmt::format("%%MatrixMarket matrix coordinate real general\n{} {} 1\n1 1 1\n", n, n));
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"run", "spmm", "--matrix", mtx, "--n", "4", "--machine", mini},
+          {"run", "spmv", "--matrix", mtx, "--machine", mini},
+          {"tune", "spmv", "--matrix", mtx, "--machine", mini},
+          {"sparse", "partition", mtx, "--pes", "4"},
+          {"sparse", "show", mtx}})
+      expect_contained(args);
+    // .dpt: shape 0 × n (no payload at all).
+    std::string dpt("TSIMDPT\n", 8);
+    auto put = [&dpt](std::uint64_t v, int bytes) {
+      for (int i = 0; i < bytes; ++i) dpt += static_cast<char>(v >> (8 * i) & 0xff);
+    };
+    put(1, 4), put(2, 4), put(1, 4), put(0, 4), put(n, 8), put(0, 8), put(0, 8), put(n, 8);
+    const auto dpt_file = write_temp_file("h-declared-" + tag + ".dpt", dpt);
+    expect_contained({"dpt", "unpack", "--in", dpt_file, "--out", temp_path("h-declared.npy")});
+    // .npy: an n × 4 int8 header with no data.
+    const std::string dict =
+        fmt::format("{{'descr': '|i1', 'fortran_order': False, 'shape': ({}, 4), }}\n", n);
+    std::string npy("\x93NUMPY\x01\x00", 8);
+    npy += static_cast<char>(dict.size());
+    npy += '\0';
+    const auto npy_file = write_temp_file("h-declared-" + tag + ".npy", npy + dict);
+    const auto quant =
+        write_temp_file("h-q.yaml", "a_zero_point: 0\nb_zero_point: 0\nmultiplier: 1073741824\nshift: 0\n");
+    expect_contained({"run", "qgemm", "--machine", mini, "--a", npy_file, "--b", npy_file, "--quant", quant});
+    expect_contained({"dpt", "pack", "--in", npy_file, "--out", temp_path("h-declared.dpt")});
+  }
 }
 
 }  // namespace

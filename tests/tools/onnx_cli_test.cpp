@@ -10,25 +10,16 @@
 
 #include "sim/io/npy.h"
 #include "tests/test_support.h"
+#include "tests/tools/onnx_bytes.h"
 
 namespace treesim::testing {
 namespace {
 
 const std::string kNode = "/usr/share/libonnx-testdata/data/node/";
 
-// Protobuf wire format by hand (test_tools does not link libonnx): a length-delimited field.
-std::string varint(std::uint64_t v) {
-  std::string s;
-  do {
-    std::uint8_t b = v & 0x7f;
-    v >>= 7;
-    s.push_back(static_cast<char>(v ? b | 0x80 : b));
-  } while (v);
-  return s;
-}
-std::string field(int number, const std::string& bytes) {
-  return static_cast<char>(number << 3 | 2) + varint(bytes.size()) + bytes;
-}
+using onnx_bytes::field;
+using onnx_bytes::varint;
+
 // ModelProto.graph = 7, GraphProto.node = 1, NodeProto.op_type = 4.
 std::string model_with_nodes(std::size_t count) {
   const std::string node = field(1, field(4, "Relu"));
