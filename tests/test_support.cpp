@@ -107,16 +107,18 @@ LimitedResult run_treesim_limited(const std::vector<std::string>& args, std::uin
   pid_t pid = spawn(args, out_path, err_path, sanitizer_build() ? 0 : memory_bytes);
   LimitedResult r;
   int status = 0;
+  struct rusage usage {};
   for (;;) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    if (::wait4(pid, &status, WNOHANG, &usage) == pid) break;
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(timeout_seconds)) {
       ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+      ::wait4(pid, &status, 0, &usage);
       r.timed_out = true;
       break;
     }
     ::usleep(2000);
   }
+  r.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.exit_code = exit_code_of(status);
   r.out = slurp(out_path);
@@ -143,9 +145,11 @@ CliResult run_treesim(const std::vector<std::string>& args) {
   std::string err_path = temp_path("cli-err-" + std::to_string(counter++));
   pid_t pid = spawn(args, out_path, err_path, 0);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
   CliResult r;
   r.exit_code = exit_code_of(status);
+  r.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;

@@ -16,6 +16,7 @@ struct CliResult {
   int exit_code = -1;
   std::string out;
   std::string err;
+  std::uint64_t peak_rss_bytes = 0;  // the child's peak resident memory (getrusage's ru_maxrss)
 };
 
 // Runs the treesim binary with `args` (no shell: arguments are passed as they are).

@@ -12,27 +12,29 @@
 
 #include "kernels/graph/fuse.h"
 #include "kernels/graph/onnx_file.h"
-#include "tools/session/graph_run.h"
+#include "sim/core/checked.h"
+#include "sim/core/echo.h"
 #include "sim/io/npy.h"
 #include "sim/trace/trace_merge.h"
 #include "tools/cli.h"
 #include "tools/onnx_backend_test.h"
 #include "tools/output_set.h"
+#include "tools/session/graph_run.h"
 
 namespace treesim::tools {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string value_text(const graph::ValueInfo& v) {
-  std::string dims;
-  for (std::size_t i = 0; i < v.shape.size(); ++i)
-    dims += (i ? "," : "") + (v.shape[i] < 0 ? std::string("?") : std::to_string(v.shape[i]));
-  return fmt::format("{} {}[{}]", v.name, v.type_name, dims);
-}
+std::string value_text(const graph::ValueInfo& v) { return v.name + " " + graph::declared_text(v); }
+
+// `onnx show --machine` plans by running the graph on zero inputs it makes: past this many bytes of
+// them it refuses (docs/onnx.md, Limits), so that a small file cannot make it allocate gigabytes.
+constexpr std::uint64_t kMaxShowInputBytes = std::uint64_t{256} << 20;
 
 struct ShowConfig {
   std::string model, machine;
+  bool has_machine = false;  // --machine given (an empty path is refused, not taken for none)
   std::uint64_t batch = 1;
 };
 
@@ -41,9 +43,32 @@ struct ShowConfig {
 graph::GraphRun plan_run(const graph::Model& model, const ShowConfig& c,
                          const machine::MachineConfig& machine) {
   std::map<std::string, graph::Tensor> inputs;
+  // Their sizes first, against the machine's DRAM and the most show plans with: nothing is
+  // allocated by a declaration before it is known to fit (a dimension without a size is --batch's).
+  const std::uint64_t limit = std::min<std::uint64_t>(machine.dram.bytes, kMaxShowInputBytes);
+  std::uint64_t total = 0;
   for (const graph::ValueInfo& v : model.inputs) {
     if (!v.type)
-      throw CliError(fmt::format("input '{}' is {}, which treesim does not take", v.name, v.type_name));
+      throw CliError(
+          fmt::format("input '{}' is {}, which treesim does not take", core::echo(v.name), v.type_name));
+    std::optional<std::uint64_t> bytes = graph::elem_bytes(*v.type);
+    bool batched = false;
+    for (std::int64_t d : v.shape) {
+      batched = batched || d < 0;
+      if (bytes) bytes = core::checked_mul(*bytes, d < 0 ? c.batch : static_cast<std::uint64_t>(d));
+    }
+    const std::optional<std::uint64_t> sum = bytes ? core::checked_add(total, *bytes) : std::nullopt;
+    if (!sum || *sum > limit)
+      throw CliError(fmt::format("{}: input '{}' {}{} makes the inputs {} bytes, more than {} ({})",
+                                 batched ? "--batch" : core::echo(c.model), core::echo(v.name),
+                                 graph::declared_text(v), batched ? fmt::format(" at batch {}", c.batch) : "",
+                                 sum ? fmt::to_string(*sum) : "more than 2^64", limit,
+                                 limit == machine.dram.bytes
+                                     ? "the machine's DRAM"
+                                     : "the most `onnx show` plans with; `onnx run` takes more"));
+    total = *sum;
+  }
+  for (const graph::ValueInfo& v : model.inputs) {
     std::vector<std::uint64_t> dims;
     for (std::int64_t d : v.shape) dims.push_back(d < 0 ? c.batch : static_cast<std::uint64_t>(d));
     inputs[v.name] = graph::make_tensor(*v.type, dims);
@@ -70,9 +95,9 @@ void show(const ShowConfig& c) {
   // With a machine (and every node able to run): the plan of each machine node's programs.
   std::optional<graph::GraphRun> run;
   std::optional<machine::MachineConfig> machine;
-  if (!c.machine.empty() && unsupported == 0) {
+  if (c.has_machine) {
     machine = load_machine_or_throw(c.machine);
-    run = plan_run(model, c, *machine);
+    if (unsupported == 0) run = plan_run(model, c, *machine);
   }
   for (std::size_t i = 0; i < model.nodes.size(); ++i) {
     const graph::Node& n = model.nodes[i];
@@ -104,7 +129,7 @@ void show(const ShowConfig& c) {
   if (run)
     out += fmt::format("; on {} (batch {}): {} program{}, {} cycles", machine->name, c.batch, run->programs,
                        run->programs == 1 ? "" : "s", run->cycles);
-  else if (!c.machine.empty())
+  else if (c.has_machine)
     out += ", so there is no plan";
   emit(out + "\n");
 }
@@ -168,6 +193,12 @@ struct RunCommand {
 void run(const RunCommand& c) {
   const graph::Model model = read_model_or_throw(c.model).model;
   if (core::Errors e = graph::unsupported_nodes(model); !e.empty()) throw CliError(first_error(e));
+  // Every output path is checked (staged) before any is made: a report that cannot be written
+  // leaves no --out folder behind, and a failed run removes what was staged.
+  OutputSet files;
+  if (!c.report.empty()) files.stage(c.report, "--report");
+  std::string staged_trace;
+  if (!c.trace_json.empty()) staged_trace = files.stage(c.trace_json, "--trace-json");
   std::map<std::string, graph::Tensor> inputs;
   for (const std::string& given : c.inputs) {
     const auto eq = given.find('=');
@@ -180,15 +211,25 @@ void run(const RunCommand& c) {
     } catch (const io::NpyError& e) {
       throw CliError(e.what());
     }
-    if (!inputs.emplace(name, tensor_of_npy(a, path)).second)
-      throw CliError(fmt::format("--input: '{}' is given twice", name));
+    const auto declared = std::find_if(model.inputs.begin(), model.inputs.end(),
+                                       [&](const graph::ValueInfo& v) { return v.name == name; });
+    if (declared == model.inputs.end()) {
+      std::string names;
+      for (const auto& in : model.inputs) names += (names.empty() ? "" : ", ") + core::echo(in.name, 40);
+      throw CliError(fmt::format("--input: the graph has no input '{}' (its inputs: {})", core::echo(name),
+                                 names.empty() ? "none" : names));
+    }
+    graph::Tensor t = tensor_of_npy(a, path);
+    if (std::string why = graph::declaration_mismatch(*declared, t); !why.empty())
+      throw CliError(fmt::format("--input: {}: {}", core::echo(path), why));
+    if (!inputs.emplace(name, std::move(t)).second)
+      throw CliError(fmt::format("--input: '{}' is given twice", core::echo(name)));
   }
   for (const auto& in : model.inputs)
     if (!inputs.count(in.name))
       throw CliError(fmt::format("--input: the graph's input '{}' ({}) is not given (NAME=FILE.npy)", in.name,
                                  value_text(in)));
-  OutputSet files;  // staged now: a folder that cannot be written fails before the run
-  if (!c.out_dir.empty()) std::filesystem::create_directories(c.out_dir);
+  if (!c.out_dir.empty()) files.stage_folder(c.out_dir, "--out");
   std::map<std::string, std::string> staged;
   if (!c.out_dir.empty())
     for (const auto& o : model.outputs)
@@ -208,7 +249,6 @@ void run(const RunCommand& c) {
     }
   } traces;
   if (!c.trace_json.empty()) {
-    const std::string staged_trace = files.stage(c.trace_json, "--trace-json");
     options.trace_path = [&traces, staged_trace](const std::string& node) {
       traces.list.push_back({node, fmt::format("{}.part{}.json", staged_trace, traces.list.size())});
       return traces.list.back().path;
@@ -306,11 +346,14 @@ void add_onnx_command(CLI::App& app) {
       onnx->add_subcommand("show", "The graph's inputs, outputs and nodes, and where each node runs");
   auto sc = std::make_shared<ShowConfig>();
   show_cmd->add_option("MODEL", sc->model, "An .onnx file")->required();
-  show_cmd->add_option("--machine", sc->machine,
-                       "Machine file (YAML): also plan every machine node (a run with zero inputs)");
+  CLI::Option* show_machine = show_cmd->add_option(
+      "--machine", sc->machine, "Machine file (YAML): also plan every machine node (a run with zero inputs)");
   show_cmd->add_option("--batch", sc->batch, "The size of every input dimension without one (default 1)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  show_cmd->callback([sc] { show(*sc); });
+  show_cmd->callback([sc, show_machine] {
+    sc->has_machine = show_machine->count() > 0;
+    show(*sc);
+  });
 
   auto* run_cmd = onnx->add_subcommand("run", "Run a model on a machine with inputs from .npy files");
   auto rc = std::make_shared<RunCommand>();

@@ -7,9 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "kernels/graph/backend_test.h"
 #include "kernels/graph/onnx_file.h"
-#include "tools/session/graph_run.h"
+#include "sim/core/echo.h"
 #include "tools/cli.h"
+#include "tools/kernel_options.h"
+#include "tools/session/graph_run.h"
 
 namespace treesim::tools {
 
@@ -49,54 +52,23 @@ std::string compare(const graph::Tensor& got, const graph::Tensor& expected, std
   return differ ? fmt::format("{} of {} values differ; first {}", differ, got.count(), first) : "";
 }
 
-graph::Tensor tensor_or_throw(const fs::path& path) {
-  kernels::Result<graph::Tensor> t = graph::read_onnx_tensor(path.string());
-  if (!t) throw CliError(first_error(t.errors()));
-  return std::move(t.value());
-}
-
-// Files NAME_0.pb, NAME_1.pb, ... in order.
-std::vector<fs::path> numbered(const fs::path& dir, const std::string& stem) {
-  std::vector<fs::path> files;
-  for (std::size_t i = 0;; ++i) {
-    fs::path p = dir / fmt::format("{}_{}.pb", stem, i);
-    if (!fs::exists(p)) break;
-    files.push_back(p);
-  }
-  return files;
-}
-
 }  // namespace
 
 int run_onnx_backend_test(const std::string& dir, const std::string& machine_path, bool verify) {
-  const fs::path root(dir);
-  if (!fs::is_directory(root))
-    throw CliError(fmt::format("{}: not a folder (expected an ONNX backend test case)", dir));
-  const graph::Model model = read_model_or_throw((root / "model.onnx").string()).model;
+  const graph::BackendFolder folder = take(graph::load_backend_folder(dir));
+  const graph::Model model = take(graph::backend_model(folder)).model;
   if (core::Errors e = graph::unsupported_nodes(model); !e.empty()) throw CliError(first_error(e));
-  std::vector<fs::path> sets;
-  for (const auto& entry : fs::directory_iterator(root))
-    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
-      sets.push_back(entry.path());
-  std::sort(sets.begin(), sets.end());
-  if (sets.empty()) throw CliError(fmt::format("{}: no test_data_set_* folder", dir));
+  const std::vector<graph::BackendSet> sets = take(graph::backend_sets(folder, model));
   const machine::MachineConfig machine = load_machine_or_throw(machine_path);
   models::Simulation sim(machine);
+  const fs::path root(dir);
   const std::string name =
       root.filename().empty() ? root.parent_path().filename().string() : root.filename().string();
   bool all = true;
   std::string out;
-  for (const fs::path& set : sets) {
-    const std::vector<fs::path> in_files = numbered(set, "input"), out_files = numbered(set, "output");
-    if (in_files.size() != model.inputs.size())
-      throw CliError(fmt::format("{}: {} input files for the graph's {} inputs", set.string(),
-                                 in_files.size(), model.inputs.size()));
-    if (out_files.size() != model.outputs.size())
-      throw CliError(fmt::format("{}: {} output files for the graph's {} outputs", set.string(),
-                                 out_files.size(), model.outputs.size()));
+  for (const graph::BackendSet& set : sets) {
     std::map<std::string, graph::Tensor> inputs;
-    for (std::size_t i = 0; i < in_files.size(); ++i)
-      inputs[model.inputs[i].name] = tensor_or_throw(in_files[i]);
+    for (std::size_t i = 0; i < set.inputs.size(); ++i) inputs[model.inputs[i].name] = set.inputs[i];
     graph::GraphRunOptions options;
     options.verify = verify;
     kernels::Result<graph::GraphRun> run = graph::run_graph(model, std::move(inputs), machine, sim, options);
@@ -104,20 +76,19 @@ int run_onnx_backend_test(const std::string& dir, const std::string& machine_pat
     for (const graph::NodeRun& n : run->nodes)
       if (n.verify && !n.verify->ok) {
         all = false;
-        out += fmt::format("{} {}: {}: FAIL against the host reference: {}\n", name, set.filename().string(),
-                           n.label, n.verify->first_mismatch);
+        out += fmt::format("{} {}: {}: FAIL against the host reference: {}\n", name, set.name, n.label,
+                           n.verify->first_mismatch);
       }
-    for (std::size_t i = 0; i < out_files.size(); ++i) {
-      const graph::Tensor expected = tensor_or_throw(out_files[i]);
+    for (std::size_t i = 0; i < set.outputs.size(); ++i) {
+      const graph::Tensor& expected = set.outputs[i];
       const std::string& oname = model.outputs[i].name;
       std::uint64_t differ = 0;
       const std::string why = compare(run->outputs.at(oname), expected, differ);
       all = all && why.empty();
       const bool exact = expected.type != graph::ElemType::kFloat32;
-      out +=
-          fmt::format("{} {} output {}: {} ({} {}, {}; {} cycles on the machine)\n", name,
-                      set.filename().string(), oname, why.empty() ? "pass" : "FAIL: " + why, expected.count(),
-                      graph::describe(expected), exact ? "exact" : "rtol 1e-3, atol 1e-7", run->cycles);
+      out += fmt::format("{} {} output {}: {} ({} {}, {}; {} cycles on the machine)\n", name, set.name, oname,
+                         why.empty() ? "pass" : "FAIL: " + why, expected.count(), graph::describe(expected),
+                         exact ? "exact" : "rtol 1e-3, atol 1e-7", run->cycles);
     }
   }
   emit(out);

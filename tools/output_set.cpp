@@ -43,6 +43,38 @@ std::string reason(int err) {
 OutputSet::~OutputSet() {
   for (const Entry& e : entries_)
     if (!e.temporary.empty()) std::remove(e.temporary.c_str());
+  if (committed_) return;
+  for (auto it = made_folders_.rbegin(); it != made_folders_.rend(); ++it)
+    ::rmdir(it->c_str());  // only if empty
+}
+
+void OutputSet::stage_folder(const std::string& dir, const std::string& option) {
+  const std::string shown = core::echo(dir);
+  if (dir.empty()) throw CliError(fmt::format("{}: expected a folder, got ''", option));
+  // The missing folders, from the first one below an existing ancestor down to `dir`.
+  std::vector<std::string> missing;
+  std::string at = dir;
+  while (!at.empty() && at != "/" && at != ".") {
+    struct stat st {};
+    if (::stat(at.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode))
+        throw CliError(
+            fmt::format("{}: expected a folder, got '{}' ('{}' is a file)", option, shown, core::echo(at)));
+      break;
+    }
+    if (errno != ENOENT && errno != ENOTDIR)  // ENOTDIR: a file above it, found further up
+      throw CliError(fmt::format("{}: cannot make the folder '{}': {}", option, shown, reason(errno)));
+    missing.push_back(at);
+    const auto slash = at.find_last_not_of('/') == std::string::npos
+                           ? std::string::npos
+                           : at.rfind('/', at.find_last_not_of('/'));
+    at = slash == std::string::npos ? "" : (slash == 0 ? "/" : at.substr(0, slash));
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
+      throw CliError(fmt::format("{}: cannot make the folder '{}': {}", option, shown, reason(errno)));
+    made_folders_.push_back(*it);
+  }
 }
 
 std::string OutputSet::stage(const std::string& path, const std::string& option) {
@@ -95,6 +127,7 @@ void OutputSet::commit() {
     }
     e.temporary.clear();
   }
+  committed_ = true;
 }
 
 }  // namespace treesim::tools

@@ -21,6 +21,11 @@ class OutputSet {
   // CliError naming the path before any work is done. Staging the same path for the same option
   // again returns the same temporary.
   std::string stage(const std::string& path, const std::string& option);
+  // Makes the folder `dir` (with its missing parents) for outputs named by `option` (e.g. "--out").
+  // A path through a file, or one that cannot be made, is a CliError naming the option and the
+  // path. The folders made here are removed again (while empty) unless commit() runs, so a command
+  // that fails leaves no folder behind either.
+  void stage_folder(const std::string& dir, const std::string& option);
   // stage() and write `content` to the temporary.
   void write(const std::string& path, std::string_view content, const std::string& option);
   // Renames every temporary onto its target.
@@ -31,6 +36,8 @@ class OutputSet {
     std::string target, temporary, option;
   };
   std::vector<Entry> entries_;
+  std::vector<std::string> made_folders_;  // in the order made: parents first
+  bool committed_ = false;
 };
 
 }  // namespace treesim::tools

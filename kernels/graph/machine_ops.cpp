@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
-#include "kernels/graph/onnx_file.h"
 #include "kernels/chain/gemm_network.h"
+#include "kernels/graph/onnx_file.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/core/checked.h"
 #include "sim/core/echo.h"
@@ -93,8 +94,14 @@ kernels::Result<PreparedGemm> prepare_gemm(const Node& n, const Inputs& in) {
   if (!is_8bit(a.type) || !is_8bit(b.type))
     return node_error(n,
                       fmt::format("a and b must be uint8 or int8, got {} and {}", describe(a), describe(b)));
-  if (t[2]->type != a.type || t[5]->type != b.type || !is_8bit(t[7]->type))
-    return node_error(n, "zero points must have their tensor's type (uint8 or int8)");
+  // A zero point has its codes' type: name the one that does not, with both types.
+  for (auto [zero, codes, name] : {std::tuple{t[2], &a, "a"}, std::tuple{t[5], &b, "b"}})
+    if (zero->type != codes->type)
+      return node_error(
+          n, fmt::format("{}_zero_point is {}, but {} is {} (a zero point has its tensor's type)", name,
+                         describe(*zero), name, elem_name(codes->type)));
+  if (!is_8bit(t[7]->type))
+    return node_error(n, fmt::format("y_zero_point must be uint8 or int8, got {}", describe(*t[7])));
   for (std::size_t s : {1, 4, 6})
     if (!integer && t[s]->type != ElemType::kFloat32)
       return node_error(n, fmt::format("{} must be float32", names[s]));
@@ -233,7 +240,8 @@ kernels::Result<TensorQuant> tensor_quant(const Node& n, const Inputs& in, std::
     return node_error(n,
                       fmt::format("{}_zero_point is {}, its codes {}", what, describe(*z), elem_name(*type)));
   if (q.type != ElemType::kUInt8 && q.type != ElemType::kInt8)
-    return node_error(n, fmt::format("{} must be uint8 or int8 codes", what));
+    return node_error(n, z ? fmt::format("{}_zero_point must be uint8 or int8, got {}", what, describe(*z))
+                           : fmt::format("{} must be uint8 or int8 codes", what));
   if (z && z->count() != 1)
     return node_error(
         n, fmt::format("{}_zero_point must have one element (per tensor), got {}", what, describe(*z)));

@@ -4,6 +4,24 @@
 
 namespace treesim::graph {
 
+std::string declared_text(const ValueInfo& v) {
+  if (!v.has_shape) return v.type_name;
+  std::string dims;
+  for (std::size_t i = 0; i < v.shape.size(); ++i)
+    dims += (i ? "," : "") + (v.shape[i] < 0 ? std::string("?") : std::to_string(v.shape[i]));
+  return v.type_name + "[" + dims + "]";
+}
+
+std::string declaration_mismatch(const ValueInfo& v, const Tensor& t) {
+  bool same = v.type && *v.type == t.type;
+  if (same && v.has_shape) {
+    same = v.shape.size() == t.shape.size();
+    for (std::size_t i = 0; same && i < v.shape.size(); ++i)
+      same = v.shape[i] < 0 || static_cast<std::uint64_t>(v.shape[i]) == t.shape[i];
+  }
+  return same ? "" : "expected " + declared_text(v) + " (as the graph declares it), got " + describe(t);
+}
+
 std::string node_label(const Node& node) {
   // Names from a file are echoed (control characters escaped, length capped): errors stay one line.
   const std::string op = core::echo(node.op_type);

@@ -35,7 +35,17 @@ struct ValueInfo {
   std::optional<ElemType> type;     // nullopt: a type treesim does not take
   std::string type_name;            // as the file names it ("float16", ...), for messages
   std::vector<std::int64_t> shape;  // -1 for a dimension without a fixed size
+  bool has_shape = false;           // the file declares a shape (else `shape` says nothing)
+  // A dimension's symbolic name (ONNX's dim_param, "N"), "" where it has none: the inputs that name
+  // one dimension alike must be given one size for it.
+  std::vector<std::string> dim_params;
 };
+
+// "uint8[2,?]" as the graph declares it ("uint8" alone without a shape).
+std::string declared_text(const ValueInfo& v);
+// "" when `t` is what `v` declares (its type, its rank and every dimension with a size), else what
+// differs: "expected uint8[2,4] (as the graph declares it), got uint8[3,4]".
+std::string declaration_mismatch(const ValueInfo& v, const Tensor& t);
 
 struct Model {
   std::string path;

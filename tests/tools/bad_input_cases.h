@@ -27,5 +27,6 @@ std::vector<BadInput> machine_cases();
 std::vector<BadInput> program_cases();
 std::vector<BadInput> command_cases();
 std::vector<BadInput> sparse_cases();
+std::vector<BadInput> onnx_cases();
 
 }  // namespace treesim::testing

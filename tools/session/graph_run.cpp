@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "kernels/conv2d/conv2d.h"
 #include "kernels/graph/add_ops.h"
 #include "kernels/graph/conv_ops.h"
 #include "kernels/graph/graph_program.h"
 #include "kernels/graph/host_ops.h"
 #include "kernels/graph/machine_ops.h"
 #include "kernels/graph/made_value.h"
-#include "kernels/conv2d/conv2d.h"
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "sim/core/echo.h"
 
@@ -48,12 +48,23 @@ class Runner {
 
   core::Errors set_inputs(std::map<std::string, Tensor> inputs) {
     values_ = model_.initializers;
+    std::map<std::string, std::pair<std::uint64_t, std::string>> dim_sizes;  // dim_param → size, by input
     for (const ValueInfo& in : model_.inputs) {
       auto it = inputs.find(in.name);
       if (it == inputs.end()) return {core::Error{"input '" + core::echo(in.name) + "'", "not given"}};
-      if (in.type && it->second.type != *in.type)
-        return {core::Error{"input '" + core::echo(in.name) + "'",
-                            fmt::format("expected {}, got {}", elem_name(*in.type), describe(it->second))}};
+      if (std::string why = declaration_mismatch(in, it->second); !why.empty())
+        return {core::Error{"input '" + core::echo(in.name) + "'", why}};
+      // A symbolic dimension ("N") takes one size across the inputs that name it.
+      for (std::size_t d = 0; d < in.dim_params.size() && d < it->second.shape.size(); ++d) {
+        if (in.dim_params[d].empty()) continue;
+        auto size = dim_sizes.emplace(in.dim_params[d], std::pair{it->second.shape[d], in.name}).first;
+        if (size->second.first != it->second.shape[d])
+          return {core::Error{
+              "input '" + core::echo(in.name) + "'",
+              fmt::format("dimension {} ('{}') is {}, but input '{}' gave '{}' the size {}", d,
+                          core::echo(in.dim_params[d]), it->second.shape[d], core::echo(size->second.second),
+                          core::echo(in.dim_params[d]), size->second.first)}};
+      }
       values_[in.name] = std::move(it->second);
       inputs.erase(it);
     }

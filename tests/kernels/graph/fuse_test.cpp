@@ -23,8 +23,8 @@ Node node(const std::string& op, std::vector<std::string> in, std::string out, c
 // x → DQ → MatMul(DQ(w)) → Add(DQ(b)) → Relu → Q → y
 Model mlp_layer() {
   Model m;
-  m.inputs = {{"x", ElemType::kUInt8, "uint8", {4, 8}}};
-  m.outputs = {{"y", ElemType::kInt8, "int8", {4, 3}}};
+  m.inputs = {{"x", ElemType::kUInt8, "uint8", {4, 8}, true, {}}};
+  m.outputs = {{"y", ElemType::kInt8, "int8", {4, 3}, true, {}}};
   m.nodes = {node("DequantizeLinear", {"x", "sx", "zx"}, "xd", "dq_x"),
              node("DequantizeLinear", {"w", "sw", "zw"}, "wd", "dq_w"),
              node("DequantizeLinear", {"b", "sb"}, "bd", "dq_b"),
@@ -64,7 +64,7 @@ TEST(Fuse, AClipBecomesTheOutputClampsBounds) {
 
 TEST(Fuse, AnActivationThatIsAlsoAGraphOutputIsNotFused) {
   Model m = mlp_layer();
-  m.outputs.push_back({"h", ElemType::kFloat32, "float32", {4, 3}});
+  m.outputs.push_back({"h", ElemType::kFloat32, "float32", {4, 3}, true, {}});
   const Fusion f = fuse_qdq(m);
   EXPECT_EQ(f.fused, 0u);
   EXPECT_EQ(f.model.nodes.size(), m.nodes.size());
@@ -98,7 +98,7 @@ TEST(Fuse, GemmWithTransAOrAlphaIsNotFused) {
 TEST(Fuse, AMatMulWithoutAQuantizeAfterItIsLeftAlone) {
   Model m = mlp_layer();
   m.nodes.pop_back();  // no QuantizeLinear: the float result is the output
-  m.outputs = {{"r", ElemType::kFloat32, "float32", {4, 3}}};
+  m.outputs = {{"r", ElemType::kFloat32, "float32", {4, 3}, true, {}}};
   const Fusion f = fuse_qdq(m);
   EXPECT_EQ(f.fused, 0u);
   // ... and the float MatMul it leaves cannot run.
@@ -107,7 +107,7 @@ TEST(Fuse, AMatMulWithoutAQuantizeAfterItIsLeftAlone) {
 
 TEST(Fuse, DequantizeNodesWithAnotherReaderStay) {
   Model m = mlp_layer();
-  m.outputs.push_back({"xd", ElemType::kFloat32, "float32", {4, 8}});
+  m.outputs.push_back({"xd", ElemType::kFloat32, "float32", {4, 8}, true, {}});
   const Fusion f = fuse_qdq(m);
   ASSERT_EQ(f.fused, 1u);
   ASSERT_EQ(f.model.nodes.size(), 2u);
@@ -118,8 +118,8 @@ TEST(Fuse, DequantizeNodesWithAnotherReaderStay) {
 // x → DQ → Conv(DQ(w) per filter, DQ(b)) → Relu → Q → y
 Model conv_layer() {
   Model m;
-  m.inputs = {{"x", ElemType::kUInt8, "uint8", {1, 3, 8, 8}}};
-  m.outputs = {{"y", ElemType::kUInt8, "uint8", {1, 4, 4, 4}}};
+  m.inputs = {{"x", ElemType::kUInt8, "uint8", {1, 3, 8, 8}, true, {}}};
+  m.outputs = {{"y", ElemType::kUInt8, "uint8", {1, 4, 4, 4}, true, {}}};
   Node dq_w = node("DequantizeLinear", {"w", "sw", "zw"}, "wd", "dq_w");
   dq_w.attributes["axis"].kind = Attribute::Kind::kInt;
   dq_w.attributes["axis"].i = 0;
@@ -161,8 +161,8 @@ TEST(Fuse, AConvWhoseWeightScalesRunAlongInputChannelsIsNotFused) {
 // x → DQ → POOL → Q → y
 Model pool_layer(const std::string& op) {
   Model m;
-  m.inputs = {{"x", ElemType::kUInt8, "uint8", {1, 3, 8, 8}}};
-  m.outputs = {{"y", ElemType::kInt8, "int8", {1, 3, 4, 4}}};
+  m.inputs = {{"x", ElemType::kUInt8, "uint8", {1, 3, 8, 8}, true, {}}};
+  m.outputs = {{"y", ElemType::kInt8, "int8", {1, 3, 4, 4}, true, {}}};
   Node pool = node(op, {"xd"}, "p", "pool");
   if (op != "GlobalAveragePool") {
     pool.attributes["kernel_shape"].kind = Attribute::Kind::kInts;
@@ -207,8 +207,9 @@ TEST(Fuse, AFusedPoolWithAnAttributeItDoesNotTakeIsUnsupported) {
 // a, b → DQ each → Add → Relu → Q → y
 Model add_layer() {
   Model m;
-  m.inputs = {{"a", ElemType::kUInt8, "uint8", {2, 8}}, {"b", ElemType::kInt8, "int8", {2, 8}}};
-  m.outputs = {{"y", ElemType::kInt8, "int8", {2, 8}}};
+  m.inputs = {{"a", ElemType::kUInt8, "uint8", {2, 8}, true, {}},
+              {"b", ElemType::kInt8, "int8", {2, 8}, true, {}}};
+  m.outputs = {{"y", ElemType::kInt8, "int8", {2, 8}, true, {}}};
   m.nodes = {node("DequantizeLinear", {"a", "sa", "za"}, "ad", "dq_a"),
              node("DequantizeLinear", {"b", "sb", "zb"}, "bd", "dq_b"), node("Add", {"ad", "bd"}, "s", "add"),
              node("Relu", {"s"}, "r", "relu"), node("QuantizeLinear", {"r", "sy", "zy"}, "y", "q")};

@@ -91,6 +91,21 @@ TEST(MachineOps, AnEmptyZeroPointIsRefused) {
   EXPECT_EQ(first(g.errors()), "node QLinearMatMul 'n': b_zero_point int8[0] must have 1 or 2 elements");
 }
 
+TEST(MachineOps, AZeroPointOfAnotherTypeIsNamedWithBothTypes) {
+  QLinear q;
+  q.za = ints(ElemType::kInt8, {}, {0});
+  kernels::Result<PreparedGemm> g = prepare_gemm(op("QLinearMatMul"), q.inputs());
+  ASSERT_FALSE(g);
+  EXPECT_EQ(
+      first(g.errors()),
+      "node QLinearMatMul 'n': a_zero_point is int8[], but a is uint8 (a zero point has its tensor's type)");
+  q = QLinear{};
+  q.zy = ints(ElemType::kInt32, {}, {0});
+  g = prepare_gemm(op("QLinearMatMul"), q.inputs());
+  ASSERT_FALSE(g);
+  EXPECT_EQ(first(g.errors()), "node QLinearMatMul 'n': y_zero_point must be uint8 or int8, got int32[]");
+}
+
 TEST(MachineOps, ANegativeScaleIsRefused) {
   QLinear q;
   q.s = floats({}, {-0.5f});
