@@ -123,6 +123,10 @@ Matrix read_matrix(const std::string& path, const char* what) {
   if (a.shape.size() != 2)
     throw CliError(
         fmt::format("{}: expected a 2-D matrix for {}, got shape {}", path, what, io::shape_string(a.shape)));
+  if (a.shape[0] == 0 || a.shape[1] == 0)
+    throw CliError(
+        fmt::format("{}: expected a matrix of at least one row and one column for {}, got shape {}", path,
+                    what, io::shape_string(a.shape)));
   return {a.dtype == core::DType::kInt8 ? core::DType::kInt8 : core::DType::kUInt8, a.shape[0], a.shape[1],
           io::npy_integers(a, path)};
 }

@@ -12,11 +12,12 @@
 #include "kernels/chain/chain.h"
 #include "kernels/registry.h"
 #include "models/simulation.h"
-#include "tools/session/run_problem.h"
+#include "sim/core/echo.h"
 #include "sim/report/report.h"
 #include "tools/cli.h"
 #include "tools/kernel_options.h"
 #include "tools/output_set.h"
+#include "tools/session/run_problem.h"
 
 namespace treesim::tools {
 namespace {
@@ -238,6 +239,9 @@ void tune_chain(const ChainCommand& c) {
   const machine::MachineConfig machine = load_machine_or_throw(c.machine);
   kernels::GemmChainSpec spec = take(kernels::read_chain_spec(c.spec));
   if (c.candidates > 0) spec.candidates_per_layer = c.candidates;
+  // What `run chain` refuses, refused here too: a plan for a chain that cannot run answers nothing.
+  if (core::Errors e = kernels::chain_spec_errors(spec, machine, core::echo(c.spec)); !e.empty())
+    throw CliError(first_error(e));
   const kernels::GemmChainPlan plan = take(kernels::plan_gemm_chain(spec, machine));
   const plan::ChainChoice& best = plan.best;
   double layers = 0, conversions = 0, ind_layers = 0, ind_conversions = 0;

@@ -1,5 +1,6 @@
 #include "tools/options.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <sstream>
@@ -131,6 +132,19 @@ std::string format_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   const std::string path = command_path(cmd);
   const std::string where = path.empty() ? "command" : path;
   const std::string what = e.what();
+  // An option given no value takes the next option as its value (CLI11 takes the next argument,
+  // whatever it is): `--m --n 4` leaves '4' over, or fails to convert '--n'. Name the option that
+  // has no value, whatever the error CLI11 found next.
+  std::vector<std::string> known;
+  for (const CLI::Option* o : cmd.get_options()) {
+    for (const std::string& l : o->get_lnames()) known.push_back("--" + l);
+    for (const std::string& s : o->get_snames()) known.push_back("-" + s);
+  }
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& v : o->results())
+      if (v.size() > 1 && v[0] == '-' &&
+          std::find(known.begin(), known.end(), v.substr(0, v.find('='))) != known.end())
+        return fmt::format("{}: expected a value, got the option '{}'", o->get_name(), core::echo(v));
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
     // "The following argument was not expected: frobnicate" (one or more, space separated, the
     // last one first).
@@ -143,11 +157,6 @@ std::string format_parse_error(const CLI::App& app, const CLI::ParseError& e) {
     for (const std::string& t : tokens) {
       if (t.size() < 2 || t[0] != '-') continue;
       const std::string name = t.substr(0, t.find('='));
-      std::vector<std::string> known;
-      for (const CLI::Option* o : cmd.get_options()) {
-        for (const std::string& l : o->get_lnames()) known.push_back("--" + l);
-        for (const std::string& s : o->get_snames()) known.push_back("-" + s);
-      }
       return fmt::format("{}: unknown option '{}'{}", where, core::echo(name),
                          core::did_you_mean(name, known));
     }

@@ -30,8 +30,16 @@ struct GemmChainSpec {
 // A chain spec file (YAML: m, widths, optional candidates_per_layer); an error names the file, line
 // and field.
 Result<GemmChainSpec> read_chain_spec(const std::string& path);
+// Its parsing half: a spec file's text, named `path` in messages.
+Result<GemmChainSpec> parse_chain_spec(const std::string& text, const std::string& path);
 // "128,256,64" → widths; an error names `option`.
 Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const std::string& option);
+
+// What a chain must satisfy before it is planned or run, as `run chain` and `tune chain` check it:
+// every activation, weight and bias in the machine's DRAM (an error with `where` = `dram_where`,
+// the option or file that sets the sizes), then each layer a GEMM the planner takes ("layer i").
+core::Errors chain_spec_errors(const GemmChainSpec& spec, const machine::MachineConfig& machine,
+                               const std::string& dram_where);
 
 // Layer i's GEMM: M×w[i+1]×w[i], s8 operands with zero points 0, bias, a per-tensor multiplier,
 // ReLU on an s8 output.

@@ -20,16 +20,8 @@ class ChainInstance : public Problem {
   ChainInstance(GemmChainSpec spec, std::uint64_t seed, bool via_dram)
       : spec_(std::move(spec)), seed_(seed), via_dram_(via_dram) {}
 
-  core::Errors check(const machine::MachineConfig&) const override {
-    core::Errors errors;
-    for (std::size_t i = 0; i < spec_.layers(); ++i) {
-      try {
-        check_problem(chain_layer_problem(spec_, i));
-      } catch (const QgemmError& e) {
-        errors.push_back({fmt::format("layer {}", i), e.what()});
-      }
-    }
-    return errors;
+  core::Errors check(const machine::MachineConfig& machine) const override {
+    return chain_spec_errors(spec_, machine, "");
   }
 
   Result<Plan> plan(const machine::MachineConfig& machine) const override {
@@ -180,22 +172,12 @@ Result<std::unique_ptr<Problem>> make_chain(const Options& o, const machine::Mac
     if (!widths) return widths.errors();
     spec.widths = widths.value();
   }
-  // Every activation, weight and bias in DRAM, refused before anything is allocated.
-  std::optional<std::uint64_t> total = checked_mul(spec.m, spec.widths[0]);
-  for (std::size_t i = 0; i + 1 < spec.widths.size(); ++i) {
-    for (auto part :
-         {checked_mul(spec.m, spec.widths[i + 1]), checked_mul(spec.widths[i], spec.widths[i + 1]),
-          checked_mul(spec.widths[i + 1], std::uint64_t{4})})
-      total = total && part ? checked_add(*total, *part) : std::nullopt;
-  }
-  if (!total || *total > machine.dram.bytes) {
-    const char* option =
-        o.text("spec").empty() ? (o.has("m") && spec.m >= spec.widths[0] ? "--m" : "--widths") : "--spec";
-    return core::Error{
-        option, fmt::format("the chain needs {} of DRAM for its activations and weights, the machine has {}",
-                            total ? fmt::format("{} bytes", *total) : std::string("more than 2^64 bytes"),
-                            machine.dram.bytes)};
-  }
+  // Every activation, weight and bias in DRAM, refused before anything is allocated (the layers'
+  // own checks run with the problem's).
+  const char* option =
+      o.text("spec").empty() ? (o.has("m") && spec.m >= spec.widths[0] ? "--m" : "--widths") : "--spec";
+  if (core::Errors e = chain_spec_errors(spec, machine, option); !e.empty() && e.front().where == option)
+    return e.front();
   return std::unique_ptr<Problem>(
       new ChainInstance(std::move(spec), o.unsigned_int("seed").value_or(1), o.flag("via-dram")));
 }

@@ -23,6 +23,33 @@ std::optional<std::uint64_t> whole(const std::string& s) {
 
 }  // namespace
 
+core::Errors chain_spec_errors(const GemmChainSpec& spec, const machine::MachineConfig& machine,
+                               const std::string& dram_where) {
+  if (spec.widths.size() < 2) return {{dram_where, "expected at least two widths (one layer)"}};
+  // Every activation, weight and bias in DRAM, refused before anything is allocated.
+  std::optional<std::uint64_t> total = checked_mul(spec.m, spec.widths[0]);
+  for (std::size_t i = 0; i + 1 < spec.widths.size(); ++i) {
+    for (auto part :
+         {checked_mul(spec.m, spec.widths[i + 1]), checked_mul(spec.widths[i], spec.widths[i + 1]),
+          checked_mul(spec.widths[i + 1], std::uint64_t{4})})
+      total = total && part ? checked_add(*total, *part) : std::nullopt;
+  }
+  if (!total || *total > machine.dram.bytes)
+    return {{dram_where,
+             fmt::format("the chain needs {} of DRAM for its activations and weights, the machine has {}",
+                         total ? fmt::format("{} bytes", *total) : std::string("more than 2^64 bytes"),
+                         machine.dram.bytes)}};
+  core::Errors errors;
+  for (std::size_t i = 0; i < spec.layers(); ++i) {
+    try {
+      check_problem(chain_layer_problem(spec, i));
+    } catch (const QgemmError& e) {
+      errors.push_back({fmt::format("layer {}", i), e.what()});
+    }
+  }
+  return errors;
+}
+
 Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const std::string& option) {
   std::vector<std::uint64_t> widths;
   std::size_t from = 0;
@@ -43,10 +70,22 @@ Result<std::vector<std::uint64_t>> parse_widths(const std::string& text, const s
   return widths;
 }
 
+// A spec's fields from its YAML (its lines named by `path`).
+Result<GemmChainSpec> chain_spec_of(const YAML::Node& root, const std::string& path);
+
 Result<GemmChainSpec> read_chain_spec(const std::string& path) {
   Result<YAML::Node> loaded = load_yaml_file(path, kMaxSpecBytes, "chain spec");
   if (!loaded) return loaded.errors();
-  const YAML::Node& root = loaded.value();
+  return chain_spec_of(loaded.value(), path);
+}
+
+Result<GemmChainSpec> parse_chain_spec(const std::string& text, const std::string& path) {
+  Result<YAML::Node> loaded = parse_yaml_text(text, path);
+  if (!loaded) return loaded.errors();
+  return chain_spec_of(loaded.value(), path);
+}
+
+Result<GemmChainSpec> chain_spec_of(const YAML::Node& root, const std::string& path) {
   auto at = [&](const YAML::Node& node, const std::string& message) {
     return yaml_error(path, node, message);
   };

@@ -40,6 +40,9 @@ Result<std::vector<std::uint8_t>> read_operand(const std::string& path, core::DT
   if (a.shape.size() != 2)
     return core::Error{
         path, fmt::format("expected a matrix (2 dimensions), got shape {}", io::shape_string(a.shape))};
+  if (a.shape[0] == 0 || a.shape[1] == 0)
+    return core::Error{path, fmt::format("expected a matrix of at least one row and one column, got shape {}",
+                                         io::shape_string(a.shape))};
   for (auto [want, got, name] : {std::tuple{&rows, a.shape[0], rows_name}, {&cols, a.shape[1], cols_name}}) {
     if (*want != 0 && *want != got)
       return core::Error{path, fmt::format("shape {} gives {} = {}, but {} = {} elsewhere",
@@ -85,6 +88,10 @@ Result<GemmFiles> read_gemm_files(const Options& o, const std::string& w,
   f.a = std::move(a.value());
   if (core::Errors e = read_w(f, quant); !e.empty()) return e;
   if (core::Errors e = finish_scales(f.q, quant, f.p.n); !e.empty()) return e;
+  if (f.q.out.multipliers.size() != 1 && f.q.out.multipliers.size() != f.p.n)
+    return core::Error{quant, fmt::format("field 'multiplier': {} values, expected 1 (per tensor) or N = {} "
+                                          "(one per output column)",
+                                          f.q.out.multipliers.size(), f.p.n)};
   auto dequantize = output_dequantize(o, &f.q);
   if (!dequantize) return dequantize.errors();
   f.dequantize = dequantize.value();

@@ -80,6 +80,27 @@ Result<io::NpyArray> read_npy_file(const std::string& option, const std::string&
   }
 }
 
+// x and y (spmv), or B and C (spmm: cols × n and rows × n bytes), must fit the DRAM: checked on A's
+// declared size before anything is allocated by it. The option blamed is the one that makes it too
+// large: A's (`a_option`), or --n where one column would fit.
+std::optional<core::Error> vectors_error(std::uint64_t rows, std::uint64_t cols, std::uint64_t n, bool spmm,
+                                         const std::string& a_option, const machine::MachineConfig& machine) {
+  const auto bytes = checked_mul(std::max(cols, rows), std::max<std::uint64_t>(n, 1));
+  if (bytes && *bytes <= machine.dram.bytes) return std::nullopt;
+  if (!spmm)
+    return core::Error{a_option,
+                       fmt::format("x and y of a {}×{} A need {} bytes each, more than the machine's "
+                                   "{}-byte DRAM",
+                                   rows, cols, std::max(cols, rows), machine.dram.bytes)};
+  if (std::max(cols, rows) <= machine.dram.bytes)
+    return core::Error{"--n", fmt::format("{} columns of B and C need more than the machine's {}-byte DRAM",
+                                          n, machine.dram.bytes)};
+  return core::Error{a_option,
+                     fmt::format("one column of B and of C of a {}×{} A needs {} bytes, more than the "
+                                 "machine's {}-byte DRAM",
+                                 rows, cols, std::max(cols, rows), machine.dram.bytes)};
+}
+
 Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::MachineConfig& machine,
                                              bool spmm) {
   SparseProblem p;
@@ -100,7 +121,9 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
     return core::Error{"--matrix", "give a matrix file (--matrix) or a random matrix's --rows"};
   if (!matrix.empty()) {
     try {
-      p.a = file_matrix(sparse::read_matrix_file(matrix), gen);
+      sparse::MatrixFile f = sparse::read_matrix_file(matrix);  // the entries only: nothing per row yet
+      if (auto e = vectors_error(f.coo.rows, f.coo.cols, p.n, spmm, "--matrix", machine)) return *e;
+      p.a = file_matrix(std::move(f), gen);
     } catch (const std::runtime_error& e) {
       return core::Error{"--matrix", e.what()};
     }
@@ -121,6 +144,8 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
                                      sparse::kMaxMatrixDim)};
     if (k > cols)
       return core::Error{"--nnz-per-row", fmt::format("{} nonzeros per row do not fit {} columns", k, cols)};
+    if (auto e = vectors_error(*rows, cols, p.n, spmm, cols >= *rows ? "--cols" : "--rows", machine))
+      return *e;
     const auto entries = checked_mul(*rows, k);
     if (!entries || *entries > sparse::kMaxMatrixEntries)
       return core::Error{"--rows", fmt::format("{} rows of {} nonzeros are more than the {} supported", *rows,
@@ -132,11 +157,8 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
   const std::string b_option = spmm ? "b" : "x";
   const std::string b_path = o.text(b_option);
   if (spmm && p.n == 0 && b_path.empty()) return core::Error{"--n", "give B's columns (--n) or B (--b)"};
-  // B and C (cols × n and rows × n bytes) must fit the DRAM; refused before either is allocated.
-  const auto b_bytes = checked_mul(std::max(p.a.cols, p.a.rows), p.n);
-  if (!b_bytes || *b_bytes > machine.dram.bytes)
-    return core::Error{"--n", fmt::format("{} columns of B and C need more than the machine's {}-byte DRAM",
-                                          p.n, machine.dram.bytes)};
+  if (auto e = vectors_error(p.a.rows, p.a.cols, p.n, spmm, matrix.empty() ? "--rows" : "--matrix", machine))
+    return *e;
   if (!b_path.empty()) {
     auto b = read_npy_file("--" + b_option, b_path);
     if (!b) return b.errors();

@@ -72,6 +72,9 @@ Result<std::vector<std::int8_t>> read_weights(const std::string& path, std::uint
   if (shape.size() != 2)
     return core::Error{
         path, fmt::format("expected a K×N matrix (2 dimensions), got shape {}", io::shape_string(shape))};
+  if (shape[0] == 0 || shape[1] == 0)
+    return core::Error{path, fmt::format("expected a matrix of at least one row and one column, got shape {}",
+                                         io::shape_string(shape))};
   for (std::size_t i = 0; i < w.size(); ++i)
     if (w[i] < -1 || w[i] > 1)
       return core::Error{path, fmt::format("element [{}, {}] (index {}) is {}, expected -1, 0 or 1",

@@ -38,6 +38,12 @@ bool zero_point_fits(std::int32_t zero, core::DType t, const char* field, InstrC
   return false;
 }
 
+// A pad fills a tile's padding with a value of the tensor's type: one outside its range would be
+// stored as its low bytes (pad=999 on int8 as -25).
+bool pad_fits(std::int32_t pad, core::DType t, InstrChecker& c) {
+  return !core::is_integer(t) || zero_point_fits(pad, t, "pad", c);
+}
+
 void check_requant(const Requant& r, InstrChecker& c, PreparedInstr& out) {
   if (!core::is_8bit(r.out_dtype)) return c.fail("out_dtype must be int8 or uint8");
   if (r.params_in_lm) return;  // checked per PE when it runs
@@ -78,6 +84,7 @@ void check_convert(const Convert& op, InstrChecker& c, PreparedInstr& out) {
                                                       true, /*from_dram=*/false)
                                          : c.transfer(Side{op.tensor, op.to, {}, {}}, true);
   if (!to) return;
+  if (!pad_fits(op.pad, c.program().tensors[from->tensor].dtype, c)) return;
   c.lm(out.reads, op.src, {from->footprint_bytes});
   c.lm(out.writes, op.dst, {to->footprint_bytes});
   if (c.failed()) return;
@@ -178,6 +185,7 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
               pi.transfer = c.transfer(op, true);
               if (!pi.transfer) return;
               const TensorDecl& t = p.tensors[pi.transfer->tensor];
+              if (!pad_fits(op.pad, t.dtype, c)) return;
               pi.reads.push_back({dram_space(pi.transfer->tensor), 0, t.bytes()});
               c.lm(pi.writes, op.lm, {pi.transfer->footprint_bytes});
               if (op.halo) {  // the patches: scratch the slots are made from, apart from them

@@ -52,6 +52,7 @@ class InstrChecker {
       : p_(p), m_(m), index_(index), errors_(errors), bound_cache_(bound_cache), halo_cache_(halo_cache) {}
 
   bool failed() const { return failed_; }
+  const Program& program() const { return p_; }
 
   void fail(const std::string& what) {
     if (failed_) return;  // one error per instruction: later ones follow from the first

@@ -29,6 +29,15 @@ std::string ternary_npy() {
   return out + dict + std::string(96, '\0');
 }
 
+// A version 1.0 .npy header of `descr` and `shape` (the data follows it).
+std::string npy_header(const std::string& descr, const std::string& shape) {
+  const std::string dict = "{'descr': " + descr + ", 'fortran_order': False, 'shape': " + shape + ", }\n";
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(dict.size());
+  out += '\0';
+  return out + dict;
+}
+
 const std::string kQuant = "a_zero_point: 0\nb_zero_point: 0\nout_zero_point: 0\n";
 
 BadInput gemm(std::string name, std::string quant, std::string fragment, std::string out = "@D/c.npy") {
@@ -181,6 +190,38 @@ std::vector<BadInput> command_cases() {
        {},
        "--k is missing: give --m, --n and --k"},
       {"NoCommand", {}, {}, "expected one of info"},
+      // An option without its value takes the next option as its value: name the option.
+      {"OptionWithoutItsValue",
+       {"run", "qgemm", "--machine", "@M", "--m", "--n", "4", "--k", "8"},
+       {},
+       "--m: expected a value, got the option '--n'"},
+      // tune chain refuses what run chain refuses: a chain that cannot fit the machine's DRAM.
+      {"TuneChainWiderThanTheDram",
+       {"tune", "chain", "@D/s.yaml", "--machine", "@M"},
+       {{"s.yaml", "m: 16\nwidths: [999999999999, 8]\n"}},
+       "@D/s.yaml: the chain needs 24000000000136 bytes of DRAM for its activations and weights, the machine "
+       "has "
+       "1073741824"},
+      {"TuneChainTallerThanTheDram",
+       {"tune", "chain", "@D/s.yaml", "--machine", "@M", "--out", "@D/p.yaml"},
+       {{"s.yaml", "m: 999999999999\nwidths: [8, 8]\n"}},
+       "@D/s.yaml: the chain needs 16000000000080 bytes of DRAM"},
+      // Operand files: an empty matrix, and a quantization file whose list has the wrong length,
+      // name the file (not a GEMM dimension the user never gave).
+      {"QgemmOperandWithNoRows",
+       {"run", "qgemm", "--machine", "@M", "--a", "@D/a.npy", "--b", "@D/b.npy", "--quant", "@D/q.yaml"},
+       {{"a.npy", npy_header("'|i1'", "(0, 8)")},
+        {"b.npy", npy_header("'|i1'", "(8, 4)") + std::string(32, '\0')},
+        {"q.yaml", "a_zero_point: 0\nb_zero_point: 0\nmultiplier: 1073741824\nshift: 0\n"}},
+       "@D/a.npy: expected a matrix of at least one row and one column, got shape (0, 8)"},
+      {"QgemmQuantListOfTheWrongLength",
+       {"run", "qgemm", "--machine", "@M", "--a", "@D/a.npy", "--b", "@D/b.npy", "--quant", "@D/q.yaml"},
+       {{"a.npy", npy_header("'|i1'", "(2, 8)") + std::string(16, '\0')},
+        {"b.npy", npy_header("'|i1'", "(8, 4)") + std::string(32, '\0')},
+        {"q.yaml",
+         "a_zero_point: 0\nb_zero_point: 0\nmultiplier: [1073741824, 1073741824, 1073741824]\n"
+         "shift: [0, 0, 0]\n"}},
+       "@D/q.yaml: field 'multiplier': 3 values, expected 1 (per tensor) or N = 4 (one per output column)"},
       {"MissingRequiredOption", {"info"}, {}, "--machine: expected a value, got none"},
       {"MissingOptionValue", {"info", "--machine"}, {}, "--machine"},
       {"ExtraArgumentIsCut", {"info", "--machine", "@M", huge}, {}, "..."},

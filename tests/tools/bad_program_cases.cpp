@@ -123,6 +123,14 @@ std::vector<BadInput> program_cases() {
        {"exec", "@D/p.txt", "--machine", "@M", "--input", "A=@D/a.npy"},
        {{"p.txt", kGood}, {"a.npy", npy("{'" + std::string(9996, 'k') + "'\n")}},
        "..."},
+      exec("LoadPadOutsideInt8",
+           "tensor A shape=96,8 dtype=int8\n"
+           "load tensor=A layout=\"(6,8)/((4_PE, 2:8), (8:1))\" lm=0 offset=90,0 shape=6,8 pad=999\n",
+           "instruction 0 (load): pad=999 is outside int8's range [-128, 127]"),
+      exec("ConvertPadOutsideUint8",
+           "tensor A shape=12,8 dtype=uint8\nload tensor=A layout=\"((4_PE, 3:8), (8:1))\" lm=0\n"
+           "convert tensor=A from=\"((4_PE, 3:8), (8:1))\" src=0 to=\"((3:8, 4_PE), (8:1))\" dst=64 pad=-1\n",
+           "instruction 1 (convert): pad=-1 is outside uint8's range [0, 255]"),
       {"NpyDescrWithEscape",
        {"exec", "@D/p.txt", "--machine", "@M", "--input", "A=@D/a.npy"},
        {{"p.txt", kGood}, {"a.npy", npy("{'descr': '\x1b[2J', 'x': 1}\n")}},

@@ -109,6 +109,45 @@ std::vector<BadInput> sparse_cases() {
       storage("BadEncoding", R"("csr")", R"("csx")",
               "a.json: encoding: encoding: unknown field or encoding name 'csx'"),
       storage("NotJson", "{", "[", "a.json: expected a JSON storage file"),
+      // A header may not declare more rows or columns than its entries could use: each command
+      // keeps a few words per row and column, so a 60-byte file would ask for gigabytes.
+      mtx("DeclaresMoreRowsThanItsEntriesUse", hdr + "2147483647 2147483647 1\n1 1 1\n",
+          "a.mtx:2: 2147483647×2147483647 with 1 entries: expected at most 1048576 rows and columns"),
+      {"SpmmOfAMatrixDeclaring2To31Rows",
+       {"run", "spmm", "--matrix", "@D/a.mtx", "--n", "4", "--machine", "@M"},
+       {{"a.mtx", hdr + "2147483647 2147483647 1\n1 1 1\n"}},
+       "--matrix: @D/a.mtx:2: 2147483647×2147483647 with 1 entries"},
+      {"TuneSpmvOfAMatrixDeclaring2To31Rows",
+       {"tune", "spmv", "--matrix", "@D/a.mtx", "--machine", "@M"},
+       {{"a.mtx", hdr + "2147483647 2147483647 1\n1 1 1\n"}},
+       "@D/a.mtx:2: 2147483647×2147483647 with 1 entries"},
+      {"PartitionOfAMatrixDeclaring2To31Rows",
+       {"sparse", "partition", "@D/a.mtx", "--pes", "4"},
+       {{"a.mtx", hdr + "2147483647 2147483647 1\n1 1 1\n"}},
+       "@D/a.mtx:2: 2147483647×2147483647 with 1 entries"},
+      {"HarwellBoeingDeclaring2To31Rows",
+       {"sparse", "show", "@D/a.rua"},
+       {{"a.rua",
+         "title                                                                   key\n"
+         "             3             1             1             1\n"
+         "RUA                2147483647             1             1             0\n"
+         "(2I5)           (1I5)           (1E15.8)\n"
+         "    1    2\n    1\n 1.00000000E+00\n"}},
+       "2147483647×1 with 1 entries: expected at most 1048576 rows and columns"},
+      {"MetisDeclaring2To26Edges",
+       {"sparse", "show", "@D/a.graph"},
+       {{"a.graph", "1 67108864\n\n"}},
+       "@D/a.graph"},
+      // spmv has x and y, not B and C, and no --n: the option that makes them too large is named.
+      {"SpmvVectorsPastTheDram",
+       {"run", "spmv", "--rows", "1", "--cols", "2147483647", "--nnz-per-row", "1", "--machine", "@M"},
+       {},
+       "--cols: x and y of a 1×2147483647 A need 2147483647 bytes each, more than the machine's "
+       "1073741824-byte DRAM"},
+      {"SpmvOfAFileVectorsPastTheDram",
+       {"run", "spmv", "--matrix", "@D/a.mtx", "--machine", "@D/m.yaml"},
+       {{"a.mtx", hdr + "1 1000000 1\n1 1 1\n"}, {"m.yaml", mini_with({{"bytes: 1GiB", "bytes: 64KiB"}})}},
+       "--matrix: x and y of a 1×1000000 A need 1000000 bytes each"},
   };
 }
 
