@@ -13,10 +13,13 @@
 
 --where COL=VALUE (repeatable) keeps only the rows where a column has that value. Run by
 `treesim plot ...` or directly; needs Debian's python3-matplotlib. Errors are one line on stderr
-with exit status 2, and no file is written.
+with exit status 2, and no file is written. Inputs are checked before they are drawn: UTF-8 text,
+a CSV with the sweep's columns and a number where one is plotted, a report whose counts are
+numbers; what they hold is echoed escaped (as treesim's messages do), never raw.
 """
 import argparse
 import csv
+import io
 import json
 import math
 import os
@@ -25,11 +28,43 @@ import tempfile
 import textwrap
 
 FIXED_COLUMNS = ("index",)
+MAX_INPUT_BYTES = 256 << 20  # a results.csv or a report larger than this is not one treesim wrote
 SIZE_SUFFIXES = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 
 
 class PlotError(Exception):
     pass
+
+
+def echo(text, limit=80):
+    """Text from an input as a message may show it (sim/core/echo.h's rule): newline, tab, carriage
+    return and backslash escaped, every byte outside printable ASCII as \\xNN, cut at `limit`
+    characters with "..." so that no cell can forge a line of output or a terminal escape."""
+    out = []
+    length = 0
+    for b in str(text).encode("utf-8", "surrogateescape"):
+        piece = {10: "\\n", 13: "\\r", 9: "\\t", 92: "\\\\"}.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02X}")
+        if limit and length + len(piece) > limit:
+            out.append("...")
+            break
+        out.append(piece)
+        length += len(piece)
+    return "".join(out)
+
+
+def read_text(path):
+    """An input file's text: readable, at most MAX_INPUT_BYTES, UTF-8."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise PlotError(f"{echo(path)}: cannot read ({e.strerror})")
+    if len(data) > MAX_INPUT_BYTES:
+        raise PlotError(f"{echo(path)}: larger than {MAX_INPUT_BYTES >> 20} MiB: not a file treesim wrote")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PlotError(f"{echo(path)}: not UTF-8 text (byte 0x{data[e.start]:02X} at offset {e.start})")
 
 
 def number(text):
@@ -53,38 +88,66 @@ def ordered(values):
 
 
 def read_results(path, where):
+    text = read_text(path)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            rows = list(reader)
-            columns = reader.fieldnames or []
-    except OSError as e:
-        raise PlotError(f"{path}: cannot read ({e.strerror})")
+        rows = list(reader)
+        columns = reader.fieldnames or []
+    except csv.Error as e:
+        raise PlotError(f"{echo(path)}: line {reader.line_num + 1}: not a CSV a sweep writes ({echo(e)})")
     if "index" not in columns or "status" not in columns:
-        raise PlotError(f"{path}: not a sweep's results.csv (no 'index' and 'status' columns)")
+        raise PlotError(f"{echo(path)}: not a sweep's results.csv (no 'index' and 'status' columns)")
+    for r in rows:  # DictReader pads a short row with None and keeps a long row's rest under None
+        if None in r or None in r.values():
+            raise PlotError(f"{echo(path)}: point {echo(r.get('index'))}: expected {len(columns)} cells, as the "
+                            f"header has")
     varied = columns[columns.index("index") + 1 : columns.index("status")]
     for condition in where:
         name, sep, value = condition.partition("=")
         if not sep:
-            raise PlotError(f"--where: expected COLUMN=VALUE, got '{condition}'")
+            raise PlotError(f"--where: expected COLUMN=VALUE, got '{echo(condition)}'")
         need_column(path, columns, name, "--where")
         rows = [r for r in rows if r[name] == value]
     rows = [r for r in rows if r["status"] == "ok"]
     if not rows:
-        raise PlotError(f"{path}: no finished ('ok') run{' matches --where' if where else ''}")
+        raise PlotError(f"{echo(path)}: no finished ('ok') run{' matches --where' if where else ''}")
     return rows, columns, varied
 
 
 def need_column(path, columns, name, option):
     if name not in columns:
-        raise PlotError(f"{option}: {path} has no column '{name}' (columns: {', '.join(columns)})")
+        shown = ", ".join(echo(c, 40) for c in columns[:40]) + (", ..." if len(columns) > 40 else "")
+        raise PlotError(f"{option}: {echo(path)} has no column '{echo(name)}' (columns: {shown})")
 
 
-def value(row, column, path):
+def value(row, column, path, positive=False):
+    """A cell as a finite number (a positive one where the chart divides by it)."""
     try:
-        return float(row[column])
-    except ValueError:
-        raise PlotError(f"{path}: point {row['index']}: column '{column}' is not a number ('{row[column]}')")
+        v = float(row[column])
+    except (TypeError, ValueError):
+        v = math.nan
+    if not math.isfinite(v) or (positive and v <= 0):
+        raise PlotError(f"{echo(path)}: point {echo(row['index'])}: column '{echo(column)}' is not a "
+                        f"{'positive ' if positive else ''}number ('{echo(row[column])}')")
+    return v
+
+
+def count(path, where, obj, key):
+    """A report's count: a non-negative finite number (absent: 0)."""
+    v = obj.get(key, 0)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise PlotError(f"{echo(path)}: {echo(where)}.{key}: expected a non-negative number, got "
+                        f"{echo(json.dumps(v), 40)}")
+    return v
+
+
+def member(path, where, obj, key, kind, default):
+    """A report's object or list member of the expected type (absent: `default`)."""
+    v = obj.get(key, default)
+    if not isinstance(v, kind):
+        raise PlotError(f"{echo(path)}: {echo(where)}: expected {'an object' if kind is dict else 'a list'}, got "
+                        f"{echo(json.dumps(v), 40)}")
+    return v
 
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
@@ -139,8 +202,8 @@ def plot_roofline(args, plt):
         level_x = None
         bound = r.get("bound", "")
         if bound in by_name and r[by_name[bound][0]] not in ("", "0"):
-            level_x = o / value(r, by_name[bound][0], args.input)
-        points.append((r, o / dram, o / value(r, "seconds", args.input), level_x))
+            level_x = o / value(r, by_name[bound][0], args.input, positive=True)
+        points.append((r, o / dram, o / value(r, "seconds", args.input, positive=True), level_x))
     xs = [p[1] for p in points] + [p[3] for p in points if p[3]]
     lo, hi = min(xs) / 4, max(xs) * 4
     # Ceilings: one line per distinct rate of each resource (machines of a sweep may differ).
@@ -252,7 +315,7 @@ def plot_heatmap(args, plt):
     need_column(args.input, columns, z, "--value")
     others = [c for c in varied if c not in (args.x, args.y) and len({r[c] for r in rows}) > 1]
     if others:
-        raise PlotError(f"heatmap: {', '.join(others)} also var{'y' if len(others) > 1 else 'ies'}: "
+        raise PlotError(f"heatmap: {', '.join(echo(o, 40) for o in others)} also var{'y' if len(others) > 1 else 'ies'}: "
                         f"fix {'them' if len(others) > 1 else 'it'} with --where COLUMN=VALUE")
     xs, ys = ordered([r[args.x] for r in rows]), ordered([r[args.y] for r in rows])
     grid = [[math.nan] * len(xs) for _ in ys]
@@ -280,22 +343,26 @@ def plot_heatmap(args, plt):
 
 
 def read_report(path):
+    text = read_text(path)
     try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        raise PlotError(f"{path}: cannot read ({e.strerror})")
-    except ValueError as e:
-        raise PlotError(f"{path}: not JSON ({e})")
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise PlotError(f"{echo(path)}: not JSON ({echo(e)})")
 
 
 def plot_traffic(args, plt):
     report = read_report(args.input)
     levels = report.get("levels") if isinstance(report, dict) else None
     if not isinstance(levels, dict) or not levels:
-        raise PlotError(f"{args.input}: not a treesim report (no 'levels')")
+        raise PlotError(f"{echo(args.input)}: not a treesim report (no 'levels')")
     names = list(levels)
     keys = ["down_sent_bytes", "down_delivered_bytes", "up_sent_bytes", "up_delivered_bytes"]
+    for n in names:
+        if not isinstance(levels[n], dict):
+            raise PlotError(f"{echo(args.input)}: levels.{echo(n)}: expected an object, got "
+                            f"{echo(json.dumps(levels[n]), 40)}")
+        for key in keys:
+            count(args.input, f"levels.{n}", levels[n], key)
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
     width = 0.2
     colors = ["#1f77b4", "#aec7e8", "#d62728", "#ff9896"]
@@ -304,13 +371,13 @@ def plot_traffic(args, plt):
         ax.bar([i + (k - 1.5) * width for i in range(len(names))], heights, width,
                label=key.replace("_bytes", "").replace("_", " "), color=colors[k])
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names)
+    ax.set_xticklabels([echo(n, 20) for n in names])
     positive = [levels[n].get(k, 0) for n in names for k in keys if levels[n].get(k, 0) > 0]
     ax.set_yscale("log")
     if positive:
         ax.set_ylim(min(positive) / 3, max(positive) * 3)
     ax.set_ylabel("bytes")
-    ax.set_title(args.title or f"{report.get('kernel', '?')} on {report.get('machine', '?')}: "
+    ax.set_title(args.title or f"{echo(report.get('kernel', '?'), 40)} on {echo(report.get('machine', '?'), 40)}: "
                  f"traffic per level (sent vs delivered)")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
@@ -321,20 +388,30 @@ def network_layers(report, path):
     """(name, cycles, conversion cycles, spilled) per layer, from a run chain or a run mlp report."""
     if isinstance(report, dict) and isinstance(report.get("phases"), dict):
         phases = report["phases"]
-        names = sorted((k for k in phases if "." not in k and k.startswith("layer")), key=lambda k: int(k[5:]))
+        names = [k for k in phases if "." not in k and k.startswith("layer") and k[5:].isdigit()]
+        names.sort(key=lambda k: int(k[5:]))
         out = []
         for i, name in enumerate(names):
-            convert = phases.get(name + ".convert", {}).get("cycles", 0)
-            spilled = i + 1 < len(names) and phases[name].get("dram", {}).get("write_bytes", 0) > 0
-            out.append((name, phases[name].get("cycles", 0), convert, spilled))
+            phase = member(path, "phases", phases, name, dict, {})
+            convert = count(path, f"phases.{name}.convert", member(path, "phases", phases, name + ".convert", dict, {}),
+                            "cycles")
+            dram = member(path, f"phases.{name}", phase, "dram", dict, {})
+            spilled = i + 1 < len(names) and count(path, f"phases.{name}.dram", dram, "write_bytes") > 0
+            out.append((name, count(path, f"phases.{name}", phase, "cycles"), convert, spilled))
         if out:
             return out
     if isinstance(report, dict) and isinstance(report.get("layers"), list) and report["layers"] and \
             isinstance(report["layers"][0], dict) and "convert_cycles" in report["layers"][0]:
         layers = report["layers"]
-        return [(l.get("name", str(i)), l.get("cycles", 0), l.get("convert_cycles", 0),
-                 i + 1 < len(layers) and l.get("dram_write_bytes", 0) > 0) for i, l in enumerate(layers)]
-    raise PlotError(f"{path}: not a network report (a run chain report with 'phases' or a run mlp report)")
+        out = []
+        for i, l in enumerate(layers):
+            if not isinstance(l, dict):
+                raise PlotError(f"{echo(path)}: layers[{i}]: expected an object, got {echo(json.dumps(l), 40)}")
+            out.append((echo(l.get("name", str(i)), 20), count(path, f"layers[{i}]", l, "cycles"),
+                        count(path, f"layers[{i}]", l, "convert_cycles"),
+                        i + 1 < len(layers) and count(path, f"layers[{i}]", l, "dram_write_bytes") > 0))
+        return out
+    raise PlotError(f"{echo(path)}: not a network report (a run chain report with 'phases' or a run mlp report)")
 
 
 def plot_layers(args, plt):
@@ -357,8 +434,8 @@ def plot_layers(args, plt):
     ax.set_xticklabels([l[0] for l in layers])
     ax.set_ylabel("cycles")
     kernel = report.get("kernel") or report.get("model", "?")
-    ax.set_title(args.title or f"{kernel} on {report.get('machine', '?')}: {report.get('cycles', '?')} cycles, "
-                 f"per layer")
+    ax.set_title(args.title or f"{echo(kernel, 40)} on {echo(report.get('machine', '?'), 40)}: "
+                 f"{echo(report.get('cycles', '?'), 20)} cycles, per layer")
     ax.legend(handles=handles, fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     return fig
@@ -368,7 +445,7 @@ class Parser(argparse.ArgumentParser):
     """Usage errors as one line, like every treesim error."""
 
     def error(self, message):
-        raise PlotError(message)
+        raise PlotError(echo(message, 300))  # argparse quotes the arguments as they were given
 
 
 KINDS = {"roofline": plot_roofline, "line": plot_line, "heatmap": plot_heatmap, "traffic": plot_traffic,
@@ -398,7 +475,7 @@ def main(argv):
     ext = os.path.splitext(args.out)[1].lower()
     try:
         if ext not in (".png", ".svg"):
-            raise PlotError(f"--out: expected a .png or .svg file, got '{args.out}'")
+            raise PlotError(f"--out: expected a .png or .svg file, got '{echo(args.out)}'")
         if args.kind in ("line", "heatmap") and not args.x:
             raise PlotError(f"{args.kind}: --x COLUMN is required")
         if args.kind == "heatmap" and not args.y:
@@ -419,7 +496,7 @@ def main(argv):
         try:
             fd, tmp = tempfile.mkstemp(prefix=".plot-", suffix=ext, dir=folder)
         except OSError as e:
-            raise PlotError(f"--out: cannot write in {folder} ({e.strerror})")
+            raise PlotError(f"--out: cannot write in {echo(folder)} ({e.strerror})")
         try:
             with os.fdopen(fd, "wb") as f:
                 fig.savefig(f, format=ext[1:], metadata={"Software": None} if ext == ".png" else {"Date": None})
@@ -431,9 +508,12 @@ def main(argv):
             os.unlink(tmp)
             raise
     except PlotError as e:
-        print(f"treesim: plot: {e}", file=sys.stderr)
+        print(f"treesim: plot: {e}", file=sys.stderr)  # every input's text in it is echoed
         return 2
-    print(f"plot: wrote {args.out}")
+    except Exception as e:  # a bug, not bad input: one line as treesim's own internal errors, no traceback
+        print(f"treesim: plot: internal error: {type(e).__name__}: {echo(e, 200)}", file=sys.stderr)
+        return 1
+    print(f"plot: wrote {echo(args.out, 0)}")
     return 0
 
 

@@ -142,5 +142,45 @@ TEST_F(Plot, HeatmapWithAThirdVaryingFieldAsksForWhere) {
             "treesim: plot: heatmap: dram.bytes_per_cycle also varies: fix it with --where COLUMN=VALUE\n");
 }
 
+// Inputs a hostile user makes: each is one line, exit 2, no traceback and no chart, with what it
+// holds echoed escaped (a cell can forge no line of output and no terminal escape).
+TEST(PlotInput, BadFilesAreOneLineEscapedAndWriteNothing) {
+  const std::string header = "index,lm,status,cycles\n";
+  struct Case {
+    std::string kind, file, text, fragment;
+  };
+  const std::vector<Case> cases = {
+      {"line", "latin1.csv", header + "0,\xff,ok,5\n", "latin1.csv: not UTF-8 text (byte 0xFF at offset 25)"},
+      {"line", "bigcell.csv", header + "0," + std::string(200000, 'x') + ",ok,5\n",
+       "bigcell.csv: line 2: not a CSV a sweep writes (field larger than field limit (131072))"},
+      {"line", "forged.csv", header + "0,1,ok,\"1\ntreesim: FAKE \x1b[2J\"\n",
+       "point 0: column 'cycles' is not a number ('1\\ntreesim: FAKE \\x1B[2J')"},
+      {"line", "short.csv", header + "0,1\n", "short.csv: point 0: expected 4 cells, as the header has"},
+      {"line", "nan.csv", header + "0,1,ok,nan\n", "column 'cycles' is not a number ('nan')"},
+      {"traffic", "strings.json", R"({"levels": {"L2B": {"down_sent_bytes": "12"}}})",
+       "strings.json: levels.L2B.down_sent_bytes: expected a non-negative number, got \"12\""},
+      {"traffic", "level.json", R"({"levels": {"L2B": 5}})",
+       "level.json: levels.L2B: expected an object, got 5"},
+      {"layers", "phases.json", R"({"phases": {"layer0": {"cycles": [1]}}})",
+       "phases.json: phases.layer0.cycles: expected a non-negative number, got [1]"},
+      {"layers", "deep.json", std::string(100000, '[') + std::string(100000, ']'), "deep.json: not JSON"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    const std::string in = write_temp_file(c.file, c.text);
+    const std::string out = temp_path("bad-" + c.file + ".png");
+    std::vector<std::string> args{"plot", c.kind, in, "--out", out};
+    if (c.kind == "line") args.insert(args.end(), {"--x", "lm"});
+    const CliResult r = run_treesim(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("treesim: plot: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(c.fragment), std::string::npos) << "expected: " << c.fragment << "\n got: " << r.err;
+    EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "a raw escape reached the terminal";
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+}
+
 }  // namespace
 }  // namespace treesim::testing
