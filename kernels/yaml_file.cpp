@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 
 namespace treesim::kernels {
@@ -16,10 +17,14 @@ Result<YAML::Node> load_yaml_file(const std::string& path, std::uint64_t max_byt
   } catch (const io::InputFileError& e) {
     return core::Error{path, e.reason()};
   }
+  return parse_yaml_text(text, path);
+}
+
+Result<YAML::Node> parse_yaml_text(const std::string& text, const std::string& path) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + e.msg};
+    return core::Error{fmt::format("{}:{}", path, e.mark.line + 1), "not YAML: " + core::echo(e.msg, 200)};
   }
 }
 

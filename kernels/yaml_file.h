@@ -14,6 +14,8 @@ namespace treesim::kernels {
 
 // The file's YAML, or an error "PATH: why" (unreadable) or "PATH:LINE: not YAML: why".
 Result<YAML::Node> load_yaml_file(const std::string& path, std::uint64_t max_bytes, const std::string& kind);
+// `text` (a file's contents, named `path` in messages) as YAML: the parsing half of load_yaml_file.
+Result<YAML::Node> parse_yaml_text(const std::string& text, const std::string& path);
 // `text` as a YAML scalar that reads back as it: plain when it is a plain name (letters, digits,
 // '_', '-', '.', '/', ':' inside), else double-quoted with '\\', '"' and control characters escaped.
 std::string yaml_scalar(const std::string& text, bool always_quote = false);

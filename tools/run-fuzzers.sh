@@ -14,7 +14,7 @@ fi
 cd "$(dirname "$0")/.."
 # harness:max_len (bytes). Text formats get room for a few machine levels / program lines; binary
 # formats for a header and a small payload.
-harnesses="machine_yaml:4096 layout:256 program:4096 npy:2048 idx:4096 quant_yaml:1024 dpt_file:1024 trace_file:4096 sparse_encoding:512 matrix_market:2048 onnx_model:4096"
+harnesses="machine_yaml:4096 layout:256 program:4096 npy:2048 idx:4096 quant_yaml:1024 dpt_file:1024 trace_file:4096 sparse_encoding:512 matrix_market:2048 onnx_model:4096 harwell_boeing:4096 metis_graph:2048 memspec:2048 plan_file:2048 chain_spec:512 sweep_spec:2048 backend_test:8192"
 # One harness; its one-line summary (and the crash lines) go to $build/fuzz-NAME.result.
 run_one() {
   local name="${1%%:*}" max_len="${1##*:}"

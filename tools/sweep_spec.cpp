@@ -95,20 +95,24 @@ std::vector<SweepAxis> read_axes(const SpecReader& r, const YAML::Node& map, con
 }  // namespace
 
 SweepSpec load_sweep_spec(const std::string& path) {
-  SweepSpec spec;
-  spec.file = path;
-  SpecReader r(path);
   std::string text;
   try {
     text = io::read_input_file(path, kMaxSpecBytes, "sweep spec");
   } catch (const io::InputFileError& e) {
     throw CliError(fmt::format("{}:1:1: {}", core::echo(path, 0), e.reason()));
   }
+  return parse_sweep_spec(text, path);
+}
+
+SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
+  SweepSpec spec;
+  spec.file = path;
+  SpecReader r(path);
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    r.fail(e.mark, fmt::format("not valid YAML: {}", e.msg));
+    r.fail(e.mark, fmt::format("not valid YAML: {}", core::echo(e.msg, 200)));
   }
   if (!root.IsMap())
     r.fail(root.Mark(), "expected a sweep spec (a mapping with machine, kernel, options, grid, zip)");
@@ -125,7 +129,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
   if (machine.is_relative()) machine = std::filesystem::path(path).parent_path() / machine;
   spec.machine_path = machine.lexically_normal().string();
   spec.base = load_machine_or_throw(spec.machine_path);
-  spec.machine_text = io::read_input_file(spec.machine_path, io::kMaxMachineFileBytes, "machine file");
+  try {  // read again for the points' files (it was read a moment ago: only a race fails here)
+    spec.machine_text = io::read_input_file(spec.machine_path, io::kMaxMachineFileBytes, "machine file");
+  } catch (const io::InputFileError& e) {
+    throw CliError(fmt::format("{}: {}", core::echo(spec.machine_path), e.reason()));
+  }
 
   spec.kernel = r.scalar(root["kernel"], "kernel");
   const kernels::Kernel* kernel = sweep_kernel(spec.kernel);

@@ -36,6 +36,8 @@ struct SweepPoint {
 
 // Reads and checks a spec; errors are CliErrors `SPEC:LINE:COL: message`.
 SweepSpec load_sweep_spec(const std::string& path);
+// Its parsing half: a spec's text; `path` names it in messages and locates a relative machine file.
+SweepSpec parse_sweep_spec(const std::string& text, const std::string& path);
 
 // Every point: the grid's product in the order written (the last axis fastest), each combined with
 // every entry of the zipped lists (fastest of all).

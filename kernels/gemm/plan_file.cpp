@@ -181,8 +181,19 @@ Result<GemmPlanFile> parse_fields(const YAML::Node& root, const Reader& r, const
 
 }  // namespace
 
+// A chain plan file's fields from its YAML (the file's lines named by `path`).
+Result<GemmChainPlanFile> chain_plan_file_of(const YAML::Node& root, const std::string& path,
+                                             const machine::MachineConfig& m);
+
 Result<GemmPlanFile> read_plan_file(const std::string& path, const machine::MachineConfig& m) {
   Result<YAML::Node> root = load_yaml_file(path, kMaxPlanFileBytes, "plan file");
+  if (!root) return root.errors();
+  return parse_fields(root.value(), Reader{path}, m, true);
+}
+
+Result<GemmPlanFile> parse_plan_file(const std::string& text, const std::string& path,
+                                     const machine::MachineConfig& m) {
+  Result<YAML::Node> root = parse_yaml_text(text, path);
   if (!root) return root.errors();
   return parse_fields(root.value(), Reader{path}, m, true);
 }
@@ -190,7 +201,18 @@ Result<GemmPlanFile> read_plan_file(const std::string& path, const machine::Mach
 Result<GemmChainPlanFile> read_chain_plan_file(const std::string& path, const machine::MachineConfig& m) {
   Result<YAML::Node> loaded = load_yaml_file(path, kMaxPlanFileBytes, "plan file");
   if (!loaded) return loaded.errors();
-  const YAML::Node& root = loaded.value();
+  return chain_plan_file_of(loaded.value(), path, m);
+}
+
+Result<GemmChainPlanFile> parse_chain_plan_file(const std::string& text, const std::string& path,
+                                                const machine::MachineConfig& m) {
+  Result<YAML::Node> loaded = parse_yaml_text(text, path);
+  if (!loaded) return loaded.errors();
+  return chain_plan_file_of(loaded.value(), path, m);
+}
+
+Result<GemmChainPlanFile> chain_plan_file_of(const YAML::Node& root, const std::string& path,
+                                             const machine::MachineConfig& m) {
   const Reader r{path};
   if (!root.IsMap()) return r.at(root, "expected a mapping with kernel, machine and layers");
   for (const auto& kv : root) {

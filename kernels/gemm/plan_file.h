@@ -50,6 +50,11 @@ Result<GemmChainPlanFile> read_chain_plan_file(const std::string& path,
 
 // Reads a plan file; an error names the file, its line and the field, and what was expected.
 Result<GemmPlanFile> read_plan_file(const std::string& path, const machine::MachineConfig& machine);
+// The parsing halves of the two readers: a file's text, named `path` in messages.
+Result<GemmPlanFile> parse_plan_file(const std::string& text, const std::string& path,
+                                     const machine::MachineConfig& machine);
+Result<GemmChainPlanFile> parse_chain_plan_file(const std::string& text, const std::string& path,
+                                                const machine::MachineConfig& machine);
 
 // The plan `file` describes for `problem` (its m, n, k checked); errors name `where`.
 Result<QgemmPlan> plan_for(const GemmPlanFile& file, const QgemmProblem& problem,

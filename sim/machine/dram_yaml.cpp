@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/core/checked.h"
+#include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 
 namespace treesim::machine::detail {
@@ -67,6 +68,21 @@ MemSpec read_memspec(const Reader& r, const YAML::Node& node, const YAML::Mark& 
   return s;
 }
 
+}  // namespace
+
+MemSpec parse_memspec(const std::string& text, const std::string& file) {
+  Reader memspec(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    memspec.fail(e.mark, fmt::format("not valid YAML: {}", core::echo(e.msg, 200)));
+  }
+  return read_memspec(memspec, root, YAML::Mark(), "");
+}
+
+namespace {
+
 MemSpec load_memspec(const Reader& r, const YAML::Node& node, const std::string& machine_file) {
   namespace fs = std::filesystem;
   const std::string given = r.text(node, node.Mark(), "dram.banked.memspec");
@@ -78,14 +94,7 @@ MemSpec load_memspec(const Reader& r, const YAML::Node& node, const std::string&
   } catch (const io::InputFileError& e) {
     r.fail(node.Mark(), fmt::format("field 'dram.banked.memspec': {}", e.reason()));
   }
-  Reader memspec(path.string());
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    memspec.fail(e.mark, fmt::format("not valid YAML: {}", e.msg));
-  }
-  MemSpec s = read_memspec(memspec, root, YAML::Mark(), "");
+  MemSpec s = parse_memspec(text, path.string());
   s.file = given;
   return s;
 }

@@ -15,4 +15,8 @@ namespace treesim::machine::detail {
 void read_dram(const Reader& r, const YAML::Node& node, const YAML::Mark& fallback, MachineConfig& c,
                const std::string& machine_file);
 
+// A memspec file's text (named `file` in messages): its device, checked field by field; throws
+// MachineFileError. The parsing half of a machine file's `dram.banked.memspec: FILE`.
+MemSpec parse_memspec(const std::string& text, const std::string& file);
+
 }  // namespace treesim::machine::detail

@@ -17,6 +17,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (model) {
     for (const auto& [name, t] : model->initializers)
       if (t.bytes.size() != t.count() * graph::elem_bytes(t.type)) __builtin_trap();
+    // A declared input or output is within the tensor cap (what onnx show sizes its inputs by).
+    for (const auto* values : {&model->inputs, &model->outputs})
+      for (const graph::ValueInfo& v : *values) {
+        unsigned __int128 bytes = v.type ? graph::elem_bytes(*v.type) : 1;
+        for (std::int64_t d : v.shape) bytes *= d > 0 ? static_cast<unsigned __int128>(d) : 1;
+        if (bytes > graph::kMaxTensorBytes) __builtin_trap();
+      }
   } else if (model.errors().empty()) {
     __builtin_trap();
   }
