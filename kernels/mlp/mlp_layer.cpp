@@ -7,6 +7,7 @@
 
 #include "kernels/qgemm/qgemm_kernel.h"
 #include "kernels/tgemm/tgemm_kernel.h"
+#include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 #include "sim/numeric/qgemm_reference.h"
 
@@ -32,7 +33,7 @@ NetworkPlan load_plan_file(const std::string& path, const MlpModel& model) {
   } catch (const io::InputFileError& e) {
     throw MlpModelError(e.what());
   } catch (const YAML::Exception& e) {
-    throw MlpModelError(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
+    throw MlpModelError(fmt::format("{}:{}: {}", path, e.mark.line + 1, core::echo(e.msg, 200)));
   }
   const auto fail = [&](const YAML::Node& node, const std::string& what) {
     const int line = node.IsDefined() && node.Mark().line >= 0 ? node.Mark().line + 1 : 1;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/echo.h"
 #include "sim/io/input_file.h"
 #include "sim/io/npy.h"
 
@@ -32,7 +33,7 @@ class Reader {
     } catch (const io::InputFileError& e) {
       throw MlpModelError(e.what());
     } catch (const YAML::Exception& e) {
-      throw MlpModelError(fmt::format("{}:{}: {}", file_, e.mark.line + 1, e.msg));
+      throw MlpModelError(fmt::format("{}:{}: {}", file_, e.mark.line + 1, core::echo(e.msg, 200)));
     }
   }
 

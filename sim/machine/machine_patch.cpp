@@ -136,7 +136,7 @@ PatchResult patch_machine_yaml(const std::string& text, const std::vector<FieldS
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    out.errors.push_back({"", fmt::format("not valid YAML: {}", e.msg)});
+    out.errors.push_back({"", fmt::format("not valid YAML: {}", core::echo(e.msg, 200))});
     return out;
   }
   if (!root.IsMap()) {

@@ -203,7 +203,7 @@ MachineConfig parse_machine_yaml(const std::string& text, const std::string& fil
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    reader.fail(e.mark, fmt::format("not valid YAML: {}", e.msg));
+    reader.fail(e.mark, fmt::format("not valid YAML: {}", core::echo(e.msg, 200)));
   }
   if (!root.IsDefined() || root.IsNull())
     reader.fail(YAML::Mark(),

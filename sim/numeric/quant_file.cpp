@@ -279,7 +279,8 @@ QuantFile parse_quant_yaml(const std::string& text, const std::string& file) {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw QuantFileError(file, e.mark.line >= 0 ? e.mark.line + 1 : 1,
-                         e.mark.column >= 0 ? e.mark.column + 1 : 1, "not valid YAML: " + e.msg);
+                         e.mark.column >= 0 ? e.mark.column + 1 : 1,
+                         "not valid YAML: " + core::echo(e.msg, 200));
   }
   Reader r(file);
   return read_quant(r, root);

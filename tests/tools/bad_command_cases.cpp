@@ -195,6 +195,12 @@ std::vector<BadInput> command_cases() {
        {"run", "qgemm", "--machine", "@M", "--m", "--n", "4", "--k", "8"},
        {},
        "--m: expected a value, got the option '--n'"},
+      // yaml-cpp's message quotes the character it could not read, raw: a NUL after a backslash
+      // made a two-line message (found by the sweep_spec fuzzer). Every YAML reader echoes it.
+      {"SweepSpecYamlErrorQuotesARawCharacter",
+       {"sweep", "@D/s.yaml", "--out", "@D/out"},
+       {{"s.yaml", std::string("machine: m.yaml\nkernel: \"a\\\0\"\n", 30)}},
+       "@D/s.yaml:2:13: not valid YAML: unknown escape character: \\x00"},
       // tune chain refuses what run chain refuses: a chain that cannot fit the machine's DRAM.
       {"TuneChainWiderThanTheDram",
        {"tune", "chain", "@D/s.yaml", "--machine", "@M"},

@@ -11,7 +11,7 @@ namespace {
 
 namespace ob = onnx_bytes;
 
-const std::string kNode = "/usr/share/libonnx-testdata/data/node/";
+const std::string kOnnxNodeTests = "/usr/share/libonnx-testdata/data/node/";
 
 // A Relu over one uint8 input declared with `dims` (a negative size is dim_param "N").
 std::string declared(const std::vector<std::int64_t>& dims) {
@@ -41,7 +41,7 @@ std::vector<std::string> run_mlp(std::vector<std::string> extra) {
 // replaced by other bytes, or removed when the bytes are "<none>").
 std::vector<std::pair<std::string, std::string>> backend_test(
     const std::vector<std::pair<std::string, std::string>>& edits) {
-  const std::string dir = kNode + "test_qlinearmatmul_2D/";
+  const std::string dir = kOnnxNodeTests + "test_qlinearmatmul_2D/";
   std::vector<std::pair<std::string, std::string>> files{{"bt/model.onnx", read_text(dir + "model.onnx")}};
   for (int i = 0; i < 8; ++i) {
     const std::string name = "input_" + std::to_string(i) + ".pb";
@@ -63,7 +63,7 @@ std::vector<std::pair<std::string, std::string>> backend_test(
 }  // namespace
 
 std::vector<BadInput> onnx_cases() {
-  const std::string qlm = kNode + "test_qlinearmatmul_2D/test_data_set_0/";
+  const std::string qlm = kOnnxNodeTests + "test_qlinearmatmul_2D/test_data_set_0/";
   auto with = [](std::vector<std::pair<std::string, std::string>> files,
                  std::vector<std::pair<std::string, std::string>> more) {
     files.insert(files.end(), more.begin(), more.end());
