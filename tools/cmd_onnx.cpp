@@ -47,15 +47,18 @@ graph::GraphRun plan_run(const graph::Model& model, const ShowConfig& c,
   // allocated by a declaration before it is known to fit (a dimension without a size is --batch's).
   const std::uint64_t limit = std::min<std::uint64_t>(machine.dram.bytes, kMaxShowInputBytes);
   std::uint64_t total = 0;
+  std::vector<std::vector<std::uint64_t>> shapes;  // each input's, made once every size is checked
   for (const graph::ValueInfo& v : model.inputs) {
     if (!v.type)
       throw CliError(
           fmt::format("input '{}' is {}, which treesim does not take", core::echo(v.name), v.type_name));
     std::optional<std::uint64_t> bytes = graph::elem_bytes(*v.type);
     bool batched = false;
+    std::vector<std::uint64_t>& dims = shapes.emplace_back();
     for (std::int64_t d : v.shape) {
       batched = batched || d < 0;
-      if (bytes) bytes = core::checked_mul(*bytes, d < 0 ? c.batch : static_cast<std::uint64_t>(d));
+      dims.push_back(d < 0 ? c.batch : static_cast<std::uint64_t>(d));
+      if (bytes) bytes = core::checked_mul(*bytes, dims.back());
     }
     const std::optional<std::uint64_t> sum = bytes ? core::checked_add(total, *bytes) : std::nullopt;
     if (!sum || *sum > limit)
@@ -68,11 +71,8 @@ graph::GraphRun plan_run(const graph::Model& model, const ShowConfig& c,
                                      : "the most `onnx show` plans with; `onnx run` takes more"));
     total = *sum;
   }
-  for (const graph::ValueInfo& v : model.inputs) {
-    std::vector<std::uint64_t> dims;
-    for (std::int64_t d : v.shape) dims.push_back(d < 0 ? c.batch : static_cast<std::uint64_t>(d));
-    inputs[v.name] = graph::make_tensor(*v.type, dims);
-  }
+  for (std::size_t i = 0; i < model.inputs.size(); ++i)
+    inputs[model.inputs[i].name] = graph::make_tensor(*model.inputs[i].type, std::move(shapes[i]));
   models::Simulation sim(machine);
   kernels::Result<graph::GraphRun> r = graph::run_graph(model, std::move(inputs), machine, sim);
   if (!r) throw CliError(first_error(r.errors()));

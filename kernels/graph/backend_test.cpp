@@ -46,7 +46,7 @@ kernels::Result<std::vector<Tensor>> numbered(const BackendFolder& f, const std:
       return Error{file_of(f, set, name),
                    fmt::format("missing (the graph's {} {} of {}: {} {})", stem, i, values.size(),
                                core::echo(values[i].name), declared_text(values[i]))};
-    kernels::Result<Tensor> t = parse_onnx_tensor(files.at(name), file_of(f, set, name));
+    kernels::Result<Tensor> t = parse_onnx_tensor(files.at(*it->second), file_of(f, set, name));
     if (!t) return t.errors();
     if (stem == "input")
       if (std::string why = declaration_mismatch(values[i], t.value()); !why.empty())

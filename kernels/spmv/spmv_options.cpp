@@ -157,8 +157,6 @@ Result<std::unique_ptr<Problem>> make_sparse(const Options& o, const machine::Ma
   const std::string b_option = spmm ? "b" : "x";
   const std::string b_path = o.text(b_option);
   if (spmm && p.n == 0 && b_path.empty()) return core::Error{"--n", "give B's columns (--n) or B (--b)"};
-  if (auto e = vectors_error(p.a.rows, p.a.cols, p.n, spmm, matrix.empty() ? "--rows" : "--matrix", machine))
-    return *e;
   if (!b_path.empty()) {
     auto b = read_npy_file("--" + b_option, b_path);
     if (!b) return b.errors();

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/numeric/dpt_file.h"
 #include "tests/tools/bad_input_cases.h"
 
 namespace treesim::testing {
@@ -38,17 +39,6 @@ std::string npy_header(const std::string& descr, const std::string& shape) {
   out += static_cast<char>(dict.size());
   out += '\0';
   return out + dict;
-}
-
-// A .dpt file's header alone (no payload): version 1, `shape`, packed along `axis`.
-std::string dpt_header(const std::vector<std::uint64_t>& shape, std::uint64_t axis) {
-  std::string out("TSIMDPT\n", 8);
-  auto put = [&out](std::uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) out += static_cast<char>(v >> (8 * i) & 0xff);
-  };
-  put(1, 4), put(shape.size(), 4), put(axis, 4), put(0, 4), put(shape[axis], 8), put(0, 8);
-  for (std::uint64_t d : shape) put(d, 8);
-  return out;
 }
 
 const std::string kQuant = "a_zero_point: 0\nb_zero_point: 0\nout_zero_point: 0\n";
@@ -217,7 +207,7 @@ std::vector<BadInput> command_cases() {
       // A 56-byte .dpt of shape 0 × 2^40: no payload, but unpacking sized a line by 2^40 trits.
       {"DptEmptyShapeWithAHugeLine",
        {"dpt", "unpack", "--in", "@D/w.dpt", "--out", "@D/w.npy"},
-       {{"w.dpt", dpt_header({0, std::uint64_t{1} << 40}, 1)}},
+       {{"w.dpt", numeric::to_dpt_file_bytes(numeric::PackedTernary{{0, std::uint64_t{1} << 40}, 1, {}})}},
        "@D/w.dpt: shape 0×1099511627776 spans more than 1342177280 weights"},
       // tune chain refuses what run chain refuses: a chain that cannot fit the machine's DRAM.
       {"TuneChainWiderThanTheDram",

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/io/npy.h"
+#include "sim/numeric/dpt_file.h"
 #include "tests/test_support.h"
 #include "tests/tools/bad_input_cases.h"
 #include "tests/tools/onnx_bytes.h"
@@ -163,12 +164,8 @@ TEST(HostileInput, DeclaredSizesUpTo2To62StayWithinAGib) {
           {"sparse", "show", mtx}})
       expect_contained(args);
     // .dpt: shape 0 × n (no payload at all).
-    std::string dpt("TSIMDPT\n", 8);
-    auto put = [&dpt](std::uint64_t v, int bytes) {
-      for (int i = 0; i < bytes; ++i) dpt += static_cast<char>(v >> (8 * i) & 0xff);
-    };
-    put(1, 4), put(2, 4), put(1, 4), put(0, 4), put(n, 8), put(0, 8), put(0, 8), put(n, 8);
-    const auto dpt_file = write_temp_file("h-declared-" + tag + ".dpt", dpt);
+    const auto dpt_file = write_temp_file("h-declared-" + tag + ".dpt",
+                                          numeric::to_dpt_file_bytes(numeric::PackedTernary{{0, n}, 1, {}}));
     expect_contained({"dpt", "unpack", "--in", dpt_file, "--out", temp_path("h-declared.npy")});
     // .npy: an n × 4 int8 header with no data.
     const std::string dict =
