@@ -14,6 +14,7 @@
   X(maxpool)               \
   X(avgpool)               \
   X(qadd)                  \
+  X(softmax)               \
   /* one line per kernel, above this one */
 // clang-format on
 

@@ -29,7 +29,11 @@ void PeArray::set_threads(unsigned threads) {
 }
 
 StepTime PeArray::step(timing::Unit unit, std::uint64_t work, std::uint64_t ready, timing::Path path) {
-  const timing::UnitTime t = cost_.unit(unit, work, path);
+  return step_time(unit, cost_.unit(unit, work, path), work, ready);
+}
+
+StepTime PeArray::step_time(timing::Unit unit, const timing::UnitTime& t, std::uint64_t work,
+                            std::uint64_t ready) {
   if (t.busy == 0) return {ready, ready + t.latency, 0};
   Lanes& lanes = units_[static_cast<std::size_t>(unit)];
   const std::uint64_t at = issue(std::max(ready, lanes.latest_free()));
@@ -118,7 +122,7 @@ std::uint64_t PeArray::issue(std::uint64_t at) {
 
 void PeArray::start_run(std::uint64_t origin, trace::TraceLog* log, topology::Unit first_pe, int level) {
   next_issue_ = origin;
-  for (timing::Unit u : timing::kUnits)
+  for (timing::Unit u : timing::machine_units(cost_.machine()))
     units_[static_cast<std::size_t>(u)].start_run(origin, log, first_pe, level, timing::Resource::unit(u));
 }
 

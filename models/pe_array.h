@@ -55,6 +55,10 @@ class PeArrayIf : public virtual sc_core::sc_interface {
   // Every PE does `work` items on `unit`'s datapath `path`. O(1) while the lanes agree.
   virtual StepTime step(timing::Unit unit, std::uint64_t work, std::uint64_t ready,
                         timing::Path path = timing::Path::kDefault) = 0;
+  // Every PE holds `unit` for `t` (a closed form the cost model gave, as a vector operation's, whose
+  // latency depends on the operation), counting `work` items.
+  virtual StepTime step_time(timing::Unit unit, const timing::UnitTime& t, std::uint64_t work,
+                             std::uint64_t ready) = 0;
   // PE p does work[p] items (a PE without work holds nothing).
   virtual StepTime step_each(timing::Unit unit, const std::vector<std::uint64_t>& work, std::uint64_t ready,
                              timing::Path path = timing::Path::kDefault) = 0;
@@ -73,6 +77,7 @@ class PeArrayIf : public virtual sc_core::sc_interface {
   virtual std::optional<LaneError> requant(const program::Requant& op, const numeric::OutputStage* stage,
                                            const std::vector<bool>* dead) = 0;
   virtual void copy(const program::Copy& op) = 0;
+  virtual void vector(const program::Vector& op) = 0;
   virtual void pool_max(const program::PoolMax& op) = 0;
   virtual void pool_sum(const program::PoolSum& op) = 0;
   virtual void quant_add(const program::QuantAdd& op) = 0;
@@ -116,6 +121,8 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   void set_threads(unsigned threads);
 
   StepTime step(timing::Unit unit, std::uint64_t work, std::uint64_t ready, timing::Path path) override;
+  StepTime step_time(timing::Unit unit, const timing::UnitTime& t, std::uint64_t work,
+                     std::uint64_t ready) override;
   StepTime step_each(timing::Unit unit, const std::vector<std::uint64_t>& work, std::uint64_t ready,
                      timing::Path path) override;
 
@@ -126,6 +133,7 @@ class PeArray : public sc_core::sc_module, public PeArrayIf {
   std::optional<LaneError> requant(const program::Requant& op, const numeric::OutputStage* stage,
                                    const std::vector<bool>* dead) override;
   void copy(const program::Copy& op) override;
+  void vector(const program::Vector& op) override;
   void pool_max(const program::PoolMax& op) override;
   void pool_sum(const program::PoolSum& op) override;
   void quant_add(const program::QuantAdd& op) override;

@@ -11,6 +11,7 @@
 #include "models/host/mac_kernel.h"
 #include "models/pe_array.h"
 #include "sim/numeric/ternary_lut.h"
+#include "sim/numeric/vector_math.h"
 #include "sim/sparse/sparse_error.h"
 
 namespace treesim::models {
@@ -233,6 +234,22 @@ std::optional<LaneError> PeArray::requant(const program::Requant& op, const nume
     }
   });
   return error.take();
+}
+
+void PeArray::vector(const program::Vector& op) {
+  numeric::VectorShape shape;
+  shape.op = op.op, shape.rows = op.rows, shape.cols = op.cols;
+  shape.b_form = static_cast<int>(op.b_form), shape.imm = op.imm;
+  on_lanes(count_, kGrain, [&](std::uint64_t first, std::uint64_t last, unsigned) {
+    // LM addresses need not be 4-byte aligned: the values go through aligned buffers.
+    std::vector<float> a(op.values()), b(op.b_values()), out(op.out_values());
+    for (std::uint64_t p = first; p < last; ++p) {
+      std::memcpy(a.data(), lm(p) + op.a, a.size() * 4);
+      if (!b.empty()) std::memcpy(b.data(), lm(p) + op.b, b.size() * 4);
+      numeric::apply_vector(shape, a.data(), b.data(), out.data());
+      std::memcpy(lm(p) + op.dst, out.data(), out.size() * 4);
+    }
+  });
 }
 
 void PeArray::copy(const program::Copy& op) {

@@ -1,6 +1,7 @@
 // The PE array's transfers: a load's bytes into every replica's LM slots, a store's out of them,
 // and the collectives between the PEs of each subtree.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -20,14 +21,31 @@ layout::ElementIndex element_index(const program::Block* tensor) {
   return index;
 }
 
-// sum[c] += part[c] over int32 values stored as bytes, wrapping.
-void add_int32(std::uint8_t* __restrict sum, const std::uint8_t* __restrict part, std::uint64_t count) {
+// acc[c] = acc[c] ∘ part[c] over 4-byte values stored as bytes: an int32 sum wraps, a float32 sum
+// rounds to nearest even, max takes the larger (fmaxf for float32: a NaN gives the other value).
+template <typename T, typename Combine>
+void combine(std::uint8_t* __restrict acc, const std::uint8_t* __restrict part, std::uint64_t count,
+             Combine f) {
   for (std::uint64_t c = 0; c < count; ++c) {
-    std::uint32_t x, y;
-    std::memcpy(&x, sum + 4 * c, 4);
+    T x, y;
+    std::memcpy(&x, acc + 4 * c, 4);
     std::memcpy(&y, part + 4 * c, 4);
-    x += y;
-    std::memcpy(sum + 4 * c, &x, 4);
+    x = f(x, y);
+    std::memcpy(acc + 4 * c, &x, 4);
+  }
+}
+
+void reduce_into(const program::Reduce& op, std::uint8_t* acc, const std::uint8_t* part) {
+  const bool sum = op.op == program::ReduceOp::kSum;
+  if (op.dtype == core::DType::kFloat32) {
+    if (sum)
+      combine<float>(acc, part, op.count, [](float x, float y) { return x + y; });
+    else
+      combine<float>(acc, part, op.count, [](float x, float y) { return std::fmax(x, y); });
+  } else if (sum) {
+    combine<std::uint32_t>(acc, part, op.count, [](std::uint32_t x, std::uint32_t y) { return x + y; });
+  } else {
+    combine<std::int32_t>(acc, part, op.count, [](std::int32_t x, std::int32_t y) { return std::max(x, y); });
   }
 }
 
@@ -243,12 +261,11 @@ void PeArray::collective(const program::Instr& instr, std::uint64_t subtree) {
                 std::memcpy(buffer.data() + j * op.bytes, lm(first + j) + op.src, op.bytes);
               std::memcpy(lm(first) + op.dst, buffer.data(), buffer.size());
             } else if constexpr (std::is_same_v<Op, program::Reduce>) {
-              // Summed straight from the LMs, with the first PE's sums as the start (int32 wraps, as
-              // the adders do); the result goes to dst only after every source is read, as src and
-              // dst may meet.
+              // Combined straight from the LMs in PE order, with the first PE's values as the start
+              // (int32 wraps, as the adders do; a float32 sum is ((x0 + x1) + x2) + ...); the result
+              // goes to dst only after every source is read, as src and dst may meet.
               buffer.assign(lm(first) + op.src, lm(first) + op.src + op.count * 4);
-              for (std::uint64_t j = 1; j < s; ++j)
-                add_int32(buffer.data(), lm(first + j) + op.src, op.count);
+              for (std::uint64_t j = 1; j < s; ++j) reduce_into(op, buffer.data(), lm(first + j) + op.src);
               std::memcpy(lm(first) + op.dst, buffer.data(), op.count * 4);
             }
           },

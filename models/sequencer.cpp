@@ -199,9 +199,9 @@ void Sequencer::log_span(std::size_t i, std::uint64_t ready, std::size_t waits_f
   number("dram_read_bytes", r.work.dram_read_bytes);
   number("dram_write_bytes", r.work.dram_write_bytes);
   number("macs", r.work.macs);
-  number("dpt_bytes", r.work.dpt_bytes);
-  number("requant_values", r.work.requant_values);
-  number("copy_bytes", r.work.copy_bytes);
+  number("dpt_bytes", r.work.dpt_bytes());
+  number("requant_values", r.work.requant_values());
+  number("copy_bytes", r.work.copy_bytes());
   number("lm_bytes", r.work.lm_bytes);
   std::visit(
       [&](const auto& op) {
@@ -272,7 +272,11 @@ report::RunStats collect_stats(const machine::MachineConfig& m, const program::P
                                const std::vector<InstrRecord>& records, std::size_t first, std::size_t last) {
   report::RunStats s;
   s.work.levels.resize(m.levels.size());
-  for (const auto& kind : program::kind_names()) s.instructions[kind];
+  // Every kind the machine can run is listed, at 0 when unused; `vector` only with a vector unit.
+  const std::size_t vector_kind = program::Instr(program::Vector{}).index();
+  for (std::size_t k = 0; k < program::kind_names().size(); ++k)
+    if (k != vector_kind || timing::has_unit(m, timing::Unit::kVector))
+      s.instructions[program::kind_names()[k]];
   std::vector<std::uint64_t> busy(timing::Resource::count(m.levels.size()), 0);
   std::map<std::string, std::vector<InstrTiming>> intervals;  // per kind, for its span
   for (std::size_t i = first; i < last && i < records.size(); ++i) {

@@ -23,7 +23,8 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
               std::is_same_v<T, program::TernaryMac> ? timing::Path::kTernaryMac : timing::Path::kDefault;
           step = pes->step(unit, op.m * op.n * op.k, ready, path);
           r.work.macs = op.m * op.n * op.k * n;
-          if constexpr (std::is_same_v<T, program::TernaryMac>) r.work.ternary_macs = r.work.macs;
+          r.work[std::is_same_v<T, program::TernaryMac> ? timing::Datapath::kTernaryMac
+                                                        : timing::Datapath::kInt8Mac] = r.work.macs;
           if (functional) {
             host::MacShape shape;
             shape.c = op.c, shape.m = op.m, shape.n = op.n, shape.k = op.k;
@@ -40,13 +41,12 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           unit = timing::Unit::kDptDecoder;
           const bool base3 = op.codec == numeric::TernaryCodec::kBase3;
           step = pes->step(unit, op.bytes, ready, base3 ? timing::Path::kBase3 : timing::Path::kDefault);
-          r.work.dpt_bytes = op.bytes * n;
-          if (base3) r.work.base3_bytes = r.work.dpt_bytes;
+          r.work[base3 ? timing::Datapath::kBase3 : timing::Datapath::kDpt] = op.bytes * n;
           if (functional) fail_on(pes->dpt_decode(op));
         } else if constexpr (std::is_same_v<T, program::Requant>) {
           unit = timing::Unit::kRequant;
           step = pes->step(unit, op.rows * op.cols, ready);
-          r.work.requant_values = op.rows * op.cols * n;
+          r.work[timing::Datapath::kRequant] = op.rows * op.cols * n;
           if (functional) {
             const auto& stage = checked_->instrs[i].stage;
             // A result no later instruction reads is not computed (models/host/dead_requant.h) where
@@ -62,7 +62,7 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
                 cost_.sparse_items(op.entries[i], op.segments[i], op.visits_of(i), op.n);
             work[op.pe_of(i)] = items;
             r.work.macs += op.entries[i] * op.n;
-            r.work.sparse_items += items;
+            r.work[timing::Datapath::kSparseWalk] += items;
           }
           r.work.sparse_macs = r.work.macs;
           step = pes->step_each(unit, work, ready, timing::Path::kSparse);
@@ -72,23 +72,29 @@ void Sequencer::compute(std::size_t i, std::uint64_t ready, InstrRecord& r) {
           unit = timing::Unit::kCopy;
           const std::uint64_t bytes = op.rows * op.channels * op.taps;
           step = pes->step(unit, bytes, ready);
-          r.work.copy_bytes = bytes * n;
+          r.work[timing::Datapath::kCopy] = bytes * n;
           if (functional) pes->pool_max(op);
         } else if constexpr (std::is_same_v<T, program::PoolSum>) {
           unit = timing::Unit::kCopy;  // as pool_max: every tap's byte read once
           const std::uint64_t bytes = op.rows * op.channels * op.taps;
           step = pes->step(unit, bytes, ready);
-          r.work.copy_bytes = bytes * n;
+          r.work[timing::Datapath::kCopy] = bytes * n;
           if (functional) pes->pool_sum(op);
         } else if constexpr (std::is_same_v<T, program::QuantAdd>) {
           unit = timing::Unit::kRequant;  // one value a lane, as a requant
           step = pes->step(unit, op.count, ready);
-          r.work.requant_values = op.count * n;
+          r.work[timing::Datapath::kRequant] = op.count * n;
           if (functional) pes->quant_add(op);
+        } else if constexpr (std::is_same_v<T, program::Vector>) {
+          unit = timing::Unit::kVector;
+          const std::uint64_t items = cost_.vector_items(op.op, op.values());
+          step = pes->step_time(unit, cost_.vector(op.op, op.values()), items, ready);
+          r.work[timing::Datapath::kVector] = items * n;
+          if (functional) pes->vector(op);
         } else if constexpr (std::is_same_v<T, program::Copy>) {
           unit = timing::Unit::kCopy;
           step = pes->step(unit, op.bytes, ready);
-          r.work.copy_bytes = op.bytes * n;
+          r.work[timing::Datapath::kCopy] = op.bytes * n;
           if (functional) pes->copy(op);
         }
       },

@@ -38,7 +38,7 @@ void Sequencer::convert(std::size_t i, const program::Convert& op, std::uint64_t
     const StepTime step =
         pes->step(timing::Unit::kCopy, timing::ceil_div(in_pe * eb, machine_.pe_count()), ready);
     r.busy.push_back({timing::Resource::unit(timing::Unit::kCopy), step.busy});
-    r.work.copy_bytes = in_pe * eb;
+    r.work[timing::Datapath::kCopy] = in_pe * eb;
     start = std::min(start, step.start);
     end = std::max(end, step.end);
   }

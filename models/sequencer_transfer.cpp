@@ -174,7 +174,7 @@ void Sequencer::load(std::size_t i, const program::Load& op, std::uint64_t ready
       // Each PE's copy unit makes its slots from its patch once the patch has landed.
       const StepTime s = pes->step(timing::Unit::kCopy, t.footprint_bytes, r.timing.end);
       if (s.busy > 0) r.busy.push_back({Resource::unit(timing::Unit::kCopy), s.busy});
-      r.work.copy_bytes = t.footprint_bytes * t.bound.pes_used();
+      r.work[timing::Datapath::kCopy] = t.footprint_bytes * t.bound.pes_used();
       r.timing.end = std::max(r.timing.end, s.end);
     }
     if (!options_.functional) return;

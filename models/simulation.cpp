@@ -258,7 +258,7 @@ SimulationResult Simulation::run(const program::Program& program, const program:
     *result.stats.dram_banks += dram->banks()->counters();
   }
   const PeArray& array = board_->pe_array();
-  for (timing::Unit u : timing::kUnits) {
+  for (timing::Unit u : timing::machine_units(machine_)) {
     auto& v = result.stats.pe_unit_busy_cycles[timing::unit_name(u)];
     v.resize(array.count());
     for (std::uint64_t p = 0; p < array.count(); ++p) v[p] = array.unit(u).busy_cycles(p);

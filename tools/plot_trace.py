@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 KIND_COLOURS = {
     "load": "#4e79a7", "store": "#f28e2b", "mac": "#e15759", "ternary_mac": "#b07aa1",
     "dpt_decode": "#76b7b2", "requant": "#59a14f", "copy": "#edc948", "broadcast": "#ff9da7",
-    "scatter": "#9c755f", "gather": "#bab0ac", "reduce": "#8cd17d",
+    "scatter": "#9c755f", "gather": "#bab0ac", "reduce": "#8cd17d", "vector": "#499894",
 }
 
 

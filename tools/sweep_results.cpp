@@ -25,8 +25,9 @@ std::vector<std::string> result_columns(const machine::MachineConfig& base) {
       c.push_back(level.name + "_" + key);
   c.push_back("macs");
   c.push_back("useful_macs");
-  for (const char* unit : {"dram", "mac", "dpt_decoder", "requant", "copy"})
-    c.push_back(std::string("util_") + unit);
+  c.push_back("util_dram");
+  for (timing::Unit unit : timing::machine_units(base))
+    c.push_back(std::string("util_") + timing::unit_name(unit));
   for (const auto& level : base.levels)
     for (const char* dir : {".down", ".up"}) c.push_back("util_" + level.name + dir);
   for (const char* c2 :

@@ -6,6 +6,12 @@
 
 namespace treesim::machine {
 
+std::optional<VectorOpCost> VectorConfig::cost(core::VectorOp op) const {
+  if (auto it = ops.find(op); it != ops.end()) return it->second;
+  if (core::needs_listed_cost(op)) return std::nullopt;
+  return VectorOpCost{1, 0, false};
+}
+
 std::uint64_t MachineConfig::units_at(std::size_t index) const {
   std::uint64_t units = 1;
   for (std::size_t i = 0; i <= index && i < levels.size(); ++i) {

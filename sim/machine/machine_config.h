@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/vector_op.h"
 #include "sim/machine/memspec.h"
 
 namespace treesim::machine {
@@ -91,6 +92,24 @@ struct CopyConfig {
   std::uint64_t latency_cycles = 1;
 };
 
+// The PE's vector unit (float32 and int32 element-wise operations and row reductions over LM
+// values). An operation moves `values_per_cycle` values a cycle at one cycle per value, after
+// `latency_cycles`; ops prices the others, each entry marked assumed when no public source gives it
+// (docs/machine-files.md). Operations that need a listed cost (core::needs_listed_cost) cannot run
+// on a machine whose table lacks them.
+struct VectorOpCost {
+  std::uint64_t cycles_per_value = 1;  // lane-cycles each value takes
+  std::uint64_t latency_cycles = 0;    // beyond the unit's latency
+  bool assumed = true;
+};
+struct VectorConfig {
+  std::uint64_t values_per_cycle = 0;
+  std::uint64_t latency_cycles = 0;
+  std::map<core::VectorOp, VectorOpCost> ops;
+  // The cost of `op`: its entry, the simple operations' default, or nullopt when it must be listed.
+  std::optional<VectorOpCost> cost(core::VectorOp op) const;
+};
+
 struct PeConfig {
   CopyConfig copy;  // optional in the file; defaults above
   MacConfig mac;
@@ -101,6 +120,7 @@ struct PeConfig {
   std::optional<TernaryMacConfig> ternary_mac;
   std::optional<SparseMacConfig> sparse_mac;
   RequantConfig requant;
+  std::optional<VectorConfig> vector;   // absent: the PE has no vector unit
   std::uint64_t words_per_address = 1;  // elements per LM address (`_W` lanes); 1 = no lanes
   // The fewest cycles between the starts of two lock-step PE instructions (MN-Core 2 issues one PE
   // instruction per 4-cycle step); 1: a unit may start whenever it is free.
@@ -113,6 +133,7 @@ struct EnergyConfig {
   double lm_byte_pj = 0;
   double dram_byte_pj = 0;
   std::map<std::string, double> link_byte_pj;  // per level name
+  std::optional<double> vector_lane_cycle_pj;  // a lane-cycle of the vector unit (pe.vector)
 };
 
 struct MachineConfig {

@@ -49,6 +49,35 @@ namespace {
 using detail::describe;
 using detail::Reader;
 
+// pe.vector: the unit's lanes and latency, and a cost per operation (docs/machine-files.md).
+VectorConfig read_vector(const Reader& r, const YAML::Node& node, const YAML::Mark& fallback) {
+  const std::string path = "pe.vector";
+  r.expect_map(node, fallback, path, {"values_per_cycle", "latency_cycles", "ops"},
+               {"values_per_cycle", "latency_cycles"});
+  VectorConfig v;
+  v.values_per_cycle = r.integer(node["values_per_cycle"], node.Mark(), path + ".values_per_cycle", 1);
+  v.latency_cycles = r.integer(node["latency_cycles"], node.Mark(), path + ".latency_cycles", 0);
+  const YAML::Node ops = node["ops"];
+  if (!ops.IsDefined()) return v;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < core::kVectorOpCount; ++i)
+    names.insert(core::vector_op_name(static_cast<core::VectorOp>(i)));
+  r.expect_map(ops, node.Mark(), path + ".ops", names, {});
+  for (const auto& entry : ops) {
+    const std::string name = entry.first.as<std::string>();
+    const std::string at = path + ".ops." + name;
+    const YAML::Node e = entry.second;
+    r.expect_map(e, ops.Mark(), at, {"cycles_per_value", "latency_cycles", "assumed"},
+                 {"cycles_per_value", "latency_cycles", "assumed"});
+    VectorOpCost cost;
+    cost.cycles_per_value = r.integer(e["cycles_per_value"], e.Mark(), at + ".cycles_per_value", 1);
+    cost.latency_cycles = r.integer(e["latency_cycles"], e.Mark(), at + ".latency_cycles", 0);
+    cost.assumed = r.boolean(e["assumed"], e.Mark(), at + ".assumed");
+    v.ops[*core::parse_vector_op(name)] = cost;
+  }
+  return v;
+}
+
 LevelConfig read_level(const Reader& r, const YAML::Node& node, const YAML::Mark& fallback,
                        const std::string& path, bool is_pe) {
   r.expect_map(
@@ -118,7 +147,7 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root, const std::s
   const YAML::Node pe = root["pe"];
   r.expect_map(pe, m, "pe",
                {"mac", "dpt_decoder", "base3_decoder", "ternary_mac", "sparse_mac", "requant", "copy",
-                "words_per_address", "instruction_step_cycles"},
+                "vector", "words_per_address", "instruction_step_cycles"},
                {"mac", "dpt_decoder", "requant"});
   std::tie(c.pe.mac.int8_macs_per_cycle, c.pe.mac.latency_cycles) =
       read_unit(r, pe["mac"], pe.Mark(), "pe.mac", "int8_macs_per_cycle");
@@ -162,6 +191,7 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root, const std::s
   }
   std::tie(c.pe.requant.values_per_cycle, c.pe.requant.latency_cycles) =
       read_unit(r, pe["requant"], pe.Mark(), "pe.requant", "values_per_cycle");
+  if (const YAML::Node v = pe["vector"]; v.IsDefined()) c.pe.vector = read_vector(r, v, pe.Mark());
   if (pe["copy"].IsDefined())
     std::tie(c.pe.copy.bytes_per_cycle, c.pe.copy.latency_cycles) =
         read_unit(r, pe["copy"], pe.Mark(), "pe.copy", "bytes_per_cycle");
@@ -172,9 +202,13 @@ MachineConfig read_machine(const Reader& r, const YAML::Node& root, const std::s
         r.integer(pe["instruction_step_cycles"], pe.Mark(), "pe.instruction_step_cycles", 1);
 
   if (const YAML::Node energy = root["energy"]; energy.IsDefined()) {
-    r.expect_map(energy, m, "energy", {"mac_int8_pj", "lm_byte_pj", "dram_byte_pj", "link_byte_pj"},
+    r.expect_map(energy, m, "energy",
+                 {"mac_int8_pj", "lm_byte_pj", "dram_byte_pj", "link_byte_pj", "vector_lane_cycle_pj"},
                  {"mac_int8_pj", "lm_byte_pj", "dram_byte_pj"});
     EnergyConfig e;
+    if (energy["vector_lane_cycle_pj"].IsDefined())
+      e.vector_lane_cycle_pj =
+          r.positive_real(energy["vector_lane_cycle_pj"], energy.Mark(), "energy.vector_lane_cycle_pj", true);
     e.mac_int8_pj = r.positive_real(energy["mac_int8_pj"], energy.Mark(), "energy.mac_int8_pj", true);
     e.lm_byte_pj = r.positive_real(energy["lm_byte_pj"], energy.Mark(), "energy.lm_byte_pj", true);
     e.dram_byte_pj = r.positive_real(energy["dram_byte_pj"], energy.Mark(), "energy.dram_byte_pj", true);

@@ -178,6 +178,15 @@ std::vector<core::Error> validate(const MachineConfig& c) {
   }
   k.rate("pe.requant.values_per_cycle", c.pe.requant.values_per_cycle);
   k.latency("pe.requant.latency_cycles", c.pe.requant.latency_cycles);
+  if (c.pe.vector) {
+    k.rate("pe.vector.values_per_cycle", c.pe.vector->values_per_cycle);
+    k.latency("pe.vector.latency_cycles", c.pe.vector->latency_cycles);
+    for (const auto& [op, cost] : c.pe.vector->ops) {
+      const std::string at = fmt::format("pe.vector.ops.{}", core::vector_op_name(op));
+      k.rate(at + ".cycles_per_value", cost.cycles_per_value);
+      k.latency(at + ".latency_cycles", cost.latency_cycles);
+    }
+  }
   k.rate("pe.copy.bytes_per_cycle", c.pe.copy.bytes_per_cycle);
   k.latency("pe.copy.latency_cycles", c.pe.copy.latency_cycles);
   if (c.pe.words_per_address == 0 || c.pe.words_per_address > L::kMaxWordsPerAddress)
@@ -194,6 +203,7 @@ std::vector<core::Error> validate(const MachineConfig& c) {
     energy("energy.mac_int8_pj", e.mac_int8_pj);
     energy("energy.lm_byte_pj", e.lm_byte_pj);
     energy("energy.dram_byte_pj", e.dram_byte_pj);
+    if (e.vector_lane_cycle_pj) energy("energy.vector_lane_cycle_pj", *e.vector_lane_cycle_pj);
     for (const auto& [level, pj] : e.link_byte_pj) {
       if (!c.level_index(level))
         k.add("energy.link_byte_pj." + core::echo(level), "expected the name of a level of this machine");

@@ -108,6 +108,30 @@ void check_collective(const Op& op, std::uint64_t bytes, const machine::MachineC
   c.lm(out.writes, op.dst, {bytes, kGather ? s : 1});
 }
 
+// The vector unit's instruction: the machine has the unit and prices the operation; a, b and dst lie
+// in the LM, and dst is in place or apart from each input (a per-row or per-column b: apart).
+void check_vector(const Vector& op, const machine::MachineConfig& m, InstrChecker& c, PreparedInstr& pi) {
+  const char* name = core::vector_op_name(op.op);
+  if (!m.pe.vector) return c.fail(fmt::format("machine '{}' has no vector unit (pe.vector)", m.name));
+  if (!m.pe.vector->cost(op.op))
+    return c.fail(fmt::format("machine '{}' does not price vector operation '{}' (pe.vector.ops.{})", m.name,
+                              name, name));
+  if (op.rows == 0 || op.cols == 0) return c.fail("rows and cols must be at least 1");
+  c.lm(pi.reads, op.a, {op.rows, op.cols, 4});
+  if (op.b_values()) c.lm(pi.reads, op.b, {op.b_values(), 4});
+  c.lm(pi.writes, op.dst, {op.out_values(), 4});
+  if (c.failed()) return;
+  if (op.dst != op.a && !c.disjoint(op.a, op.values() * 4, op.dst, op.out_values() * 4,
+                                    "the results must be in place or apart from a"))
+    return;
+  // A per-row or per-column b is read again for later rows: only a whole-matrix b may be overwritten.
+  if (op.b_values() && (op.dst != op.b || op.b_form != VectorOperand::kMatrix))
+    c.disjoint(op.b, op.b_values() * 4, op.dst, op.out_values() * 4,
+               op.b_form == VectorOperand::kMatrix
+                   ? "the results must be in place or apart from b"
+                   : "a per-row or per-column b must be apart from the results");
+}
+
 }  // namespace
 
 timing::Range dram_written(const Transfer& t, const TensorDecl& tensor) {
@@ -295,6 +319,7 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
                   c.disjoint(in, op.count, op.dst, op.count,
                              "the sums must be in place or apart from a and b");
             },
+            [&](const Vector& op) { check_vector(op, m, c, pi); },
             [&](const Copy& op) {
               c.lm(pi.reads, op.src, {op.bytes});
               c.lm(pi.writes, op.dst, {op.bytes});
@@ -303,6 +328,8 @@ CheckedProgram check_program(const Program& p, const machine::MachineConfig& m) 
             [&](const Scatter& op) { check_collective(op, op.bytes, m, c, pi); },
             [&](const Gather& op) { check_collective(op, op.bytes, m, c, pi); },
             [&](const Reduce& op) {
+              if (op.dtype != DType::kInt32 && op.dtype != DType::kFloat32)
+                return c.fail("a reduce's dtype is int32 or float32");
               std::optional<std::uint64_t> bytes = core::checked_product({op.count, 4});
               if (!bytes) return c.fail("count·4 overflows 64 bits");
               check_collective(op, *bytes, m, c, pi);

@@ -45,12 +45,15 @@ std::string instr_label(const Program& program, std::size_t index,
                         return fmt::format("{}x{}x{}", op.rows, op.channels, op.taps);
                       else if constexpr (std::is_same_v<T, QuantAdd>)
                         return fmt::format("{}", op.count);
+                      else if constexpr (std::is_same_v<T, Vector>)
+                        return fmt::format("{}:{}x{}", core::vector_op_name(op.op), op.rows, op.cols);
                       else if constexpr (std::is_same_v<T, Requant>)
                         return fmt::format("{}x{}", op.rows, op.cols);
                       else if constexpr (std::is_same_v<T, DptDecode> || std::is_same_v<T, Copy>)
                         return fmt::format("{}B", op.bytes);
                       else if constexpr (std::is_same_v<T, Reduce>)
-                        return fmt::format("{}:{}x4B", level_text(op.level, level_names), op.count);
+                        return fmt::format("{}:{}x4B{}", level_text(op.level, level_names), op.count,
+                                           op.op == ReduceOp::kMax ? ":max" : "");
                       else
                         return fmt::format("{}:{}B", level_text(op.level, level_names), op.bytes);
                     },

@@ -18,10 +18,26 @@ std::uint64_t TensorDecl::bytes() const {
   return n > UINT64_MAX / size ? UINT64_MAX : n * size;
 }
 
+std::uint64_t Vector::b_values() const {
+  if (!core::is_binary(op)) return 0;
+  switch (b_form) {
+    case VectorOperand::kMatrix:
+      return rows * cols;
+    case VectorOperand::kPerRow:
+      return rows;
+    case VectorOperand::kPerCol:
+      return cols;
+    case VectorOperand::kImmediate:
+      return 0;
+  }
+  return 0;
+}
+
 const std::vector<std::string>& kind_names() {
   static const std::vector<std::string> kNames = {
-      "load",    "store",  "mac",    "dpt_decode", "ternary_mac", "requant",  "copy",     "broadcast",
-      "scatter", "gather", "reduce", "sparse_mac", "convert",     "pool_max", "pool_sum", "add"};
+      "load",    "store",     "mac",      "dpt_decode", "ternary_mac", "requant",
+      "copy",    "broadcast", "scatter",  "gather",     "reduce",      "sparse_mac",
+      "convert", "pool_max",  "pool_sum", "add",        "vector"};
   return kNames;
 }
 

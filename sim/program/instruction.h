@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/core/dtype.h"
+#include "sim/core/vector_op.h"
 #include "sim/layout/tensor_layout.h"
 #include "sim/numeric/fixed_point.h"
 #include "sim/numeric/quantized_add.h"
@@ -257,6 +258,26 @@ struct QuantAdd {
   auto tie() const { return std::tie(a, b, dst, count, stage); }
 };
 
+// The vector unit in every PE (pe.vector): the IEEE binary32 operation `op` (round to nearest
+// even; sim/numeric/vector_math.h defines each) over a `rows`×`cols` float32 matrix at a,
+// row-major. An element-wise operation writes rows×cols values at dst; a row reduction (row_sum,
+// row_max) writes one value per row, taking the row left to right. A binary operation's second
+// operand is b read as `b_form`: a whole matrix, one value per row (a row statistic), one per column
+// (gamma, beta), or the immediate `imm` (b unused). dst may be a (in place), or b when b is a whole
+// matrix; otherwise apart from them.
+enum class VectorOperand : std::uint8_t { kMatrix, kPerRow, kPerCol, kImmediate };
+struct Vector {
+  core::VectorOp op = core::VectorOp::kAdd;
+  std::uint64_t a = 0, b = 0, dst = 0, rows = 1, cols = 0;
+  VectorOperand b_form = VectorOperand::kMatrix;
+  float imm = 0;
+  // The values it reads at a and writes at dst (per PE), and the float32 values b holds.
+  std::uint64_t values() const { return rows * cols; }
+  std::uint64_t out_values() const { return core::is_row_reduction(op) ? rows : rows * cols; }
+  std::uint64_t b_values() const;
+  auto tie() const { return std::tie(op, a, b, dst, rows, cols, b_form, imm); }
+};
+
 // Tree collectives at a level L: every unit U of level L works on the PEs of its subtree.
 // Broadcast: the subtree's first PE sends `bytes` at src to dst of every PE of the subtree.
 struct Broadcast {
@@ -278,12 +299,19 @@ struct Gather {
   std::uint64_t src = 0, dst = 0, bytes = 0;
   auto tie() const { return std::tie(level, src, dst, bytes); }
 };
-// Reduce: the int32 sum of `count` values at src over all PEs of the subtree lands at dst of the
-// subtree's first PE. Levels with `reduce: true` sum on the way up; others forward every block.
+// Reduce: `op` (sum or max) over all PEs of the subtree of `count` values at src, each of `dtype`
+// (int32, summed wrapping, or float32, summed in binary32 in PE order from the subtree's first PE:
+// ((x0 + x1) + x2) + ...), lands at dst of the subtree's first PE. Levels with `reduce: true`
+// combine on the way up; others forward every block. A softmax row spread over PEs takes its max
+// and sum this way.
+enum class ReduceOp : std::uint8_t { kSum, kMax };
 struct Reduce {
   Level level;
   std::uint64_t src = 0, dst = 0, count = 0;
-  auto tie() const { return std::tie(level, src, dst, count); }
+  ReduceOp op = ReduceOp::kSum;
+  DType dtype = DType::kInt32;
+  std::uint64_t bytes() const { return count * 4; }  // both types are 4 bytes a value
+  auto tie() const { return std::tie(level, src, dst, count, op, dtype); }
 };
 
 // Representation equality for every instruction struct (and TensorDecl): field by field.
@@ -297,7 +325,7 @@ bool operator!=(const T& a, const T& b) {
 }
 
 using Instr = std::variant<Load, Store, Mac, DptDecode, TernaryMac, Requant, Copy, Broadcast, Scatter, Gather,
-                           Reduce, SparseMac, Convert, PoolMax, PoolSum, QuantAdd>;
+                           Reduce, SparseMac, Convert, PoolMax, PoolSum, QuantAdd, Vector>;
 
 // The tree collectives: they work per subtree of a level, not on every PE alike.
 template <typename T>

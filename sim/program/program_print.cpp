@@ -104,6 +104,27 @@ struct Printer {
         q.a, q.b, q.dst, q.count, core::dtype_name(s.a_dtype), core::dtype_name(s.b_dtype), s.a_zero,
         s.b_zero, s.a_scale, s.b_scale, core::dtype_name(s.out_dtype), s.out_zero, s.act_min, s.act_max);
   }
+  std::string operator()(const Vector& v) const {
+    std::string b;
+    if (core::is_binary(v.op)) {
+      switch (v.b_form) {
+        case VectorOperand::kMatrix:
+          b = fmt::format(" b={}", v.b);
+          break;
+        case VectorOperand::kPerRow:
+          b = fmt::format(" b={} b_per=row", v.b);
+          break;
+        case VectorOperand::kPerCol:
+          b = fmt::format(" b={} b_per=col", v.b);
+          break;
+        case VectorOperand::kImmediate:
+          b = fmt::format(" imm={}", v.imm);  // the shortest text that reads back as the same float
+          break;
+      }
+    }
+    return fmt::format("vector op={} a={}{} dst={} rows={} cols={}", core::vector_op_name(v.op), v.a, b,
+                       v.dst, v.rows, v.cols);
+  }
   std::string operator()(const Copy& c) const {
     return fmt::format("copy src={} dst={} bytes={}", c.src, c.dst, c.bytes);
   }
@@ -117,7 +138,10 @@ struct Printer {
     return fmt::format("gather level={} src={} dst={} bytes={}", level(c.level), c.src, c.dst, c.bytes);
   }
   std::string operator()(const Reduce& c) const {
-    return fmt::format("reduce level={} src={} dst={} count={}", level(c.level), c.src, c.dst, c.count);
+    // op and dtype only when not the default (an int32 sum), so older programs print as they did.
+    return fmt::format("reduce level={} src={} dst={} count={}{}{}", level(c.level), c.src, c.dst, c.count,
+                       c.op == ReduceOp::kMax ? " op=max" : "",
+                       c.dtype == DType::kInt32 ? "" : std::string(" dtype=") + core::dtype_name(c.dtype));
   }
 };
 

@@ -127,12 +127,14 @@ class Fields {
     fail(fmt::format("field '{}': expected true or false, got '{}'", key, core::echo(s)));
   }
 
-  DType dtype_or(const std::string& key, DType fallback) {
+  // An instruction's operand type; a tensor may also be float32 (the vector unit's values).
+  DType dtype_or(const std::string& key, DType fallback, bool float32 = false) {
     if (!has(key)) return fallback;
     std::optional<DType> t = core::parse_dtype(raw(key));
-    if (!t || (*t != DType::kInt8 && *t != DType::kUInt8 && *t != DType::kInt32))
-      fail(fmt::format("field '{}': expected int8, uint8 or int32, got '{}'", key,
-                       core::echo(values_.at(key))));
+    if (!t || (*t != DType::kInt8 && *t != DType::kUInt8 && *t != DType::kInt32 &&
+               !(float32 && *t == DType::kFloat32)))
+      fail(fmt::format("field '{}': expected int8, uint8, int32{}, got '{}'", key,
+                       float32 ? " or float32" : "", core::echo(values_.at(key))));
     return *t;
   }
 
@@ -374,11 +376,58 @@ Instr parse_instr(const std::string& kind, Fields& f, const std::vector<std::str
     st.act_max = f.i32_or("act_max", static_cast<std::int32_t>(core::dtype_max(st.out_dtype)));
     return q;
   }
+  if (kind == "vector") {
+    Vector v;
+    const std::string name = f.raw("op");
+    const std::optional<core::VectorOp> op = core::parse_vector_op(name);
+    if (!op) {
+      std::string names;
+      for (std::size_t i = 0; i < core::kVectorOpCount; ++i)
+        names += std::string(i ? ", " : "") + core::vector_op_name(static_cast<core::VectorOp>(i));
+      f.fail(fmt::format("field 'op': unknown vector operation '{}' (expected one of: {})", core::echo(name),
+                         names));
+    }
+    v.op = *op;
+    v.a = f.u64("a"), v.dst = f.u64("dst"), v.rows = f.u64_or("rows", 1), v.cols = f.u64("cols");
+    if (core::is_binary(v.op)) {
+      if (f.has("imm") == f.has("b")) f.fail(fmt::format("vector op={} takes one of 'b' and 'imm'", name));
+      if (f.has("imm")) {
+        v.b_form = VectorOperand::kImmediate;
+        v.imm = f.f32_or("imm", 0);
+      } else {
+        v.b = f.u64("b");
+        const std::string per = f.has("b_per") ? f.raw("b_per") : "element";
+        if (per == "row")
+          v.b_form = VectorOperand::kPerRow;
+        else if (per == "col")
+          v.b_form = VectorOperand::kPerCol;
+        else if (per != "element")
+          f.fail(fmt::format("field 'b_per': expected element, row or col, got '{}'", core::echo(per)));
+      }
+    } else if (f.has("b") || f.has("imm") || f.has("b_per")) {
+      f.fail(fmt::format("vector op={} reads one operand: no 'b', 'imm' or 'b_per'", name));
+    }
+    return v;
+  }
   if (kind == "broadcast")
     return Broadcast{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
   if (kind == "scatter") return Scatter{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
   if (kind == "gather") return Gather{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("bytes")};
-  if (kind == "reduce") return Reduce{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("count")};
+  if (kind == "reduce") {
+    Reduce r{f.level("level", levels), f.u64("src"), f.u64("dst"), f.u64("count")};
+    if (f.has("op")) {
+      const std::string op = f.raw("op");
+      if (op != "sum" && op != "max") f.fail(fmt::format("field 'op': expected sum or max, got '{}'", core::echo(op)));
+      r.op = op == "max" ? ReduceOp::kMax : ReduceOp::kSum;
+    }
+    if (f.has("dtype")) {
+      const std::optional<DType> t = core::parse_dtype(f.raw("dtype"));
+      if (t != DType::kInt32 && t != DType::kFloat32)
+        f.fail(fmt::format("field 'dtype': expected int32 or float32, got '{}'", core::echo(f.raw("dtype"))));
+      r.dtype = *t;
+    }
+    return r;
+  }
   std::string names = "tensor";
   for (const auto& n : kind_names()) names += ", " + n;
   f.fail(fmt::format("unknown instruction '{}' (expected one of: {})", core::echo(kind), names));
@@ -417,7 +466,7 @@ Program parse_program(const std::string& text, const std::string& file,
       t.name = rest.substr(name_start, name_end - name_start);
       Fields f(where, split_fields(name_end == std::string::npos ? "" : rest.substr(name_end), where));
       t.shape = f.shape("shape");
-      t.dtype = f.dtype_or("dtype", DType::kInt8);
+      t.dtype = f.dtype_or("dtype", DType::kInt8, true);
       // Sizes are formed from these numbers everywhere; one that wraps 64 bits is refused here.
       const auto elements = core::checked_product(t.shape);
       if (!elements || !core::checked_mul(*elements, dtype_bytes(t.dtype)))

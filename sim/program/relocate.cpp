@@ -20,7 +20,7 @@ Program relocate_lm(Program program, std::uint64_t offset) {
             op.a += offset, op.b += offset, op.c += offset;
           } else if constexpr (std::is_same_v<T, TernaryMac>) {
             op.a += offset, op.w += offset, op.c += offset;
-          } else if constexpr (std::is_same_v<T, QuantAdd>) {
+          } else if constexpr (std::is_same_v<T, QuantAdd> || std::is_same_v<T, Vector>) {
             op.a += offset, op.b += offset, op.dst += offset;
           } else if constexpr (std::is_same_v<T, Requant>) {
             op.src += offset, op.dst += offset;

@@ -19,7 +19,7 @@ std::vector<LevelReport> level_reports(const machine::MachineConfig& m, const ti
   return out;
 }
 
-// Summed in name order (dram, links, lm, mac), as the report has always summed them.
+// Summed in name order (dram, links, lm, mac, vector), as the report has always summed them.
 EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
   const auto& en = *m.energy;
   EnergyReport e;
@@ -34,8 +34,10 @@ EnergyReport energy(const machine::MachineConfig& m, const RunStats& s) {
     e.links +=
         it->second * static_cast<double>(w.levels[l].down_delivered_bytes + w.levels[l].up_delivered_bytes);
   }
+  if (m.pe.vector && en.vector_lane_cycle_pj)
+    e.vector = *en.vector_lane_cycle_pj * static_cast<double>(w[timing::Datapath::kVector]);
   e.total = 0;
-  for (double part : {e.dram, e.links, e.lm, e.mac}) e.total += part;
+  for (double part : {e.dram, e.links, e.lm, e.mac, e.vector.value_or(0.0)}) e.total += part;
   return e;
 }
 
@@ -99,6 +101,8 @@ Report make_report(const machine::MachineConfig& m, const RunStats& s) {
   for (const auto& [kind, ks] : s.instructions)
     r.instructions.push_back({kind, ks.count, ks.busy_cycles, ks.span_cycles});
   r.work = s.work;
+  for (timing::Unit u : timing::machine_units(m))
+    if (const char* key = timing::spec(u).work_key) r.unit_work.emplace_back(key, s.work.unit_items(u));
   r.useful_macs = s.useful_macs;
   r.lm_peak_bytes_per_pe = s.lm_peak_bytes_per_pe;
   r.dram_channels = s.dram_channels;

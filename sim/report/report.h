@@ -52,6 +52,7 @@ struct EnergyReport {
   double links = 0;
   double lm = 0;
   double mac = 0;
+  std::optional<double> vector;  // with a vector unit and energy.vector_lane_cycle_pj
   double total = 0;
 };
 
@@ -93,7 +94,9 @@ struct Report {
   std::vector<UnitReport> units;                      // name order
   std::vector<KindReport> instructions;               // kind-name order
   timing::Work work;                                  // what the run moved and computed (RunStats::work)
-  std::optional<std::uint64_t> useful_macs;           // RunStats::useful_macs
+  // The work of the machine's units that have a work key (pe_units.h), in unit order.
+  std::vector<std::pair<std::string, std::uint64_t>> unit_work;
+  std::optional<std::uint64_t> useful_macs;  // RunStats::useful_macs
   std::uint64_t lm_peak_bytes_per_pe = 0;
   std::vector<DramChannelStats> dram_channels;  // RunStats's, when more than one channel
   std::optional<DramBankStats> dram_banks;      // RunStats's, with a banked DRAM

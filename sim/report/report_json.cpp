@@ -91,14 +91,15 @@ std::string to_json(const Report& r) {
     instrs[k.kind] = {{"count", k.count}, {"busy_cycles", k.busy_cycles}, {"span_cycles", k.span_cycles}};
   j["instructions"] = instrs;
   j["work"] = {{"macs", r.work.macs},
-               {"ternary_macs", r.work.ternary_macs},
+               {"ternary_macs", r.work.ternary_macs()},
                {"sparse_macs", r.work.sparse_macs},
-               {"sparse_items", r.work.sparse_items},
-               {"dpt_bytes", r.work.dpt_bytes},
-               {"base3_bytes", r.work.base3_bytes},
-               {"requant_values", r.work.requant_values},
-               {"copy_bytes", r.work.copy_bytes},
-               {"lm_bytes_accessed", r.work.lm_bytes}};
+               {"sparse_items", r.work.sparse_items()},
+               {"dpt_bytes", r.work.dpt_bytes()},
+               {"base3_bytes", r.work.base3_bytes()},
+               {"requant_values", r.work.requant_values()},
+               {"copy_bytes", r.work.copy_bytes()}};
+  for (const auto& [key, items] : r.unit_work) j["work"][key] = items;
+  j["work"]["lm_bytes_accessed"] = r.work.lm_bytes;
   if (r.useful_macs) {
     j["work"]["useful_macs"] = *r.useful_macs;
     j["work"]["padding_macs"] = r.work.macs > *r.useful_macs ? r.work.macs - *r.useful_macs : 0;
@@ -106,7 +107,9 @@ std::string to_json(const Report& r) {
   j["lm_peak_bytes_per_pe"] = r.lm_peak_bytes_per_pe;
   if (r.energy_pj) {
     const EnergyReport& e = *r.energy_pj;
-    j["energy_pj"] = {{"dram", e.dram}, {"links", e.links}, {"lm", e.lm}, {"mac", e.mac}, {"total", e.total}};
+    j["energy_pj"] = {{"dram", e.dram}, {"links", e.links}, {"lm", e.lm}, {"mac", e.mac}};
+    if (e.vector) j["energy_pj"]["vector"] = *e.vector;
+    j["energy_pj"]["total"] = e.total;
   }
   if (r.verify)
     j["verify"] = {{"ok", r.verify->ok},

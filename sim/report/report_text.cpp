@@ -26,9 +26,9 @@ std::string to_text(const Report& r) {
                        ls.down_sent_bytes, ls.down_delivered_bytes, ls.up_sent_bytes, ls.up_delivered_bytes);
   }
   // The PE units only, in pipeline order, and only those that worked.
-  for (const char* name : {"mac", "dpt_decoder", "requant", "copy"}) {
+  for (const timing::UnitSpec& spec : timing::unit_specs()) {
     for (const UnitReport& unit : r.units)
-      if (unit.name == name && unit.busy_cycles)
+      if (unit.name == spec.name && unit.busy_cycles)
         out += fmt::format("  {} busy {:.1f}%\n", unit.name, 100 * unit.utilization);
   }
   for (const KindReport& k : r.instructions)

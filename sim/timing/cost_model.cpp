@@ -10,29 +10,31 @@ std::uint64_t TransferTime::duration() const {
   return latency + longest;
 }
 
-std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const {
-  const machine::PeConfig& pe = m_.pe;
+Datapath datapath(Unit u, Path path) {
   switch (u) {
     case Unit::kMac:
-      if (path == Path::kTernaryMac && pe.ternary_mac)
-        return {pe.ternary_mac->macs_per_cycle, pe.ternary_mac->latency_cycles};
-      if (path == Path::kSparse)
-        return pe.sparse_mac ? std::pair{pe.sparse_mac->items_per_cycle, pe.sparse_mac->latency_cycles}
-                             : std::pair{std::uint64_t{1}, pe.mac.latency_cycles};
-      return {pe.mac.int8_macs_per_cycle, pe.mac.latency_cycles};
+      return path == Path::kTernaryMac ? Datapath::kTernaryMac
+             : path == Path::kSparse   ? Datapath::kSparseWalk
+                                       : Datapath::kInt8Mac;
     case Unit::kDptDecoder:
-      if (path == Path::kBase3) {
-        if (pe.base3_decoder) return {pe.base3_decoder->bytes_per_cycle, pe.base3_decoder->latency_cycles};
-        return {std::max<std::uint64_t>(1, pe.dpt_decoder.bytes_per_cycle / 4),
-                pe.dpt_decoder.latency_cycles + 4};
-      }
-      return {pe.dpt_decoder.bytes_per_cycle, pe.dpt_decoder.latency_cycles};
+      return path == Path::kBase3 ? Datapath::kBase3 : Datapath::kDpt;
     case Unit::kRequant:
-      return {pe.requant.values_per_cycle, pe.requant.latency_cycles};
+      return Datapath::kRequant;
     case Unit::kCopy:
-      return {pe.copy.bytes_per_cycle, pe.copy.latency_cycles};
+      return Datapath::kCopy;
+    case Unit::kVector:
+      return Datapath::kVector;
   }
-  return {1, 0};
+  return Datapath::kInt8Mac;
+}
+
+std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Datapath d) const {
+  const Rate r = spec(d).rate(m_.pe);
+  return {r.per_cycle, r.latency};
+}
+
+std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Unit u, Path path) const {
+  return rate(datapath(u, path));
 }
 
 std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Resource r) const {
@@ -53,6 +55,20 @@ std::pair<std::uint64_t, std::uint64_t> CostModel::rate(Resource r) const {
 UnitTime CostModel::unit(Unit u, std::uint64_t work, Path path) const {
   const auto [per_cycle, latency] = rate(u, path);
   return {ceil_div(work, per_cycle), latency};
+}
+
+std::uint64_t CostModel::vector_items(core::VectorOp op, std::uint64_t values) const {
+  const machine::VectorOpCost c =
+      m_.pe.vector ? m_.pe.vector->cost(op).value_or(machine::VectorOpCost{}) : machine::VectorOpCost{};
+  return values * c.cycles_per_value;
+}
+
+UnitTime CostModel::vector(core::VectorOp op, std::uint64_t values_per_pe) const {
+  const machine::VectorOpCost c =
+      m_.pe.vector ? m_.pe.vector->cost(op).value_or(machine::VectorOpCost{}) : machine::VectorOpCost{};
+  UnitTime t = unit(Unit::kVector, vector_items(op, values_per_pe));
+  t.latency += c.latency_cycles;
+  return t;
 }
 
 std::uint64_t CostModel::sparse_items(std::uint64_t entries, std::uint64_t segments,
@@ -223,15 +239,13 @@ Roofline CostModel::roofline(const Work& w) const {
   Roofline r;
   const std::uint64_t pes = m_.pe_count();
   auto bound = [&](Resource res, std::uint64_t cycles) { r.bounds[name(res, m_)] = cycles; };
-  bound(Resource::unit(Unit::kMac),
-        ceil_div(w.macs - w.ternary_macs - w.sparse_macs, pes * rate(Unit::kMac).first) +
-            ceil_div(w.ternary_macs, pes * rate(Unit::kMac, Path::kTernaryMac).first) +
-            ceil_div(w.sparse_items, pes * rate(Unit::kMac, Path::kSparse).first));
-  bound(Resource::unit(Unit::kDptDecoder),
-        ceil_div(w.dpt_bytes - w.base3_bytes, pes * rate(Unit::kDptDecoder).first) +
-            ceil_div(w.base3_bytes, pes * rate(Unit::kDptDecoder, Path::kBase3).first));
-  bound(Resource::unit(Unit::kRequant), ceil_div(w.requant_values, pes * rate(Unit::kRequant).first));
-  bound(Resource::unit(Unit::kCopy), ceil_div(w.copy_bytes, pes * rate(Unit::kCopy).first));
+  // A unit's bound is the sum over its datapaths, each rounded up on its own.
+  for (Unit u : machine_units(m_)) {
+    std::uint64_t cycles = 0;
+    for (const DatapathSpec& d : datapath_specs())
+      if (d.unit == u) cycles += ceil_div(w[d.path], pes * rate(d.path).first);
+    bound(Resource::unit(u), cycles);
+  }
   bound(Resource::dram(), dram(w.dram_bytes()).busy);
   for (std::size_t l = 0; l < m_.levels.size() && l < w.levels.size(); ++l) {
     bound(Resource::port(l, Direction::kDown),

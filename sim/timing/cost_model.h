@@ -7,6 +7,8 @@
 // channels' total rate, so the planners' estimates are off there.
 //
 //   PE unit alone:   latency + ceil(work per PE / rate)            (MAC, DPT decode, requant, copy)
+//   vector op alone: pe.vector.latency + op latency + ceil(values per PE × op cycles per value /
+//                    pe.vector.values_per_cycle)
 //   transfer alone:  Σ latencies on its path + max over stages of ceil(bytes at the stage's busiest
 //                    port / that port's rate)  (cut-through; DRAM is a stage when it is touched)
 //   roofline:        the largest of every resource's total work / its aggregate rate
@@ -37,6 +39,8 @@ inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 
 // item per cycle — a stored entry or a position read, each an LM access the walk waits on — at the
 // int8 array's latency).
 enum class Path { kDefault, kTernaryMac, kBase3, kSparse };
+// The datapath (pe_units.h) a unit's work on `path` runs on.
+Datapath datapath(Unit u, Path path);
 
 // One use of a unit or port: held `busy` cycles, the result ready `latency` cycles after that.
 struct UnitTime {
@@ -94,6 +98,7 @@ class CostModel {
   UnitTime unit(Unit u, std::uint64_t work_per_pe, Path path = Path::kDefault) const;
   // The rate and latency of a unit's datapath (items per cycle, cycles).
   std::pair<std::uint64_t, std::uint64_t> rate(Unit u, Path path = Path::kDefault) const;
+  std::pair<std::uint64_t, std::uint64_t> rate(Datapath d) const;
   // The rate and latency of any resource (bytes per cycle for DRAM and ports; a unit's default path).
   std::pair<std::uint64_t, std::uint64_t> rate(Resource r) const;
   // A sparse walk's work in items (the sparse path's unit of work), by pe.sparse_mac's costs
@@ -104,6 +109,11 @@ class CostModel {
   // kind (visits: dense, compressed, singleton, n:m, as sim/sparse/walk.h counts them).
   std::uint64_t sparse_items(std::uint64_t entries, std::uint64_t segments,
                              const std::array<std::uint64_t, 4>& visits, std::uint64_t n) const;
+  // The vector unit applying `op` to `values_per_pe` values in every PE (the closed form above; an
+  // operation the machine does not price costs as a simple one: the program checker refuses it
+  // first), and the lane-cycles (its work items) that takes.
+  UnitTime vector(core::VectorOp op, std::uint64_t values_per_pe) const;
+  std::uint64_t vector_items(core::VectorOp op, std::uint64_t values) const;
   // DRAM's port streaming `bytes`, and its access latency.
   UnitTime dram(std::uint64_t bytes) const;          // all channels together (bytes spread over them)
   UnitTime dram_channel(std::uint64_t bytes) const;  // one channel (the simple Dram target)

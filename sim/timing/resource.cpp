@@ -2,20 +2,6 @@
 
 namespace treesim::timing {
 
-const char* unit_name(Unit u) {
-  switch (u) {
-    case Unit::kMac:
-      return "mac";
-    case Unit::kDptDecoder:
-      return "dpt_decoder";
-    case Unit::kRequant:
-      return "requant";
-    case Unit::kCopy:
-      return "copy";
-  }
-  return "?";
-}
-
 std::size_t Resource::index() const {
   switch (kind_) {
     case Kind::kDram:
@@ -30,14 +16,17 @@ std::size_t Resource::index() const {
 
 Resource Resource::from_index(std::size_t i) {
   if (i == 0) return dram();
-  if (i <= kUnitCount) return unit(kUnits[i - 1]);
+  if (i <= kUnitCount) return unit(static_cast<Unit>(i - 1));
   const std::size_t p = i - 1 - kUnitCount;
   return port(p / 2, p % 2 ? Direction::kUp : Direction::kDown);
 }
 
 std::vector<Resource> Resource::all(const machine::MachineConfig& m) {
   std::vector<Resource> out;
-  for (std::size_t i = 0; i < count(m.levels.size()); ++i) out.push_back(from_index(i));
+  for (std::size_t i = 0; i < count(m.levels.size()); ++i) {
+    const Resource r = from_index(i);
+    if (r.kind() != Kind::kUnit || has_unit(m, r.pe_unit())) out.push_back(r);
+  }
   return out;
 }
 
@@ -62,23 +51,11 @@ const char* trace_name(Resource r) {
     case Resource::Kind::kUnit:
       break;
   }
-  switch (r.pe_unit()) {
-    case Unit::kMac:
-      return "mac";
-    case Unit::kDptDecoder:
-      return "dpt";
-    case Unit::kRequant:
-      return "requant";
-    case Unit::kCopy:
-      return "copy";
-  }
-  return "?";
+  return spec(r.pe_unit()).trace_name;
 }
 
 const char* work_name(Resource r) {
-  if (r.kind() == Resource::Kind::kUnit && r.pe_unit() == Unit::kMac) return "macs";
-  if (r.kind() == Resource::Kind::kUnit && r.pe_unit() == Unit::kRequant) return "values";
-  return "bytes";
+  return r.kind() == Resource::Kind::kUnit ? spec(r.pe_unit()).work_name : "bytes";
 }
 
 }  // namespace treesim::timing

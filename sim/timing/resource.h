@@ -10,16 +10,11 @@
 #include <vector>
 
 #include "sim/machine/machine_config.h"
+#include "sim/timing/pe_units.h"
 
 namespace treesim::timing {
 
 enum class Direction : std::uint8_t { kDown, kUp };
-
-// The PE's units.
-enum class Unit : std::uint8_t { kMac, kDptDecoder, kRequant, kCopy };
-const char* unit_name(Unit u);  // "mac", "dpt_decoder", "requant", "copy"
-inline constexpr Unit kUnits[] = {Unit::kMac, Unit::kDptDecoder, Unit::kRequant, Unit::kCopy};
-inline constexpr std::size_t kUnitCount = 4;
 
 class Resource {
  public:
@@ -39,12 +34,13 @@ class Resource {
   Unit pe_unit() const { return unit_; }              // kUnit
   bool moves_bytes() const { return kind_ != Kind::kUnit; }
 
-  // A dense number for arrays: DRAM 0, the PE units 1..4, then each level's down and up ports.
+  // A dense number for arrays: DRAM 0, the PE units 1..kUnitCount (pe_units.h's order), then each
+  // level's down and up ports.
   std::size_t index() const;
   static Resource from_index(std::size_t index);
   // How many a machine with `levels` levels has.
   static std::size_t count(std::size_t levels) { return 1 + kUnitCount + 2 * levels; }
-  // Every resource of a machine, in index order.
+  // Every resource a machine has, in index order (no unit it lacks).
   static std::vector<Resource> all(const machine::MachineConfig& m);
 
   bool operator==(const Resource& o) const { return index() == o.index(); }
@@ -62,9 +58,9 @@ class Resource {
 
 // How reports and the roofline name it: "dram", "mac", "dpt_decoder", "L2B.down", ...
 std::string name(Resource r, const machine::MachineConfig& m);
-// How traces name it at the unit that holds it: "dram", "down", "up", "mac", "dpt", "requant", "copy".
+// How traces name it at the unit that holds it: "dram", "down", "up", or its unit's trace name.
 const char* trace_name(Resource r);
-// What its work counts: "bytes", "macs", "values".
+// What its work counts: "bytes" (DRAM, ports), or its unit's work name ("macs", "values", ...).
 const char* work_name(Resource r);
 
 }  // namespace treesim::timing

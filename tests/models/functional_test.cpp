@@ -233,6 +233,34 @@ TEST(Functional, ReduceSumsTheSubtreeIntoItsFirstPe) {
   }
 }
 
+TEST(Functional, ReduceTakesTheMaxOfTheSubtree) {
+  // PE p holds p·10 + j (int32): each L1B's maximum is its last PE's.
+  auto y = run_collective("reduce level=L1B src=0 dst=64 count=4 op=max\n", "copy src=0 dst=64 bytes=16\n");
+  for (int l1 = 0; l1 < 2; ++l1)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(y[l1 * 16 * 4 + j], (l1 * 16 + 15) * 10 + j);
+}
+
+TEST(Functional, AFloatReduceSumsInPeOrderFromTheFirstPe) {
+  // PE p's value j is 1 + 1/(3 + 7p + j) in float32; the sum is ((x0 + x1) + x2) + ... in binary32,
+  // which a sum in any other order would round differently.
+  const std::string op = "reduce level=board src=0 dst=64 count=4 dtype=float32\n";
+  std::string text = fill(kCollective, {{"OP", "copy src=0 dst=64 bytes=16\n" + op}});
+  program::Program p = program::parse_program(text, "coll", layout::level_names(mini()));
+  std::vector<float> x(128);
+  for (int pe = 0; pe < 32; ++pe)
+    for (int j = 0; j < 4; ++j) x[pe * 4 + j] = 1.0f + 1.0f / static_cast<float>(3 + pe * 7 + j);
+  std::vector<std::uint8_t> bytes(x.size() * 4);
+  std::memcpy(bytes.data(), x.data(), bytes.size());
+  auto r = simulate(mini(), p, {{"X", bytes}}, {});
+  std::vector<float> y(128);
+  std::memcpy(y.data(), r.dram.at("Y").data(), y.size() * 4);
+  for (int j = 0; j < 4; ++j) {
+    float sum = x[j];
+    for (int pe = 1; pe < 32; ++pe) sum += x[pe * 4 + j];
+    EXPECT_EQ(y[j], sum) << j;
+  }
+}
+
 TEST(Functional, BroadcastCopiesTheFirstPeEverywhereBelow) {
   auto y = run_collective("broadcast level=MAB src=0 dst=64 bytes=16\n");
   for (int pe = 0; pe < 32; ++pe)

@@ -109,6 +109,43 @@ TEST(MachineFile, SparseWalkCostsAreReadWithDefaults) {
   EXPECT_EQ(costed.pe.sparse_mac->level_items, (std::array<std::uint64_t, 4>{0, 0, 1, 3}));
 }
 
+std::string with_vector(const std::string& section) {
+  return replace(kValid, "  requant:", "  vector:\n" + section + "  requant:");
+}
+
+TEST(MachineFile, TheVectorUnitIsReadWithItsPricedOperations) {
+  const MachineConfig m = parse_machine_yaml(
+      with_vector("    values_per_cycle: 8\n    latency_cycles: 2\n"
+                  "    ops: { exp: { cycles_per_value: 4, latency_cycles: 6, assumed: true },\n"
+                  "           add: { cycles_per_value: 1, latency_cycles: 0, assumed: false } }\n"),
+      "m.yaml");
+  ASSERT_TRUE(m.pe.vector);
+  EXPECT_EQ(m.pe.vector->values_per_cycle, 8u);
+  ASSERT_TRUE(m.pe.vector->cost(core::VectorOp::kExp));
+  EXPECT_EQ(m.pe.vector->cost(core::VectorOp::kExp)->cycles_per_value, 4u);
+  EXPECT_TRUE(m.pe.vector->cost(core::VectorOp::kExp)->assumed);
+  EXPECT_FALSE(m.pe.vector->cost(core::VectorOp::kAdd)->assumed);
+  EXPECT_EQ(m.pe.vector->cost(core::VectorOp::kMul)->cycles_per_value, 1u);  // simple: the default
+  EXPECT_FALSE(m.pe.vector->cost(core::VectorOp::kRsqrt));                   // must be listed
+  EXPECT_FALSE(parse_machine_yaml(kValid, "m.yaml").pe.vector);
+}
+
+TEST(MachineFile, BadVectorSectionsAreNamed) {
+  const std::string base = "    values_per_cycle: 8\n    latency_cycles: 2\n";
+  std::string e = error_of(
+      with_vector(base + "    ops: { tanh: { cycles_per_value: 4, latency_cycles: 6, assumed: true } }\n"));
+  EXPECT_NE(e.find("pe.vector.ops.tanh"), std::string::npos) << e;
+  e = error_of(with_vector(base + "    ops: { exp: { cycles_per_value: 4, latency_cycles: 6 } }\n"));
+  EXPECT_NE(e.find("pe.vector.ops.exp.assumed"), std::string::npos) << e;
+  e = error_of(
+      with_vector(base + "    ops: { exp: { cycles_per_value: 0, latency_cycles: 6, assumed: true } }\n"));
+  EXPECT_NE(e.find("pe.vector.ops.exp.cycles_per_value"), std::string::npos) << e;
+  e = error_of(with_vector("    values_per_cycle: 0\n    latency_cycles: 2\n"));
+  EXPECT_NE(e.find("pe.vector.values_per_cycle"), std::string::npos) << e;
+  e = error_of(with_vector("    latency_cycles: 2\n"));
+  EXPECT_NE(e.find("values_per_cycle"), std::string::npos) << e;
+}
+
 TEST(MachineFile, AnUnknownSparseLevelKindIsNamed) {
   const std::string e = error_of(replace(
       kValid, "  requant:",

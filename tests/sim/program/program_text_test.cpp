@@ -30,6 +30,10 @@ store tensor=A layout="((4_PE, 3:8), (8:1))" lm=0
 pool_max src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8
 pool_sum src=0 dst=4096 rows=3 channels=2 taps=4 dtype=uint8 zero=128
 add a=0 b=64 dst=0 count=64 a_dtype=uint8 b_zero=-3 a_zero=7 a_scale=0.1 b_scale=1.25 out_zero=2 act_min=2
+vector op=mul a=0 b=256 b_per=row dst=512 rows=2 cols=8
+vector op=add a=512 imm=0.1 dst=512 rows=2 cols=8
+vector op=row_max a=0 dst=1024 rows=2 cols=8
+reduce level=L1B src=1024 dst=2048 count=2 op=max dtype=float32
 )P";
 
 TEST(ProgramText, ASparseMacNamesTheWalkingPesAndTheCheckerHoldsThemToIt) {
@@ -53,17 +57,75 @@ TEST(ProgramText, ASparseMacNamesTheWalkingPesAndTheCheckerHoldsThemToIt) {
             std::string::npos);
 }
 
+TEST(ProgramText, VectorOperandsAreCheckedWhenParsed) {
+  const auto error = [&](const std::string& text) {
+    try {
+      parse_program(text + "\n", "p.txt", kLevels);
+      return std::string();
+    } catch (const ProgramError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(
+      error("vector op=tanh a=0 dst=0 cols=4").find("unknown vector operation 'tanh' (expected one of: add"),
+      std::string::npos);
+  EXPECT_NE(error("vector op=mul a=0 dst=0 cols=4").find("takes one of 'b' and 'imm'"), std::string::npos);
+  EXPECT_NE(error("vector op=mul a=0 b=0 imm=2 dst=0 cols=4").find("takes one of 'b' and 'imm'"),
+            std::string::npos);
+  EXPECT_NE(error("vector op=exp a=0 b=4 dst=0 cols=4").find("reads one operand"), std::string::npos);
+  EXPECT_NE(error("vector op=add a=0 b=4 b_per=diag dst=0 cols=4").find("expected element, row or col"),
+            std::string::npos);
+}
+
+TEST(ProgramText, VectorNeedsTheUnitAndAPricedOperation) {
+  const auto error = [&](const std::string& text, const machine::MachineConfig& m) {
+    const CheckedProgram c = check_program(parse_program(text + "\n", "p.txt", kLevels), m);
+    return c.ok() ? std::string() : c.errors.front().message();
+  };
+  machine::MachineConfig plain = testing::mini();
+  plain.pe.vector.reset();
+  EXPECT_NE(error("vector op=add a=0 imm=1 dst=0 cols=4", plain).find("machine 'mini' has no vector unit"),
+            std::string::npos);
+  machine::MachineConfig m = plain;
+  m.pe.vector = machine::VectorConfig{8, 2, {}};
+  EXPECT_EQ(error("vector op=add a=0 imm=1 dst=0 cols=4", m), "");
+  EXPECT_NE(error("vector op=exp a=0 dst=0 cols=4", m).find("does not price vector operation 'exp'"),
+            std::string::npos);
+  m.pe.vector->ops[core::VectorOp::kExp] = {4, 6, true};
+  EXPECT_EQ(error("vector op=exp a=0 dst=0 rows=2 cols=4", m), "");
+  // A per-row b that the results would overwrite before later rows read it.
+  EXPECT_NE(error("vector op=mul a=0 b=32 b_per=row dst=32 rows=2 cols=4", m).find("apart from the results"),
+            std::string::npos);
+  EXPECT_NE(error("vector op=exp a=0 dst=4 rows=2 cols=4", m).find("in place or apart from a"),
+            std::string::npos);
+  EXPECT_NE(error("vector op=exp a=65532 dst=0 rows=2 cols=4", m).find("outside the"), std::string::npos);
+}
+
 TEST(ProgramText, ParsesEveryInstructionKind) {
   Program p = parse_program(kProgram, "p.txt", kLevels);
   ASSERT_EQ(p.tensors.size(), 2u);
   EXPECT_EQ(p.tensors[1].dtype, DType::kUInt8);
   EXPECT_EQ(p.tensors[0].shape, (std::vector<std::uint64_t>{12, 8}));
-  ASSERT_EQ(p.instrs.size(), 17u);
+  ASSERT_EQ(p.instrs.size(), 21u);
   std::vector<std::string> kinds;
   for (const auto& i : p.instrs) kinds.push_back(kind_name(i));
-  EXPECT_EQ(kinds, (std::vector<std::string>{"load", "load", "mac", "dpt_decode", "ternary_mac", "requant",
-                                             "copy", "broadcast", "scatter", "gather", "reduce", "sparse_mac",
-                                             "convert", "store", "pool_max", "pool_sum", "add"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{
+                       "load",      "load",     "mac",    "dpt_decode", "ternary_mac", "requant", "copy",
+                       "broadcast", "scatter",  "gather", "reduce",     "sparse_mac",  "convert", "store",
+                       "pool_max",  "pool_sum", "add",    "vector",     "vector",      "vector",  "reduce"}));
+  const auto& row_max = std::get<Reduce>(p.instrs[20]);
+  EXPECT_EQ(row_max.op, ReduceOp::kMax);
+  EXPECT_EQ(row_max.dtype, DType::kFloat32);
+  EXPECT_EQ(std::get<Reduce>(p.instrs[10]).op, ReduceOp::kSum);  // the defaults
+  EXPECT_EQ(std::get<Reduce>(p.instrs[10]).dtype, DType::kInt32);
+  EXPECT_EQ(print_instr(p.instrs[10], kLevels), "reduce level=L2B src=128 dst=8192 count=12");
+  const auto& scale = std::get<Vector>(p.instrs[17]);
+  EXPECT_EQ(scale.b_form, VectorOperand::kPerRow);
+  EXPECT_EQ(scale.b_values(), 2u);
+  const auto& shift = std::get<Vector>(p.instrs[18]);
+  EXPECT_EQ(shift.b_form, VectorOperand::kImmediate);
+  EXPECT_EQ(shift.imm, 0.1f);
+  EXPECT_EQ(std::get<Vector>(p.instrs[19]).out_values(), 2u);
   const auto& add = std::get<QuantAdd>(p.instrs[16]);
   EXPECT_EQ(add.stage.a_scale, 0.1f);
   EXPECT_EQ(add.stage.a_dtype, DType::kUInt8);
@@ -167,7 +229,7 @@ TEST(ProgramText, UnterminatedQuoteIsRejected) {
 
 TEST(ProgramText, BadDtypeIsRejected) {
   EXPECT_EQ(error_of("tensor A shape=4 dtype=float\n"),
-            "p.txt:1: field 'dtype': expected int8, uint8 or int32, got 'float'");
+            "p.txt:1: field 'dtype': expected int8, uint8, int32 or float32, got 'float'");
 }
 
 TEST(ProgramText, BadRoundingIsRejected) {

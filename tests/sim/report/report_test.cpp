@@ -34,7 +34,8 @@ RunStats toy_run() {
   s.resource_busy_cycles = {{"mac", 250}, {"dram", 11}, {"requant", 0}};
   s.instructions = {{"mac", {1, 100, 104}}, {"load", {2, 300, 250}}, {"store", {0, 0, 0}}};
   s.work.macs = 32 * 64 * 100;
-  s.work.requant_values = 32 * 8 * 5;
+  s.work[timing::Datapath::kInt8Mac] = s.work.macs;
+  s.work[timing::Datapath::kRequant] = 32 * 8 * 5;
   s.work.lm_bytes = 1000;
   s.lm_peak_bytes_per_pe = 512;
   return s;
@@ -63,7 +64,8 @@ TEST(MakeReport, RooflineListsEveryResourceBound) {
       {"L2B.down", 10},   {"L2B.up", 1},   // 640 / 64, 64 / 64
       {"L1B.down", 20},   {"L1B.up", 2},   // 640 / 32, 64 / 32
       {"MAB.down", 40},   {"MAB.up", 4},   // 640 / 16, 64 / 16
-      {"PE.down", 250},   {"PE.up", 8}};   // 2000 / 8, 64 / 8
+      {"PE.down", 250},   {"PE.up", 8},    // 2000 / 8, 64 / 8
+      {"vector", 0}};                      // mini has a vector unit (pe.vector)
   EXPECT_EQ(make_report(mini(), toy_run()).roofline.bounds, expected);
 }
 

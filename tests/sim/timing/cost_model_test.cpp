@@ -84,7 +84,8 @@ TEST(CostModel, BroadcastFromTheBoardCrossesEveryLevelTwice) {
 TEST(CostModel, RooflineNamesTheBindingResource) {
   const auto m = mini();
   Work w;
-  w.macs = 32 * 64 * 10;        // 10 cycles on 32 PEs
+  w.macs = 32 * 64 * 10;  // 10 cycles on 32 PEs
+  w[Datapath::kInt8Mac] = w.macs;
   w.dram_read_bytes = 64 * 12;  // 12 cycles
   w.levels.resize(4);
   w.levels[3].busiest_down_port_bytes = 8 * 11;

@@ -3,19 +3,29 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/configs.h"
 
 namespace treesim::timing {
 namespace {
 
 TEST(Resource, IndicesAreDenseAndRoundTrip) {
-  const auto m = testing::config("mini");
+  auto m = testing::config("mini");
+  m.pe.vector.reset();
   const std::vector<Resource> all = Resource::all(m);
-  ASSERT_EQ(all.size(), 5u + 8u);
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    EXPECT_EQ(all[i].index(), i);
-    EXPECT_EQ(Resource::from_index(i), all[i]);
-  }
+  ASSERT_EQ(all.size(), 5u + 8u);  // DRAM, four PE units (no vector unit), 4 levels × 2
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(Resource::from_index(all[i].index()), all[i]);
+  EXPECT_EQ(std::count(all.begin(), all.end(), Resource::unit(Unit::kVector)), 0);
+}
+
+TEST(Resource, AVectorUnitIsAResourceOnlyWhereTheMachineHasOne) {
+  const auto m = testing::config("mini");  // mini has a vector unit
+  const std::vector<Resource> all = Resource::all(m);
+  ASSERT_EQ(all.size(), 6u + 8u);
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].index(), i);
+  EXPECT_EQ(name(Resource::unit(Unit::kVector), m), "vector");
+  EXPECT_STREQ(work_name(Resource::unit(Unit::kVector)), "lane_cycles");
 }
 
 TEST(Resource, ReportsNameResourcesPerLevelAndDirection) {
