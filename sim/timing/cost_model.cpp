@@ -57,16 +57,23 @@ UnitTime CostModel::unit(Unit u, std::uint64_t work, Path path) const {
   return {ceil_div(work, per_cycle), latency};
 }
 
+namespace {
+
+// An operation's price: its pe.vector.ops entry or the simple default; one lane-cycle a value on a
+// machine without the unit or without a price for it (the program checker refuses both first).
+machine::VectorOpCost op_cost(const machine::PeConfig& pe, core::VectorOp op) {
+  return pe.vector ? pe.vector->cost(op).value_or(machine::VectorOpCost{}) : machine::VectorOpCost{};
+}
+
+}  // namespace
+
 std::uint64_t CostModel::vector_items(core::VectorOp op, std::uint64_t values) const {
-  const machine::VectorOpCost c =
-      m_.pe.vector ? m_.pe.vector->cost(op).value_or(machine::VectorOpCost{}) : machine::VectorOpCost{};
-  return values * c.cycles_per_value;
+  return values * op_cost(m_.pe, op).cycles_per_value;
 }
 
 UnitTime CostModel::vector(core::VectorOp op, std::uint64_t values_per_pe) const {
-  const machine::VectorOpCost c =
-      m_.pe.vector ? m_.pe.vector->cost(op).value_or(machine::VectorOpCost{}) : machine::VectorOpCost{};
-  UnitTime t = unit(Unit::kVector, vector_items(op, values_per_pe));
+  const machine::VectorOpCost c = op_cost(m_.pe, op);
+  UnitTime t = unit(Unit::kVector, values_per_pe * c.cycles_per_value);
   t.latency += c.latency_cycles;
   return t;
 }
